@@ -1,0 +1,134 @@
+#include "mlgo/corpus/CommandLine.h"
+
+#include <algorithm>
+#include <set>
+
+namespace mlgo::corpus {
+
+namespace {
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// The flag part of "-flag=value" (the whole argument if it has no '=').
+std::string_view flagKey(std::string_view argument) {
+  return argument.substr(0, argument.find('='));
+}
+
+} // namespace
+
+Status CommandLineFilters::validate() const {
+  std::set<std::string_view> replaced, deleted, added;
+  for (const auto& [flag, value] : replaceFlags) {
+    if (flag.empty())
+      return makeError("replace filter with an empty flag");
+    if (!replaced.insert(flag).second)
+      return makeError("replace filter for " + flag + " given twice");
+  }
+  for (const std::string& flag : deleteFlags) {
+    if (flag.empty())
+      return makeError("delete filter with an empty flag");
+    deleted.insert(flag);
+  }
+  for (const std::string& flag : addFlags)
+    added.insert(flagKey(flag));
+  for (std::string_view flag : replaced) {
+    if (deleted.count(flag) || added.count(flag))
+      return makeError("flag " + std::string(flag) +
+                       " is both replaced and added/deleted; use only the replace filter");
+  }
+  for (std::string_view flag : added)
+    if (deleted.count(flag))
+      return makeError("flag " + std::string(flag) + " is both added and deleted");
+  return Status::ok();
+}
+
+Expected<std::pair<std::string, std::string>> parseReplaceRule(std::string_view rule) {
+  size_t eq = rule.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    return makeError("replace filter \"" + std::string(rule) + "\" is not of the form FLAG=VALUE");
+  return std::pair<std::string, std::string>(std::string(rule.substr(0, eq)),
+                                             std::string(rule.substr(eq + 1)));
+}
+
+Expected<std::vector<std::string>> applyCommandLineFilters(const std::vector<std::string>& arguments,
+                                                           const CommandLineFilters& filters,
+                                                           const std::vector<std::string>& trailing) {
+  if (Status valid = filters.validate(); !valid)
+    return valid.error();
+  std::vector<std::string> result;
+  result.reserve(arguments.size() + trailing.size() + filters.addFlags.size());
+  std::set<std::string> matchedReplacements;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    bool deleted = std::any_of(filters.deleteFlags.begin(), filters.deleteFlags.end(),
+                               [&](const std::string& f) { return startsWith(argument, f); });
+    if (deleted) {
+      // "-flag value": the value goes too.
+      if (argument.find('=') == std::string::npos)
+        ++i;
+      continue;
+    }
+    const std::pair<std::string, std::string>* replacement = nullptr;
+    for (const auto& rule : filters.replaceFlags) {
+      if (!startsWith(argument, rule.first))
+        continue;
+      if (replacement)
+        return makeError("argument " + argument + " matches two replace filters (" +
+                         replacement->first + ", " + rule.first + ")");
+      replacement = &rule;
+    }
+    if (!replacement) {
+      result.push_back(argument);
+      continue;
+    }
+    if (!matchedReplacements.insert(replacement->first).second)
+      return makeError("replace filter " + replacement->first + " matches more than one argument");
+    if (argument.find('=') == std::string::npos) {
+      result.push_back(argument);
+      result.push_back(replacement->second);
+      ++i;
+    } else {
+      result.push_back(replacement->first + "=" + replacement->second);
+    }
+  }
+  for (const auto& [flag, value] : filters.replaceFlags)
+    if (!matchedReplacements.count(flag))
+      return makeError("replace filter " + flag + " matches no argument of the command line");
+  result.insert(result.end(), trailing.begin(), trailing.end());
+  result.insert(result.end(), filters.addFlags.begin(), filters.addFlags.end());
+  return result;
+}
+
+Expected<std::vector<std::string>> buildCompileCommand(const ModuleSpec& module,
+                                                       const CommandLineFilters& filters,
+                                                       const std::filesystem::path& object) {
+  // The training build embedded bitcode; a recompilation must not, or the
+  // object would carry (and be measured with) another copy of the module.
+  std::vector<std::string> stored;
+  stored.reserve(module.storedCommand.size());
+  for (const std::string& argument : module.storedCommand) {
+    if (startsWith(argument, "-fembed-bitcode"))
+      continue;
+    // The build's own index path is meaningless here; the corpus has its copy.
+    if (module.thinLTOIndex && startsWith(argument, "-fthinlto-index="))
+      continue;
+    stored.push_back(argument);
+  }
+
+  std::vector<std::string> input{"-x", "ir", module.bitcode.string()};
+  if (module.thinLTOIndex) {
+    input.push_back("-fthinlto-index=" + module.thinLTOIndex->string());
+    input.push_back("-mllvm");
+    input.push_back("-thinlto-assume-merged");
+  }
+  Expected<std::vector<std::string>> command = applyCommandLineFilters(stored, filters, input);
+  if (!command)
+    return makeError("module \"" + module.name + "\": " + command.error().message);
+  command->push_back("-o");
+  command->push_back(object.string());
+  return command;
+}
+
+} // namespace mlgo::corpus

@@ -1,0 +1,242 @@
+#include "mlgo/corpus/Corpus.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace mlgo::corpus {
+
+namespace {
+
+// ml-compiler-opt's placeholder for an override the user must still fill in.
+constexpr std::string_view kUnspecifiedOverride = "<UNSPECIFIED>";
+
+Expected<std::vector<std::string>> readStringArray(const llvm::json::Value* value,
+                                                   std::string_view field,
+                                                   const fs::path& file) {
+  const llvm::json::Array* array = value ? value->getAsArray() : nullptr;
+  if (!array)
+    return makeError(file.string() + ": \"" + std::string(field) + "\" must be an array of strings");
+  std::vector<std::string> result;
+  result.reserve(array->size());
+  for (size_t i = 0; i < array->size(); ++i) {
+    std::optional<llvm::StringRef> s = (*array)[i].getAsString();
+    if (!s)
+      return makeError(file.string() + ": \"" + std::string(field) + "\"[" + std::to_string(i) +
+                       "] is not a string");
+    result.emplace_back(s->str());
+  }
+  return result;
+}
+
+// A module name must stay inside the corpus directory.
+bool isSafeModuleName(const std::string& name) {
+  if (name.empty() || name.front() == '/')
+    return false;
+  for (const fs::path& part : fs::path(name))
+    if (part == "..")
+      return false;
+  return true;
+}
+
+} // namespace
+
+Expected<std::string> readFileBytes(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec))
+    return makeError(file.string() + ": no such file");
+  if (!fs::is_regular_file(file, ec))
+    return makeError(file.string() + ": not a regular file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return makeError(file.string() + ": cannot open for reading");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad())
+    return makeError(file.string() + ": read error");
+  return buffer.str();
+}
+
+Status writeFileBytes(const fs::path& file, std::string_view bytes) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out)
+    return makeError(file.string() + ": cannot open for writing");
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out)
+    return makeError(file.string() + ": write error");
+  return Status::ok();
+}
+
+std::vector<std::string> splitCommandFile(std::string_view contents) {
+  std::vector<std::string> arguments;
+  size_t begin = 0;
+  while (begin < contents.size()) {
+    size_t end = contents.find('\0', begin);
+    if (end == std::string_view::npos)
+      end = contents.size();
+    arguments.emplace_back(contents.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return arguments;
+}
+
+std::string joinCommandFile(const std::vector<std::string>& arguments) {
+  std::string contents;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (i)
+      contents.push_back('\0');
+    contents += arguments[i];
+  }
+  return contents;
+}
+
+Expected<CorpusDescription> readCorpusDescription(const fs::path& file) {
+  Expected<std::string> text = readFileBytes(file);
+  if (!text)
+    return text.error();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(*text);
+  if (!parsed)
+    return makeError(file.string() + ": invalid JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object* root = parsed->getAsObject();
+  if (!root)
+    return makeError(file.string() + ": top level must be a JSON object");
+
+  CorpusDescription description;
+  if (!root->get("modules"))
+    return makeError(file.string() + ": missing \"modules\"");
+  Expected<std::vector<std::string>> modules =
+      readStringArray(root->get("modules"), "modules", file);
+  if (!modules)
+    return modules.error();
+  description.modules = modules.take();
+  if (description.modules.empty())
+    return makeError(file.string() + ": \"modules\" is empty");
+
+  std::set<std::string> seen;
+  for (const std::string& name : description.modules) {
+    if (!isSafeModuleName(name))
+      return makeError(file.string() + ": module name \"" + name +
+                       "\" must be a relative path inside the corpus");
+    if (!seen.insert(name).second)
+      return makeError(file.string() + ": module \"" + name + "\" is listed twice");
+  }
+
+  if (const llvm::json::Value* thin = root->get("has_thinlto")) {
+    std::optional<bool> b = thin->getAsBoolean();
+    if (!b)
+      return makeError(file.string() + ": \"has_thinlto\" must be true or false");
+    description.hasThinLTO = *b;
+  }
+
+  if (const llvm::json::Value* override = root->get("global_command_override")) {
+    Expected<std::vector<std::string>> args =
+        readStringArray(override, "global_command_override", file);
+    if (!args)
+      return args.error();
+    if (args->size() == 1 && (*args)[0] == kUnspecifiedOverride)
+      return makeError(file.string() +
+                       ": \"global_command_override\" is still <UNSPECIFIED>; fill it in");
+    description.globalCommandOverride = args.take();
+  }
+  return description;
+}
+
+Status writeCorpusDescription(const fs::path& file, const CorpusDescription& description) {
+  llvm::json::Array modules;
+  for (const std::string& name : description.modules)
+    modules.push_back(name);
+  llvm::json::Object root{{"has_thinlto", description.hasThinLTO},
+                          {"modules", std::move(modules)}};
+  if (description.globalCommandOverride) {
+    llvm::json::Array args;
+    for (const std::string& arg : *description.globalCommandOverride)
+      args.push_back(arg);
+    root["global_command_override"] = std::move(args);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  os.flush();
+  // Written beside the target and renamed, so a reader never sees half a file.
+  fs::path temporary = file;
+  temporary += ".tmp";
+  if (Status written = writeFileBytes(temporary, text); !written)
+    return written;
+  std::error_code ec;
+  fs::rename(temporary, file, ec);
+  if (ec)
+    return makeError(file.string() + ": cannot replace: " + ec.message());
+  return Status::ok();
+}
+
+Expected<Corpus> Corpus::load(const fs::path& directory) {
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec))
+    return makeError(directory.string() + ": not a corpus directory (does not exist or is not a "
+                                          "directory)");
+  Expected<CorpusDescription> description = readCorpusDescription(directory / kDescriptionFile);
+  if (!description)
+    return description.error();
+
+  Corpus corpus;
+  corpus.directory_ = directory;
+  corpus.description_ = description.take();
+  corpus.modules_.reserve(corpus.description_.modules.size());
+  for (const std::string& name : corpus.description_.modules) {
+    ModuleSpec module;
+    module.name = name;
+    module.bitcode = directory / (name + ".bc");
+    uint64_t bytes = fs::file_size(module.bitcode, ec);
+    if (ec)
+      return makeError(module.bitcode.string() + ": bitcode of module \"" + name +
+                       "\" is missing or unreadable (" + ec.message() + ")");
+    module.bitcodeBytes = bytes;
+    if (corpus.description_.hasThinLTO) {
+      module.thinLTOIndex = directory / (name + ".thinlto.bc");
+      if (!fs::is_regular_file(*module.thinLTOIndex, ec))
+        return makeError(module.thinLTOIndex->string() + ": ThinLTO index of module \"" + name +
+                         "\" is missing (the corpus has has_thinlto=true)");
+    }
+    if (corpus.description_.globalCommandOverride) {
+      module.storedCommand = *corpus.description_.globalCommandOverride;
+    } else {
+      fs::path commandFile = directory / (name + ".cmd");
+      Expected<std::string> contents = readFileBytes(commandFile);
+      if (!contents)
+        return makeError(contents.error().message + " (command line of module \"" + name + "\")");
+      module.storedCommand = splitCommandFile(*contents);
+      if (module.storedCommand.empty() || module.storedCommand.front() != "-cc1")
+        return makeError(commandFile.string() + ": command line of module \"" + name +
+                         "\" does not start with -cc1");
+    }
+    corpus.modules_.push_back(std::move(module));
+  }
+  return corpus;
+}
+
+const ModuleSpec* Corpus::find(std::string_view name) const {
+  auto it = std::find_if(modules_.begin(), modules_.end(),
+                         [&](const ModuleSpec& m) { return m.name == name; });
+  return it == modules_.end() ? nullptr : &*it;
+}
+
+Status writeModuleFiles(const fs::path& directory, std::string_view name, std::string_view bitcode,
+                        std::string_view commandFileContents) {
+  fs::path bitcodeFile = directory / (std::string(name) + ".bc");
+  std::error_code ec;
+  fs::create_directories(bitcodeFile.parent_path(), ec);
+  if (ec)
+    return makeError(bitcodeFile.parent_path().string() + ": cannot create: " + ec.message());
+  if (Status s = writeFileBytes(bitcodeFile, bitcode); !s)
+    return s;
+  return writeFileBytes(directory / (std::string(name) + ".cmd"), commandFileContents);
+}
+
+} // namespace mlgo::corpus

@@ -1,0 +1,123 @@
+#include "mlgo/corpus/CommandLine.h"
+
+#include <gtest/gtest.h>
+
+namespace mlgo::corpus {
+namespace {
+
+using Args = std::vector<std::string>;
+
+Args filtered(const Args& in, const CommandLineFilters& filters, const Args& trailing = {}) {
+  Expected<Args> out = applyCommandLineFilters(in, filters, trailing);
+  EXPECT_TRUE(out) << (out ? "" : out.error().message);
+  return out ? *out : Args{};
+}
+
+TEST(CommandLineFilters, DeleteDropsJoinedAndSeparateValues) {
+  CommandLineFilters f;
+  f.deleteFlags = {"-fprofile-instrument-use-path", "-mllvm"};
+  Args in{"-cc1", "-fprofile-instrument-use-path=/x.prof", "-mllvm", "-foo", "-Oz"};
+  EXPECT_EQ(filtered(in, f), (Args{"-cc1", "-Oz"}));
+}
+
+TEST(CommandLineFilters, DeleteMatchesByPrefix) {
+  CommandLineFilters f;
+  f.deleteFlags = {"-fdebug"};
+  Args in{"-cc1", "-fdebug-compilation-dir=/a", "-fdebug-prefix-map=/b=/c", "-Oz"};
+  EXPECT_EQ(filtered(in, f), (Args{"-cc1", "-Oz"}));
+}
+
+TEST(CommandLineFilters, ReplaceBothForms) {
+  CommandLineFilters f;
+  f.replaceFlags = {{"-target-cpu", "znver2"}, {"-mframe-pointer", "all"}};
+  Args in{"-cc1", "-target-cpu", "x86-64", "-mframe-pointer=none", "-Oz"};
+  EXPECT_EQ(filtered(in, f), (Args{"-cc1", "-target-cpu", "znver2", "-mframe-pointer=all", "-Oz"}));
+}
+
+TEST(CommandLineFilters, ReplaceMustMatchExactlyOnce) {
+  CommandLineFilters f;
+  f.replaceFlags = {{"-target-cpu", "znver2"}};
+  Expected<Args> none = applyCommandLineFilters({"-cc1", "-Oz"}, f, {});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("-target-cpu"), std::string::npos);
+  Expected<Args> twice =
+      applyCommandLineFilters({"-cc1", "-target-cpu", "a", "-target-cpu", "b"}, f, {});
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message.find("more than one"), std::string::npos);
+}
+
+TEST(CommandLineFilters, AddGoesAfterTrailingInput) {
+  CommandLineFilters f;
+  f.addFlags = {"-mllvm", "-enable-ml-inliner=release"};
+  EXPECT_EQ(filtered({"-cc1", "-Oz"}, f, {"-x", "ir", "m.bc"}),
+            (Args{"-cc1", "-Oz", "-x", "ir", "m.bc", "-mllvm", "-enable-ml-inliner=release"}));
+}
+
+TEST(CommandLineFilters, OverlappingRolesAreRejected) {
+  CommandLineFilters f;
+  f.replaceFlags = {{"-O", "s"}};
+  f.deleteFlags = {"-O"};
+  EXPECT_FALSE(f.validate());
+  CommandLineFilters g;
+  g.addFlags = {"-ffoo=1"};
+  g.deleteFlags = {"-ffoo"};
+  EXPECT_FALSE(g.validate());
+  CommandLineFilters ok;
+  ok.addFlags = {"-mllvm", "-x"};
+  ok.deleteFlags = {"-fembed"};
+  EXPECT_TRUE(ok.validate());
+}
+
+TEST(CommandLineFilters, ParseReplaceRule) {
+  Expected<std::pair<std::string, std::string>> rule = parseReplaceRule("-target-cpu=znver2");
+  ASSERT_TRUE(rule);
+  EXPECT_EQ(rule->first, "-target-cpu");
+  EXPECT_EQ(rule->second, "znver2");
+  Expected<std::pair<std::string, std::string>> value = parseReplaceRule("-mframe-pointer=a=b");
+  ASSERT_TRUE(value);
+  EXPECT_EQ(value->second, "a=b");
+  EXPECT_FALSE(parseReplaceRule("-novalue"));
+}
+
+TEST(CompileCommand, DropsEmbedBitcodeAndAppendsInputAndOutput) {
+  ModuleSpec m;
+  m.name = "lib/a.o";
+  m.bitcode = "/corpus/lib/a.o.bc";
+  m.storedCommand = {"-cc1", "-triple", "x86_64-pc-linux-gnu", "-Oz", "-fembed-bitcode=all",
+                     "-faddrsig"};
+  CommandLineFilters f;
+  f.addFlags = {"-mllvm", "-enable-ml-inliner=release"};
+  Expected<Args> command = buildCompileCommand(m, f, "/tmp/out.o");
+  ASSERT_TRUE(command) << command.error().message;
+  EXPECT_EQ(*command, (Args{"-cc1", "-triple", "x86_64-pc-linux-gnu", "-Oz", "-faddrsig", "-x",
+                            "ir", "/corpus/lib/a.o.bc", "-mllvm", "-enable-ml-inliner=release",
+                            "-o", "/tmp/out.o"}));
+}
+
+TEST(CompileCommand, ThinLTOIndexReplacesTheBuildsOwn) {
+  ModuleSpec m;
+  m.name = "a.o";
+  m.bitcode = "/c/a.o.bc";
+  m.thinLTOIndex = "/c/a.o.thinlto.bc";
+  m.storedCommand = {"-cc1", "-fthinlto-index=/build/a.o.thinlto.bc", "-O2"};
+  Expected<Args> command = buildCompileCommand(m, {}, "o.o");
+  ASSERT_TRUE(command);
+  EXPECT_EQ(*command, (Args{"-cc1", "-O2", "-x", "ir", "/c/a.o.bc",
+                            "-fthinlto-index=/c/a.o.thinlto.bc", "-mllvm", "-thinlto-assume-merged",
+                            "-o", "o.o"}));
+}
+
+TEST(CompileCommand, ErrorNamesTheModule) {
+  ModuleSpec m;
+  m.name = "zz.o";
+  m.bitcode = "zz.o.bc";
+  m.storedCommand = {"-cc1"};
+  CommandLineFilters f;
+  f.replaceFlags = {{"-target-cpu", "x"}};
+  Expected<Args> command = buildCompileCommand(m, f, "o.o");
+  ASSERT_FALSE(command);
+  EXPECT_NE(command.error().message.find("\"zz.o\""), std::string::npos);
+}
+
+} // namespace
+} // namespace mlgo::corpus

@@ -1,0 +1,38 @@
+// Helpers shared by the test suites: scratch directories, running real
+// clang-22, and small corpora made on the spot.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mlgo::testing {
+
+// A fresh directory under the test temp dir, removed when the object dies.
+class ScratchDirectory {
+public:
+  ScratchDirectory();
+  ~ScratchDirectory();
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+  std::filesystem::path path_;
+};
+
+// Runs a program with arguments, waits, returns its exit code (-1 if it could
+// not start or died by a signal). Output goes to the test log.
+int runProgram(const std::string& program, const std::vector<std::string>& arguments);
+
+std::string clangPath();
+std::string llvmTool(const std::string& name);
+
+void writeText(const std::filesystem::path& file, const std::string& text);
+
+// Compiles C source with clang-22 at -Oz into an object that embeds its
+// bitcode and -cc1 command line, as a training build does.
+void compileWithEmbeddedBitcode(const std::string& source, const std::filesystem::path& object);
+
+} // namespace mlgo::testing

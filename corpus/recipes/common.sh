@@ -1,0 +1,373 @@
+# shellcheck shell=bash
+# Shared machinery of the corpus recipes; sourced, never run.
+#
+# A recipe sets RECIPE_NAME, RECIPE_SUMMARY and RECIPE_EXPECTED, defines
+#   recipe_fetch   download into $DOWNLOAD_DIR (use fetch_apt_source / fetch_npm)
+#                  and set SOURCE_ARCHIVE
+#   recipe_build   build in $OBJDIR (already holds the unpacked SOURCE_ARCHIVE),
+#                  every C file with $CC $MLGO_CFLAGS, one object per source file
+#   recipe_prune   optional: delete objects that merge other objects (ld -r)
+# and ends with `run_recipe "$@"`.
+#
+# Layout, all under $MLGO_BUILD_DIR/corpora:
+#   _downloads/NAME/          cached downloads (.complete marks a finished one)
+#   NAME/build/               unpacked and built source = OBJDIR handed to
+#                             `mlgo-corpus extract`; the module M is $OBJDIR/M
+#   NAME/corpus/              the extracted corpus (corpus_description.json, *.bc, *.cmd)
+#   NAME/build.log            output of fetch, configure and make
+#   NAME/build.stamp          the build finished (a later run only extracts)
+#   NAME/corpus.stamp         the whole recipe finished (a later run is "cached")
+
+RECIPES_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$RECIPES_DIR/../.." && pwd)"
+
+# Flags every C file of every corpus is compiled with. -fembed-bitcode=all puts
+# the optimisation-ready bitcode (.llvmbc) and the -cc1 command (.llvmcmd) into
+# each object; -w keeps old code bases quiet under a new clang.
+MLGO_CFLAGS="-Oz -Xclang -fembed-bitcode=all -w"
+
+log() { echo "$RECIPE_NAME: $*"; }
+die() {
+  echo "$RECIPE_NAME: error: $*" >&2
+  exit 1
+}
+
+usage() {
+  cat <<EOF
+Usage: $(basename "$0") [--force] [--build-only] [--verbose] [--help]
+
+$RECIPE_SUMMARY
+
+Builds every C file with clang-22 and '$MLGO_CFLAGS', then extracts the
+embedded bitcode and commands into an MLGO corpus (about $RECIPE_EXPECTED modules):
+  \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME/build    source and objects (the object of module M is build/M)
+  \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME/corpus   corpus_description.json, <module>.bc, <module>.cmd
+Downloads are cached in \$MLGO_BUILD_DIR/corpora/_downloads. A finished run is
+not repeated. The last line printed is 'corpus: <dir> (<N> modules)'.
+
+Options:
+  --force       rebuild and re-extract even if a finished corpus exists
+  --build-only  build the objects but do not extract (no mlgo-corpus needed)
+  --verbose     also show the build output (always in <work dir>/build.log)
+  --help        show this help
+
+Environment:
+  MLGO_BUILD_DIR  build directory (default: <repo>/build; now: $MLGO_BUILD_DIR)
+  MLGO_CORPUS     extraction tool (default: \$MLGO_BUILD_DIR/apps/mlgo-corpus)
+  MLGO_JOBS       parallel make jobs (default: 2)
+  LLVM_BINDIR     where clang and llvm-ar live (default: llvm-config-22 --bindir)
+EOF
+}
+
+# --- tools and paths -------------------------------------------------------
+
+setup_environment() {
+  MLGO_BUILD_DIR="$(realpath -m "${MLGO_BUILD_DIR:-$REPO_ROOT/build}")"
+  MLGO_CORPUS="${MLGO_CORPUS:-$MLGO_BUILD_DIR/apps/mlgo-corpus}"
+  # shellcheck disable=SC2034  # used by the recipes
+  JOBS="${MLGO_JOBS:-2}"
+
+  CORPORA_DIR="$MLGO_BUILD_DIR/corpora"
+  DOWNLOAD_DIR="$CORPORA_DIR/_downloads/$RECIPE_NAME"
+  WORK_DIR="$CORPORA_DIR/$RECIPE_NAME"
+  OBJDIR="$WORK_DIR/build"
+  CORPUSDIR="$WORK_DIR/corpus"
+  LOG_FILE="$WORK_DIR/build.log"
+  BUILD_STAMP="$WORK_DIR/build.stamp"
+  CORPUS_STAMP="$WORK_DIR/corpus.stamp"
+}
+
+setup_toolchain() {
+  if [ -z "${LLVM_BINDIR:-}" ]; then
+    LLVM_BINDIR="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
+  fi
+  CC="$LLVM_BINDIR/clang"
+  AR="$LLVM_BINDIR/llvm-ar"
+  NM="$LLVM_BINDIR/llvm-nm"
+  RANLIB="$LLVM_BINDIR/llvm-ranlib"
+  OBJCOPY="$LLVM_BINDIR/llvm-objcopy"
+  local tool
+  for tool in "$CC" "$AR" "$NM" "$RANLIB" "$OBJCOPY"; do
+    [ -x "$tool" ] || die "$tool not found; install clang-22 and llvm-22 (scripts/setup.sh)"
+  done
+  "$CC" --version | head -n1 | grep -q 'version 22\.' ||
+    die "$CC is not clang 22 ($("$CC" --version | head -n1)); set LLVM_BINDIR"
+  command -v python3 >/dev/null || die "python3 not found"
+  export CC AR NM RANLIB
+}
+
+check_extractor() {
+  [ -x "$MLGO_CORPUS" ] ||
+    die "$MLGO_CORPUS not found: build the project first (cmake --build build), or set MLGO_CORPUS"
+}
+
+# Runs a command with its output appended to the log; on failure shows the end
+# of the log and stops.
+run_logged() {
+  echo "+ $*" >>"$LOG_FILE"
+  local status=0
+  if [ "$VERBOSE" = 1 ]; then
+    "$@" 2>&1 | tee -a "$LOG_FILE" || status=$?
+  else
+    "$@" >>"$LOG_FILE" 2>&1 || status=$?
+  fi
+  if [ "$status" -ne 0 ]; then
+    echo "$RECIPE_NAME: command failed (exit $status): $*" >&2
+    echo "$RECIPE_NAME: last lines of $LOG_FILE:" >&2
+    tail -n 25 "$LOG_FILE" | sed "s/^/  | /" >&2
+    exit 1
+  fi
+}
+
+# Heavy work (compiles) runs at lower priority: the machine is shared.
+run_make() { run_logged nice -n 10 make "$@"; }
+
+# --- downloads -------------------------------------------------------------
+
+# fetch_apt_source PACKAGE[=VERSION] ARCHIVE_GLOB
+# Downloads a Debian source package (needs deb-src entries: scripts/setup.sh)
+# and sets SOURCE_ARCHIVE to the one file matching ARCHIVE_GLOB, normally the
+# upstream tarball (*.orig.tar.*) so that Debian's patches play no part.
+fetch_apt_source() {
+  local spec="$1" glob="$2"
+  if [ ! -f "$DOWNLOAD_DIR/.complete" ]; then
+    log "downloading Debian source package $spec"
+    rm -rf "$DOWNLOAD_DIR"
+    mkdir -p "$DOWNLOAD_DIR"
+    local status=0
+    (cd "$DOWNLOAD_DIR" && apt-get source --download-only -q "$spec") >>"$LOG_FILE" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+      tail -n 5 "$LOG_FILE" | sed "s/^/  | /" >&2
+      die "apt-get source $spec failed; deb-src entries and a fresh 'apt-get update' are needed (scripts/setup.sh does both)"
+    fi
+    touch "$DOWNLOAD_DIR/.complete"
+  else
+    log "using cached download of $spec"
+  fi
+  set_source_archive "$glob"
+}
+
+# fetch_npm PACKAGE@VERSION: sets SOURCE_ARCHIVE to the packed tarball.
+fetch_npm() {
+  local spec="$1"
+  command -v npm >/dev/null || die "npm not found (scripts/setup.sh installs it)"
+  if [ ! -f "$DOWNLOAD_DIR/.complete" ]; then
+    log "downloading npm package $spec"
+    rm -rf "$DOWNLOAD_DIR"
+    mkdir -p "$DOWNLOAD_DIR"
+    run_logged npm pack --silent --pack-destination "$DOWNLOAD_DIR" "$spec"
+    touch "$DOWNLOAD_DIR/.complete"
+  else
+    log "using cached download of $spec"
+  fi
+  set_source_archive "*.tgz"
+}
+
+set_source_archive() {
+  local glob="$1" matches=()
+  shopt -s nullglob
+  # shellcheck disable=SC2206  # the glob must expand here
+  matches=("$DOWNLOAD_DIR"/$glob)
+  shopt -u nullglob
+  [ "${#matches[@]}" -eq 1 ] ||
+    die "expected one file matching $glob in $DOWNLOAD_DIR, found ${#matches[@]} (delete the directory to download again)"
+  SOURCE_ARCHIVE="${matches[0]}"
+}
+
+# Unpacks SOURCE_ARCHIVE into OBJDIR, dropping its top-level directory.
+unpack_source() {
+  log "unpacking $(basename "$SOURCE_ARCHIVE")"
+  mkdir -p "$OBJDIR"
+  run_logged tar -xf "$SOURCE_ARCHIVE" -C "$OBJDIR" --strip-components=1 --no-same-owner
+}
+
+# --- objects ---------------------------------------------------------------
+
+# Lists the ELF files under a directory as "<kind> <path>", kind being
+#   module   relocatable object with .llvmbc and .llvmcmd (what the corpus is made of)
+#   foreign  relocatable object without embedded bitcode (host compiler, assembly)
+#   linked   executable or shared library carrying .llvmbc/.llvmcmd of its inputs
+#   other    anything else (plain executables, ...)
+# Archives are not ELF files and are not listed.
+scan_elf_files() {
+  python3 - "$1" <<'PY'
+import os, struct, sys
+
+def sections(f, head):
+    bits64 = head[4] == 2
+    end = "<" if head[5] == 1 else ">"
+    if bits64:
+        e_type, = struct.unpack_from(end + "H", head, 16)
+        shoff, = struct.unpack_from(end + "Q", head, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", head, 0x3A)
+    else:
+        e_type, = struct.unpack_from(end + "H", head, 16)
+        shoff, = struct.unpack_from(end + "I", head, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", head, 0x2E)
+    if shoff == 0 or shnum == 0:
+        return e_type, set()
+    f.seek(shoff)
+    table = f.read(shentsize * shnum)
+    def header(i):
+        if bits64:
+            name, _, _, _, off, size = struct.unpack_from(end + "IIQQQQ", table, i * shentsize)
+        else:
+            name, _, _, _, off, size = struct.unpack_from(end + "IIIIII", table, i * shentsize)
+        return name, off, size
+    _, stroff, strsize = header(shstrndx)
+    f.seek(stroff)
+    strtab = f.read(strsize)
+    names = set()
+    for i in range(shnum):
+        name = header(i)[0]
+        names.add(strtab[name:strtab.index(b"\0", name)].decode("latin-1"))
+    return e_type, names
+
+for root, dirs, files in os.walk(sys.argv[1]):
+    dirs.sort()
+    for name in sorted(files):
+        path = os.path.join(root, name)
+        if os.path.islink(path) or not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if len(head) < 64 or head[:4] != b"\x7fELF":
+                continue
+            try:
+                e_type, names = sections(f, head)
+            except (struct.error, ValueError):
+                continue
+        embedded = ".llvmbc" in names or ".llvmcmd" in names
+        if e_type == 1:
+            kind = "module" if {".llvmbc", ".llvmcmd"} <= names else ("foreign" if not embedded else "partial")
+        elif e_type in (2, 3) and embedded:
+            kind = "linked"
+        else:
+            kind = "other"
+        print(kind, path)
+PY
+}
+
+# Leaves in OBJDIR only relocatable objects that are corpus modules: deletes
+# objects without embedded bitcode (host tools built by gcc, assembly) and
+# strips the concatenated .llvmbc/.llvmcmd of linked executables, which are
+# not modules.
+prune_objdir() {
+  local kind path modules=0 foreign=0 linked=0
+  while read -r kind path; do
+    case "$kind" in
+      module) modules=$((modules + 1)) ;;
+      foreign)
+        echo "prune: delete object without bitcode: $path" >>"$LOG_FILE"
+        rm -f "$path"
+        foreign=$((foreign + 1))
+        ;;
+      linked)
+        echo "prune: strip embedded bitcode from linked file: $path" >>"$LOG_FILE"
+        run_logged "$OBJCOPY" --remove-section=.llvmbc --remove-section=.llvmcmd "$path"
+        linked=$((linked + 1))
+        ;;
+      partial) die "$path has only one of .llvmbc/.llvmcmd" ;;
+    esac
+  done < <(scan_elf_files "$OBJDIR")
+  [ "$foreign" -eq 0 ] || log "deleted $foreign objects without embedded bitcode (host tools; listed in build.log)"
+  [ "$linked" -eq 0 ] || log "stripped embedded bitcode from $linked linked executables"
+  [ "$modules" -gt 0 ] || die "no objects with embedded bitcode in $OBJDIR"
+  log "objects with embedded bitcode: $modules"
+}
+
+count_modules() {
+  python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["modules"]))' \
+    "$CORPUSDIR/corpus_description.json"
+}
+
+# --- the recipe ------------------------------------------------------------
+
+run_recipe() {
+  FORCE=0
+  BUILD_ONLY=0
+  VERBOSE=0
+  setup_environment
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --force) FORCE=1 ;;
+      --build-only) BUILD_ONLY=1 ;;
+      --verbose | -v) VERBOSE=1 ;;
+      --help | -h)
+        usage
+        exit 0
+        ;;
+      *)
+        usage >&2
+        die "unknown argument: $1"
+        ;;
+    esac
+    shift
+  done
+
+  mkdir -p "$WORK_DIR"
+  trap 'status=$?; [ "$status" -eq 0 ] || echo "$RECIPE_NAME: FAILED (exit $status); log: $LOG_FILE" >&2' EXIT
+  # One run per recipe at a time (tests may start the same recipe in parallel).
+  exec 9>"$WORK_DIR/.lock"
+  if ! flock -n 9; then
+    log "waiting for another run of this recipe to finish"
+    flock 9
+  fi
+
+  if [ "$FORCE" = 0 ] && [ "$BUILD_ONLY" = 0 ] && [ -f "$CORPUS_STAMP" ] &&
+    [ -f "$CORPUSDIR/corpus_description.json" ]; then
+    log "cached"
+    echo "corpus: $CORPUSDIR ($(count_modules) modules)"
+    exit 0
+  fi
+
+  setup_toolchain
+  [ "$BUILD_ONLY" = 1 ] || check_extractor
+
+  local start=$SECONDS
+  rm -f "$CORPUS_STAMP"
+  if [ "$FORCE" = 1 ]; then
+    rm -f "$BUILD_STAMP"
+  fi
+
+  if [ -f "$BUILD_STAMP" ] && [ -d "$OBJDIR" ]; then
+    log "using the finished build in $OBJDIR"
+  else
+    rm -f "$BUILD_STAMP"
+    rm -rf "$OBJDIR" "$CORPUSDIR"
+    : >"$LOG_FILE"
+    recipe_fetch
+    unpack_source
+    log "building with $CC ($MLGO_CFLAGS), log: $LOG_FILE"
+    (
+      cd "$OBJDIR" || exit 1
+      recipe_build
+    )
+    if declare -F recipe_prune >/dev/null; then
+      (
+        cd "$OBJDIR" || exit 1
+        recipe_prune
+      )
+    fi
+    prune_objdir
+    echo "$RECIPE_NAME built $(date -u +%FT%TZ) with $("$CC" --version | head -n1)" >"$BUILD_STAMP"
+    log "build finished in $((SECONDS - start)) s"
+  fi
+
+  if [ "$BUILD_ONLY" = 1 ]; then
+    echo "objects: $OBJDIR"
+    exit 0
+  fi
+
+  log "extracting the corpus with $MLGO_CORPUS"
+  rm -rf "$CORPUSDIR"
+  run_logged "$MLGO_CORPUS" extract "$OBJDIR" --output "$CORPUSDIR"
+  [ -f "$CORPUSDIR/corpus_description.json" ] ||
+    die "$MLGO_CORPUS wrote no $CORPUSDIR/corpus_description.json"
+  local modules
+  modules="$(count_modules)"
+  [ "$modules" -gt 0 ] || die "the corpus in $CORPUSDIR has no modules"
+  echo "$RECIPE_NAME corpus of $modules modules, $(date -u +%FT%TZ)" >"$CORPUS_STAMP"
+  log "done in $((SECONDS - start)) s"
+  echo "corpus: $CORPUSDIR ($modules modules)"
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Lua 5.4.4 (Debian's upstream tarball, so Debian's shared-library patches play
+# no part): the core and standard-library objects of liblua.a, lua.o and luac.o.
+set -euo pipefail
+RECIPE_NAME=lua
+RECIPE_SUMMARY="Lua 5.4.4 from 'apt-get source lua5.4' (the .orig.tar.gz): liblua.a, lua.c, luac.c."
+RECIPE_EXPECTED=34
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+recipe_fetch() {
+  fetch_apt_source lua5.4 "lua5.4_5.4.4.orig.tar.*"
+}
+
+recipe_build() {
+  # The flags of `make linux-noreadline`, with ours in place of -O2 -Wall -Wextra.
+  # Only objects: linking the interpreters adds nothing to the corpus.
+  log "make liblua.a lua.o luac.o"
+  run_make -C src -j"$JOBS" \
+    CC="$CC -std=gnu99" \
+    CFLAGS="$MLGO_CFLAGS -DLUA_COMPAT_5_3 -DLUA_USE_LINUX" \
+    AR="$AR rcu" RANLIB="$RANLIB" \
+    liblua.a lua.o luac.o
+}
+
+run_recipe "$@"

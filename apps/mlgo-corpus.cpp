@@ -6,6 +6,8 @@
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/corpus/Stats.h"
 
+#include "FilterOptions.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -152,40 +154,11 @@ int runMerge(const MergeArgs& args) {
   return 0;
 }
 
-struct FilterArgs {
-  std::vector<std::string> deleteFlags;
-  std::vector<std::string> replaceFlags;
-  std::vector<std::string> addFlags;
-
-  void addTo(CLI::App& app) {
-    app.add_option("--delete-flag", deleteFlags,
-                   "Drop arguments starting with this flag (and the next argument if it has no '=')");
-    app.add_option("--replace-flag", replaceFlags,
-                   "FLAG=VALUE: give the flag a new value; it must occur exactly once");
-    app.add_option("--add-flag", addFlags, "Append this argument after the input");
-  }
-
-  Expected<CommandLineFilters> toFilters() const {
-    CommandLineFilters filters;
-    filters.deleteFlags = deleteFlags;
-    filters.addFlags = addFlags;
-    for (const std::string& rule : replaceFlags) {
-      Expected<std::pair<std::string, std::string>> parsed = parseReplaceRule(rule);
-      if (!parsed)
-        return makeError("--replace-flag: " + parsed.error().message);
-      filters.replaceFlags.push_back(parsed.take());
-    }
-    if (Status valid = filters.validate(); !valid)
-      return valid.error();
-    return filters;
-  }
-};
-
 struct CommandArgs {
   std::string corpus;
   std::vector<std::string> modules;
   std::string object = "out.o";
-  FilterArgs filters;
+  apps::FilterArgs filters;
 };
 
 int runCommand(const CommandArgs& args) {
@@ -260,9 +233,10 @@ int main(int argc, char** argv) {
   ExtractArgs extract;
   CLI::App* extractCmd = app.add_subcommand(
       "extract", "Extract modules (.llvmbc/.llvmcmd sections) from a build into a corpus");
-  extractCmd->add_option("input", extract.input,
-                         "Directory of object files (searched recursively) or a "
-                         "compile_commands.json")
+  extractCmd
+      ->add_option("input", extract.input,
+                   "Directory of object files (searched recursively) or a "
+                   "compile_commands.json")
       ->required();
   extractCmd->add_option("-o,--output", extract.output, "Corpus directory to write")->required();
   extractCmd->add_option("-j,--jobs", extract.jobs, "Parallel extraction threads")
@@ -281,9 +255,10 @@ int main(int argc, char** argv) {
   MergeArgs merge;
   CLI::App* mergeCmd =
       app.add_subcommand("merge", "Merge corpora into one; module names get a prefix per corpus");
-  mergeCmd->add_option("inputs", merge.inputs,
-                       "Corpus directories, each optionally DIR=PREFIX (default prefix: the "
-                       "directory's name, or its parent's if it is called 'corpus')")
+  mergeCmd
+      ->add_option("inputs", merge.inputs,
+                   "Corpus directories, each optionally DIR=PREFIX (default prefix: the "
+                   "directory's name, or its parent's if it is called 'corpus')")
       ->required();
   mergeCmd->add_option("-o,--output", merge.output, "Merged corpus directory")->required();
 
@@ -300,8 +275,9 @@ int main(int argc, char** argv) {
   CLI::App* sampleCmd =
       app.add_subcommand("sample", "Print the modules a sampler draws for given steps");
   sampleCmd->add_option("corpus", sample.corpus, "Corpus directory")->required();
-  sampleCmd->add_option("--strategy", sample.strategy,
-                        "with-replacement | without-replacement | bucket-round-robin")
+  sampleCmd
+      ->add_option("--strategy", sample.strategy,
+                   "with-replacement | without-replacement | bucket-round-robin")
       ->capture_default_str();
   sampleCmd->add_option("-k,--modules-per-step", sample.modulesPerStep, "Modules per step")
       ->capture_default_str()

@@ -52,9 +52,10 @@ Expected<std::pair<std::string, std::string>> parseReplaceRule(std::string_view 
                                              std::string(rule.substr(eq + 1)));
 }
 
-Expected<std::vector<std::string>> applyCommandLineFilters(const std::vector<std::string>& arguments,
-                                                           const CommandLineFilters& filters,
-                                                           const std::vector<std::string>& trailing) {
+Expected<std::vector<std::string>>
+applyCommandLineFilters(const std::vector<std::string>& arguments,
+                        const CommandLineFilters& filters,
+                        const std::vector<std::string>& trailing) {
   if (Status valid = filters.validate(); !valid)
     return valid.error();
   std::vector<std::string> result;

@@ -18,11 +18,11 @@ namespace {
 constexpr std::string_view kUnspecifiedOverride = "<UNSPECIFIED>";
 
 Expected<std::vector<std::string>> readStringArray(const llvm::json::Value* value,
-                                                   std::string_view field,
-                                                   const fs::path& file) {
+                                                   std::string_view field, const fs::path& file) {
   const llvm::json::Array* array = value ? value->getAsArray() : nullptr;
   if (!array)
-    return makeError(file.string() + ": \"" + std::string(field) + "\" must be an array of strings");
+    return makeError(file.string() + ": \"" + std::string(field) +
+                     "\" must be an array of strings");
   std::vector<std::string> result;
   result.reserve(array->size());
   for (size_t i = 0; i < array->size(); ++i) {
@@ -152,8 +152,7 @@ Status writeCorpusDescription(const fs::path& file, const CorpusDescription& des
   llvm::json::Array modules;
   for (const std::string& name : description.modules)
     modules.push_back(name);
-  llvm::json::Object root{{"has_thinlto", description.hasThinLTO},
-                          {"modules", std::move(modules)}};
+  llvm::json::Object root{{"has_thinlto", description.hasThinLTO}, {"modules", std::move(modules)}};
   if (description.globalCommandOverride) {
     llvm::json::Array args;
     for (const std::string& arg : *description.globalCommandOverride)

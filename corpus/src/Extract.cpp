@@ -174,8 +174,8 @@ Expected<std::vector<ObjectInput>> findObjectsInCompileCommands(const fs::path& 
     }
     if (!output)
       return makeError(where + " names no output object (no \"output\" and no -o)");
-    fs::path object = fs::path(*output).is_absolute() ? fs::path(*output)
-                                                      : fs::path(directory->str()) / *output;
+    fs::path object =
+        fs::path(*output).is_absolute() ? fs::path(*output) : fs::path(directory->str()) / *output;
     object = object.lexically_normal();
     // The same object compiled twice in the database (e.g. PIC and non-PIC
     // variants with one -o) is one module.
@@ -241,8 +241,7 @@ Expected<ExtractSummary> extractCorpus(const std::vector<ObjectInput>& inputs,
   if (Status written = writeCorpusDescription(outputDirectory / kDescriptionFile, description);
       !written)
     return written.error();
-  summary.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }
 

@@ -55,7 +55,8 @@ Expected<MergeSummary> mergeCorpora(const std::vector<MergeInput>& inputs,
     if (!seenPrefixes.insert(prefix).second)
       return makeError(input.directory.string() + ": prefix \"" + prefix +
                        "\" is used by two inputs; give explicit prefixes (DIR=PREFIX)");
-    if (!corpora.empty() && corpus->description().hasThinLTO != corpora.front().description().hasThinLTO)
+    if (!corpora.empty() &&
+        corpus->description().hasThinLTO != corpora.front().description().hasThinLTO)
       return makeError(input.directory.string() + ": has_thinlto differs from " +
                        corpora.front().directory().string() + "; cannot merge");
     corpora.push_back(corpus.take());
@@ -71,7 +72,8 @@ Expected<MergeSummary> mergeCorpora(const std::vector<MergeInput>& inputs,
       if (Status s = linkOrCopy(module.bitcode, fs::path(base.string() + ".bc")); !s)
         return s.error();
       if (module.thinLTOIndex)
-        if (Status s = linkOrCopy(*module.thinLTOIndex, fs::path(base.string() + ".thinlto.bc")); !s)
+        if (Status s = linkOrCopy(*module.thinLTOIndex, fs::path(base.string() + ".thinlto.bc"));
+            !s)
           return s.error();
       // Written rather than linked: an override becomes the module's own .cmd.
       if (Status s = writeFileBytes(fs::path(base.string() + ".cmd"),

@@ -12,8 +12,8 @@ readObjectSections(const std::filesystem::path& object, const std::vector<std::s
   llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> binary =
       llvm::object::ObjectFile::createObjectFile(object.string());
   if (!binary)
-    return makeError(object.string() + ": not a readable object file: " +
-                     llvm::toString(binary.takeError()));
+    return makeError(object.string() +
+                     ": not a readable object file: " + llvm::toString(binary.takeError()));
   std::map<std::string, std::string> found;
   for (const llvm::object::SectionRef& section : binary->getBinary()->sections()) {
     llvm::Expected<llvm::StringRef> name = section.getName();

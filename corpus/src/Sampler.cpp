@@ -28,8 +28,9 @@ std::string_view samplingStrategyName(SamplingStrategy strategy) {
 }
 
 std::optional<SamplingStrategy> parseSamplingStrategy(std::string_view name) {
-  for (SamplingStrategy s : {SamplingStrategy::WithReplacement, SamplingStrategy::WithoutReplacement,
-                             SamplingStrategy::BucketRoundRobin})
+  for (SamplingStrategy s :
+       {SamplingStrategy::WithReplacement, SamplingStrategy::WithoutReplacement,
+        SamplingStrategy::BucketRoundRobin})
     if (samplingStrategyName(s) == name)
       return s;
   return std::nullopt;

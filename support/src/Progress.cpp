@@ -5,11 +5,12 @@
 namespace mlgo {
 
 ProgressLine::ProgressLine(std::string label, size_t total, std::FILE* out)
-    : label_(std::move(label)), total_(total), out_(out),
-      interactive_(isatty(fileno(out)) != 0), start_(std::chrono::steady_clock::now()),
-      lastDraw_(start_) {}
+    : label_(std::move(label)), total_(total), out_(out), interactive_(isatty(fileno(out)) != 0),
+      start_(std::chrono::steady_clock::now()), lastDraw_(start_) {}
 
-ProgressLine::~ProgressLine() { finish(); }
+ProgressLine::~ProgressLine() {
+  finish();
+}
 
 void ProgressLine::advance(size_t by) {
   std::lock_guard lock(mutex_);
@@ -32,8 +33,7 @@ void ProgressLine::finish() {
 }
 
 void ProgressLine::draw(bool final) {
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
   double eta = rate > 0 && total_ > done_ ? static_cast<double>(total_ - done_) / rate : 0.0;
   std::fprintf(out_, "%s%s: %zu/%zu  %.1f/s  elapsed %.1fs", interactive_ ? "\r\33[2K" : "",

@@ -42,6 +42,8 @@ uint64_t RandomStream::uniformBelow(uint64_t bound) {
   return static_cast<uint64_t>(m >> 64);
 }
 
-double RandomStream::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double RandomStream::uniform01() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
 } // namespace mlgo

@@ -83,7 +83,7 @@ TEST(CompileCommand, DropsEmbedBitcodeAndAppendsInputAndOutput) {
   ModuleSpec m;
   m.name = "lib/a.o";
   m.bitcode = "/corpus/lib/a.o.bc";
-  m.storedCommand = {"-cc1", "-triple", "x86_64-pc-linux-gnu", "-Oz", "-fembed-bitcode=all",
+  m.storedCommand = {"-cc1",     "-triple", "x86_64-pc-linux-gnu", "-Oz", "-fembed-bitcode=all",
                      "-faddrsig"};
   CommandLineFilters f;
   f.addFlags = {"-mllvm", "-enable-ml-inliner=release"};
@@ -102,9 +102,9 @@ TEST(CompileCommand, ThinLTOIndexReplacesTheBuildsOwn) {
   m.storedCommand = {"-cc1", "-fthinlto-index=/build/a.o.thinlto.bc", "-O2"};
   Expected<Args> command = buildCompileCommand(m, {}, "o.o");
   ASSERT_TRUE(command);
-  EXPECT_EQ(*command, (Args{"-cc1", "-O2", "-x", "ir", "/c/a.o.bc",
-                            "-fthinlto-index=/c/a.o.thinlto.bc", "-mllvm", "-thinlto-assume-merged",
-                            "-o", "o.o"}));
+  EXPECT_EQ(*command,
+            (Args{"-cc1", "-O2", "-x", "ir", "/c/a.o.bc", "-fthinlto-index=/c/a.o.thinlto.bc",
+                  "-mllvm", "-thinlto-assume-merged", "-o", "o.o"}));
 }
 
 TEST(CompileCommand, ErrorNamesTheModule) {

@@ -63,8 +63,9 @@ TEST(CorpusFormat, DescriptionRoundTrips) {
 
 TEST(CorpusFormat, GlobalOverrideReplacesCommandFiles) {
   ScratchDirectory dir;
-  writeText(dir / "corpus_description.json",
-            R"({"has_thinlto": false, "modules": ["m"], "global_command_override": ["-cc1", "-Os"]})");
+  writeText(
+      dir / "corpus_description.json",
+      R"({"has_thinlto": false, "modules": ["m"], "global_command_override": ["-cc1", "-Os"]})");
   writeText(dir / "m.bc", "BC");
   Expected<Corpus> corpus = Corpus::load(dir.path());
   ASSERT_TRUE(corpus) << corpus.error().message;
@@ -100,9 +101,11 @@ TEST_P(BadCorpus, IsRejectedWithANamedReason) {
 INSTANTIATE_TEST_SUITE_P(
     CorpusFormat, BadCorpus,
     ::testing::Values(
-        BadCorpusCase{"MissingBitcode", [](const fs::path& d) { fs::remove(d / "b.o.bc"); },
+        BadCorpusCase{"MissingBitcode",
+                      [](const fs::path& d) { fs::remove(d / "b.o.bc"); },
                       {"b.o.bc", "missing", "\"b.o\""}},
-        BadCorpusCase{"MissingCommand", [](const fs::path& d) { fs::remove(d / "lib/a.o.cmd"); },
+        BadCorpusCase{"MissingCommand",
+                      [](const fs::path& d) { fs::remove(d / "lib/a.o.cmd"); },
                       {"lib/a.o.cmd", "no such file", "\"lib/a.o\""}},
         BadCorpusCase{"UnreadableCommand",
                       [](const fs::path& d) {
@@ -120,8 +123,9 @@ INSTANTIATE_TEST_SUITE_P(
                       {"corpus_description.json", "invalid JSON"}},
         BadCorpusCase{"ModuleListedTwice",
                       [](const fs::path& d) {
-                        writeText(d / "corpus_description.json",
-                                  R"({"has_thinlto": false, "modules": ["b.o", "lib/a.o", "b.o"]})");
+                        writeText(
+                            d / "corpus_description.json",
+                            R"({"has_thinlto": false, "modules": ["b.o", "lib/a.o", "b.o"]})");
                       },
                       {"corpus_description.json", "\"b.o\"", "listed twice"}},
         BadCorpusCase{"NoModules",

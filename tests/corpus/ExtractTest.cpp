@@ -1,6 +1,6 @@
+#include "mlgo/corpus/Extract.h"
 #include "TestSupport.h"
 #include "mlgo/corpus/Corpus.h"
-#include "mlgo/corpus/Extract.h"
 #include "mlgo/corpus/ObjectSections.h"
 #include "mlgo/corpus/Stats.h"
 
@@ -28,9 +28,10 @@ void makeBuildTree(const fs::path& build) {
   compileWithEmbeddedBitcode(kLeafSource, build / "leaf.o");
   fs::path plain = build / "plain.c";
   writeText(plain, kLeafSource);
-  ASSERT_EQ(mlgo::testing::runProgram(mlgo::testing::clangPath(),
-                                      {"-Oz", "-c", plain.string(), "-o", (build / "plain.o").string()}),
-            0);
+  ASSERT_EQ(
+      mlgo::testing::runProgram(mlgo::testing::clangPath(),
+                                {"-Oz", "-c", plain.string(), "-o", (build / "plain.o").string()}),
+      0);
   writeText(build / "corrupt.o", "this is not an ELF file");
   writeText(build / "notes.txt", "ignored");
 }
@@ -93,14 +94,13 @@ TEST(Extract, SkipsObjectsMergedWithRelocatableLink) {
   compileWithEmbeddedBitcode(kCallerSource, dir / "parts/a.o");
   compileWithEmbeddedBitcode(kLeafSource, dir / "parts/b.o");
   fs::create_directories(dir / "merged");
-  ASSERT_EQ(mlgo::testing::runProgram(mlgo::testing::llvmTool("ld.lld"),
-                                      {"-r", (dir / "parts/a.o").string(),
-                                       (dir / "parts/b.o").string(), "-o",
-                                       (dir / "merged/built-in.o").string()}),
-            0);
-  Expected<ExtractSummary> summary =
-      extractCorpus({{dir / "merged/built-in.o", "built-in.o"}, {dir / "parts/a.o", "a.o"}},
-                    dir / "corpus", {});
+  ASSERT_EQ(
+      mlgo::testing::runProgram(mlgo::testing::llvmTool("ld.lld"),
+                                {"-r", (dir / "parts/a.o").string(), (dir / "parts/b.o").string(),
+                                 "-o", (dir / "merged/built-in.o").string()}),
+      0);
+  Expected<ExtractSummary> summary = extractCorpus(
+      {{dir / "merged/built-in.o", "built-in.o"}, {dir / "parts/a.o", "a.o"}}, dir / "corpus", {});
   ASSERT_TRUE(summary) << summary.error().message;
   EXPECT_EQ(summary->modules, (std::vector<std::string>{"a.o"}));
   ASSERT_EQ(summary->skipped.size(), 1u);
@@ -126,15 +126,20 @@ TEST(Extract, DuplicateModuleNamesAreAnError) {
 TEST(Extract, ReadsCompileCommandsJson) {
   ScratchDirectory dir;
   writeText(dir / "compile_commands.json", R"([
-    {"directory": ")" + (dir / "build").string() + R"(", "file": "a.c",
+    {"directory": ")" + (dir / "build").string() +
+                                               R"(", "file": "a.c",
      "arguments": ["clang", "-c", "a.c", "-o", "obj/a.o"]},
-    {"directory": ")" + (dir / "build").string() + R"(", "file": "b.c",
+    {"directory": ")" + (dir / "build").string() +
+                                               R"(", "file": "b.c",
      "command": "clang -c 'b.c' -oobj/b.o"},
-    {"directory": "/elsewhere", "file": "c.c", "output": ")" + (dir / "build/obj/c.o").string() + R"("},
-    {"directory": ")" + (dir / "build").string() + R"(", "file": "a.c",
+    {"directory": "/elsewhere", "file": "c.c", "output": ")" +
+                                               (dir / "build/obj/c.o").string() + R"("},
+    {"directory": ")" + (dir / "build").string() +
+                                               R"(", "file": "a.c",
      "arguments": ["clang", "-fPIC", "-c", "a.c", "-o", "obj/a.o"]}
   ])");
-  Expected<std::vector<ObjectInput>> objects = findObjectsInCompileCommands(dir / "compile_commands.json");
+  Expected<std::vector<ObjectInput>> objects =
+      findObjectsInCompileCommands(dir / "compile_commands.json");
   ASSERT_TRUE(objects) << objects.error().message;
   ASSERT_EQ(objects->size(), 3u);
   EXPECT_EQ((*objects)[0].object, dir / "build/obj/a.o");
@@ -142,7 +147,8 @@ TEST(Extract, ReadsCompileCommandsJson) {
   EXPECT_EQ((*objects)[1].moduleName, "build/obj/b.o");
   EXPECT_EQ((*objects)[2].moduleName, "build/obj/c.o");
 
-  writeText(dir / "bad.json", R"([{"directory": "/x", "file": "a.c", "arguments": ["cc", "a.c"]}])");
+  writeText(dir / "bad.json",
+            R"([{"directory": "/x", "file": "a.c", "arguments": ["cc", "a.c"]}])");
   Expected<std::vector<ObjectInput>> bad = findObjectsInCompileCommands(dir / "bad.json");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("bad.json: entry 0"), std::string::npos);

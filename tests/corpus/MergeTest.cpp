@@ -1,6 +1,6 @@
+#include "mlgo/corpus/Merge.h"
 #include "TestSupport.h"
 #include "mlgo/corpus/Corpus.h"
-#include "mlgo/corpus/Merge.h"
 
 #include <gtest/gtest.h>
 
@@ -75,7 +75,8 @@ TEST(Merge, RejectsPrefixCollisionsAndBadInputs) {
   makeCorpus(dir / "thin", {"t.o"});
   writeText(dir / "thin/t.o.thinlto.bc", "idx");
   writeText(dir / "thin/corpus_description.json", R"({"has_thinlto": true, "modules": ["t.o"]})");
-  Expected<MergeSummary> mixed = mergeCorpora({{dir / "thin", ""}, {dir / "two/one", ""}}, dir / "m");
+  Expected<MergeSummary> mixed =
+      mergeCorpora({{dir / "thin", ""}, {dir / "two/one", ""}}, dir / "m");
   ASSERT_FALSE(mixed);
   EXPECT_NE(mixed.error().message.find("has_thinlto"), std::string::npos);
 }

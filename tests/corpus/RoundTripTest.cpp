@@ -46,8 +46,8 @@ TEST_P(CorpusRoundTrip, RecompiledTextIsByteIdentical) {
     Expected<std::optional<std::string>> embedded = readObjectSection(object, ".llvmbc");
     ASSERT_TRUE(embedded);
     EXPECT_FALSE(embedded->has_value());
-    EXPECT_EQ(**original, **rebuilt) << ".text differs (" << (*original)->size() << " vs "
-                                     << (*rebuilt)->size() << " bytes)";
+    EXPECT_EQ(**original, **rebuilt)
+        << ".text differs (" << (*original)->size() << " vs " << (*rebuilt)->size() << " bytes)";
     if (**original == **rebuilt)
       ++identical;
   }

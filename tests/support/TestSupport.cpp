@@ -47,7 +47,9 @@ int runProgram(const std::string& program, const std::vector<std::string>& argum
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string clangPath() { return MLGO_CLANG_PATH; }
+std::string clangPath() {
+  return MLGO_CLANG_PATH;
+}
 
 std::string llvmTool(const std::string& name) {
   return std::string(MLGO_LLVM_TOOLS_DIR) + "/" + name;
@@ -63,8 +65,8 @@ void compileWithEmbeddedBitcode(const std::string& source, const fs::path& objec
   c.replace_extension(".c");
   writeText(c, source);
   fs::create_directories(object.parent_path());
-  int rc = runProgram(clangPath(), {"-Oz", "-Xclang", "-fembed-bitcode=all", "-w", "-c",
-                                    c.string(), "-o", object.string()});
+  int rc = runProgram(clangPath(), {"-Oz", "-Xclang", "-fembed-bitcode=all", "-w", "-c", c.string(),
+                                    "-o", object.string()});
   ASSERT_EQ(rc, 0) << "clang-22 failed on " << c;
 }
 

@@ -32,9 +32,10 @@ struct CommandLineFilters {
 Expected<std::pair<std::string, std::string>> parseReplaceRule(std::string_view rule);
 
 // Applies delete and replace rules, then appends `trailing` and the add flags.
-Expected<std::vector<std::string>> applyCommandLineFilters(const std::vector<std::string>& arguments,
-                                                           const CommandLineFilters& filters,
-                                                           const std::vector<std::string>& trailing);
+Expected<std::vector<std::string>>
+applyCommandLineFilters(const std::vector<std::string>& arguments,
+                        const CommandLineFilters& filters,
+                        const std::vector<std::string>& trailing);
 
 // The full argument list (without the compiler executable; element 0 is
 // "-cc1") that compiles `module` to `object`: the stored arguments without

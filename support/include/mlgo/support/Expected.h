@@ -15,7 +15,9 @@ struct Error {
   std::string message;
 };
 
-inline Error makeError(std::string message) { return Error{std::move(message)}; }
+inline Error makeError(std::string message) {
+  return Error{std::move(message)};
+}
 
 template <class T> class [[nodiscard]] Expected {
 public:

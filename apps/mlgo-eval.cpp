@@ -1,0 +1,272 @@
+// mlgo-eval: compile a corpus under a policy with clang-22 and compare the
+// code size with plain -Oz; record trajectories; build vocabularies.
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/corpus/Sampler.h"
+#include "mlgo/evaluators/BaselineCache.h"
+#include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/policies/Mlp.h"
+#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/policies/Vocabulary.h"
+#include "mlgo/results/TraceFile.h"
+
+#include "CommonOptions.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace fs = std::filesystem;
+using namespace mlgo;
+
+namespace {
+
+int fail(const Error& error) {
+  std::cerr << "mlgo-eval: error: " << error.message << "\n";
+  return 1;
+}
+
+struct RunArgs {
+  std::string policy;
+  std::string corpus;
+  std::string trace;
+  std::string mode = "deterministic";
+  uint64_t seed = 0;
+  size_t sample = 0;
+  bool perModule = true;
+  apps::EvaluatorArgs evaluator;
+};
+
+Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec) {
+  if (spec == "heuristic")
+    return policies::makeHeuristicEchoPolicy();
+  if (spec == "always")
+    return policies::makeConstantPolicy(1);
+  if (spec == "never")
+    return policies::makeConstantPolicy(0);
+  return policies::loadPolicy(spec);
+}
+
+int runEvaluate(const RunArgs& args) {
+  Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
+  if (!corpus)
+    return fail(corpus.error());
+  Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy);
+  if (!policy)
+    return fail(policy.error());
+  policies::DecisionMode mode;
+  if (args.mode == "deterministic")
+    mode = policies::DecisionMode::Deterministic;
+  else if (args.mode == "sampling")
+    mode = policies::DecisionMode::Sampling;
+  else
+    return fail(makeError("--mode: expected deterministic or sampling, got \"" + args.mode + "\""));
+
+  std::vector<const corpus::ModuleSpec*> modules;
+  if (args.sample > 0 && args.sample < corpus->size()) {
+    std::vector<uint64_t> sizes;
+    for (const corpus::ModuleSpec& m : corpus->modules())
+      sizes.push_back(m.bitcodeBytes);
+    corpus::ModuleSampler sampler(corpus::SamplingStrategy::BucketRoundRobin, sizes, args.seed);
+    for (size_t index : sampler.sample(0, args.sample))
+      modules.push_back(&corpus->modules()[index]);
+  } else {
+    for (const corpus::ModuleSpec& m : corpus->modules())
+      modules.push_back(&m);
+  }
+
+  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
+  if (!options)
+    return fail(options.error());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
+      evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  if (!evaluator)
+    return fail(evaluator.error());
+
+  std::fprintf(stderr, "policy %s on %zu modules of %s with %zu workers\n",
+               (*policy)->describe().c_str(), modules.size(), args.corpus.c_str(),
+               options->workers);
+  evaluators::EvaluationRequest request;
+  request.candidates = {policy->get()};
+  request.modules = modules;
+  request.mode = mode;
+  request.seed = args.seed;
+  request.recordTrajectories = !args.trace.empty();
+  request.showProgress = true;
+  evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
+
+  if (args.perModule) {
+    std::printf("%-40s %-20s %9s %10s %10s %8s\n", "module", "status", "decisions", "size", "-Oz",
+                "delta");
+    for (size_t m = 0; m < modules.size(); ++m) {
+      const evaluators::JobResult& job = result.job(0, m);
+      std::optional<uint64_t> base = result.baselineBytes[m];
+      if (job.ok())
+        std::printf("%-40s %-20s %9llu %10llu %10llu %+7.2f%%\n", modules[m]->name.c_str(), "ok",
+                    static_cast<unsigned long long>(job.decisions),
+                    static_cast<unsigned long long>(job.sizeBytes),
+                    static_cast<unsigned long long>(*base),
+                    100.0 * (static_cast<double>(job.sizeBytes) / static_cast<double>(*base) - 1));
+      else
+        std::printf("%-40s %-20s %s\n", modules[m]->name.c_str(),
+                    std::string(evaluators::jobStatusName(job.status)).c_str(),
+                    job.message.c_str());
+    }
+  }
+  evaluators::CandidateScore score = result.score(0);
+  uint64_t decisions = 0;
+  for (const evaluators::JobResult& job : result.jobs)
+    decisions += job.decisions;
+  std::printf("\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs -Oz %llu "
+              "(%+.3f%%); mean reward %.5f; %.1f s\n",
+              score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
+              static_cast<unsigned long long>(score.totalBytes),
+              static_cast<unsigned long long>(score.totalBaselineBytes),
+              score.totalBaselineBytes
+                  ? 100.0 * (static_cast<double>(score.totalBytes) /
+                                 static_cast<double>(score.totalBaselineBytes) -
+                             1)
+                  : 0.0,
+              score.meanReward, result.seconds);
+
+  if (!args.trace.empty()) {
+    results::TraceAttributes attributes{{"policy", (*policy)->describe()},
+                                        {"corpus", args.corpus},
+                                        {"compiler", (*evaluator)->compilerIdentity()}};
+    Status written = results::writeTrace(args.trace, result, 0, modules, attributes);
+    if (!written)
+      return fail(written.error());
+    std::printf("trace: %s (%llu decisions)\n", args.trace.c_str(),
+                static_cast<unsigned long long>(decisions));
+  }
+  return score.failedModules == 0 ? 0 : 2;
+}
+
+struct VocabArgs {
+  std::vector<std::string> traces;
+  std::string output;
+  policies::VocabularyOptions options;
+};
+
+int runVocab(const VocabArgs& args) {
+  policies::FeatureSamples samples;
+  for (const std::string& file : args.traces) {
+    Expected<results::Trace> trace = results::readTrace(file);
+    if (!trace)
+      return fail(trace.error());
+    results::appendFeatureSamples(*trace, samples);
+  }
+  if (Status valid = args.options.validate(); !valid)
+    return fail(valid.error());
+  Expected<policies::Vocabulary> vocabulary = policies::buildVocabulary(samples, args.options);
+  if (!vocabulary)
+    return fail(vocabulary.error());
+  if (Status written = policies::writeVocabularyDirectory(*vocabulary, args.output); !written)
+    return fail(written.error());
+  size_t values = 0;
+  for (const auto& [name, v] : samples)
+    values = std::max(values, v.size());
+  std::printf("vocabulary: %zu features from %zu decisions, %d quantiles each, in %s\n",
+              vocabulary->size(), values, args.options.quantiles, args.output.c_str());
+  return 0;
+}
+
+struct InitArgs {
+  std::string trace;
+  std::string vocabulary;
+  std::string output;
+  std::vector<int> hidden = {64, 64};
+  std::string activation = "relu";
+  bool withSqrt = false;
+  uint64_t seed = 0;
+};
+
+int runInitMlp(const InitArgs& args) {
+  Expected<results::Trace> trace = results::readTrace(args.trace);
+  if (!trace)
+    return fail(trace.error());
+  Expected<policies::Vocabulary> vocabulary = policies::readVocabularyDirectory(args.vocabulary);
+  if (!vocabulary)
+    return fail(vocabulary.error());
+  policies::MlpOptions options;
+  options.hiddenLayers = args.hidden;
+  Expected<policies::Activation> activation = policies::parseActivation(args.activation);
+  if (!activation)
+    return fail(activation.error());
+  options.activation = *activation;
+  options.withSqrt = args.withSqrt;
+  if (Status valid = options.validate(); !valid)
+    return fail(valid.error());
+  Expected<std::shared_ptr<const policies::MlpStructure>> structure =
+      policies::MlpStructure::create(trace->featureSpecs, *vocabulary, options);
+  if (!structure)
+    return fail(structure.error());
+  policies::MlpPolicy policy = policies::MlpPolicy::initialised(*structure, args.seed);
+  if (Status saved = policies::savePolicy(policy, args.output); !saved)
+    return fail(saved.error());
+  std::printf("%s: %s, %zu inputs, %zu parameters\n", args.output.c_str(),
+              policy.describe().c_str(), (*structure)->inputs().size(), policy.parameterCount());
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mlgo-eval: compile a corpus under an inlining policy with clang-22 and compare "
+               ".text with plain -Oz"};
+  app.set_config("--config", "", "Read options from a TOML file");
+  app.require_subcommand(1);
+
+  RunArgs run;
+  CLI::App* runCmd = app.add_subcommand("run", "Evaluate a policy on a corpus");
+  runCmd->add_option("policy", run.policy, "Policy file, or heuristic | always | never")
+      ->required();
+  runCmd->add_option("corpus", run.corpus, "Corpus directory")->required();
+  runCmd->add_option("--trace", run.trace,
+                     "Record every decision (features, default, action, log-probability) into "
+                     "this HDF5 file");
+  runCmd->add_option("--mode", run.mode, "deterministic (argmax) | sampling")
+      ->capture_default_str();
+  runCmd->add_option("--seed", run.seed, "Seed for sampling mode and --sample")
+      ->capture_default_str();
+  runCmd->add_option("--sample", run.sample,
+                     "Evaluate this many modules (bucket round robin by size) instead of all");
+  runCmd->add_flag("!--no-per-module", run.perModule, "Print only the total");
+  run.evaluator.addTo(*runCmd);
+
+  VocabArgs vocab;
+  CLI::App* vocabCmd =
+      app.add_subcommand("vocab", "Build a quantile vocabulary (.buckets files) from traces");
+  vocabCmd->add_option("traces", vocab.traces, "Trace files (mlgo-eval run --trace)")->required();
+  vocabCmd->add_option("-o,--output", vocab.output, "Vocabulary directory")->required();
+  vocabCmd->add_option("--quantiles", vocab.options.quantiles, "Boundaries per feature")
+      ->capture_default_str();
+  vocabCmd
+      ->add_option("--sampling-fraction", vocab.options.samplingFraction,
+                   "Share of values the quantiles are computed from")
+      ->capture_default_str();
+  vocabCmd->add_option("--seed", vocab.options.seed, "Seed for subsampling")->capture_default_str();
+
+  InitArgs init;
+  CLI::App* initCmd = app.add_subcommand(
+      "init-mlp", "Write a randomly initialised MLP policy over a trace's features");
+  initCmd->add_option("--trace", init.trace, "A trace file (gives clang's feature specs)")
+      ->required();
+  initCmd->add_option("--vocab", init.vocabulary, "Vocabulary directory")->required();
+  initCmd->add_option("-o,--output", init.output, "Policy file to write")->required();
+  initCmd->add_option("--hidden", init.hidden, "Hidden layer widths")
+      ->capture_default_str()
+      ->delimiter(',');
+  initCmd->add_option("--activation", init.activation, "relu | tanh")->capture_default_str();
+  initCmd->add_flag("--with-sqrt", init.withSqrt, "Also feed sqrt of each normalised feature");
+  initCmd->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+  if (*runCmd)
+    return runEvaluate(run);
+  if (*vocabCmd)
+    return runVocab(vocab);
+  if (*initCmd)
+    return runInitMlp(init);
+  return 1;
+}

@@ -1,0 +1,38 @@
+// The plain -Oz size of a module does not change while the bitcode, the
+// command line and the compiler stay the same: cache it on disk, keyed by a
+// hash of all three, so runs and sweeps compile each baseline once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlgo::evaluators {
+
+class BaselineCache {
+public:
+  explicit BaselineCache(std::filesystem::path directory);
+
+  // Hex SHA-256 over the bitcode bytes, the command line (with the file
+  // paths left out) and the compiler's identity.
+  static std::string key(std::string_view bitcode, const std::vector<std::string>& command,
+                         std::string_view compilerIdentity);
+
+  std::optional<uint64_t> lookup(const std::string& key) const;
+  // Atomic (write + rename); failures are ignored: the cache is an
+  // optimisation, never a source of errors.
+  void store(const std::string& key, uint64_t sizeBytes) const;
+
+  const std::filesystem::path& directory() const { return directory_; }
+
+private:
+  std::filesystem::path directory_;
+};
+
+// $XDG_CACHE_HOME/mlgo-es/baselines, or ~/.cache/mlgo-es/baselines.
+std::filesystem::path defaultBaselineCacheDirectory();
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,77 @@
+// Host side of LLVM's interactive model-runner protocol
+// (llvm/Analysis/InteractiveModelRunner.h, Utils/TrainingLogger.h), as
+// spoken by clang-22 with e.g. `-mllvm -inliner-interactive-channel-base=B`:
+//
+//   the host creates FIFOs B.in (host → compiler: advice) and B.out
+//   (compiler → host: observations), then opens B.in for writing FIRST and
+//   B.out for reading second (the compiler opens them in that order; the
+//   other order deadlocks);
+//   compiler → host, one JSON line:  {"features":[spec…],"advice":spec}
+//   then, per decision context:      {"context":"<name>"}\n
+//   then, per decision:              {"observation":N}\n
+//                                    <raw little-endian bytes of every feature
+//                                     tensor, in header order>\n
+//   host → compiler, per decision:   <raw bytes of the advice tensor>
+//   the compiler closes B.out when it is done (or dies).
+//
+// Every read has a deadline (poll, never a blocking read) and a peer that
+// dies shows up as end of stream, so no path can hang the trainer.
+#pragma once
+
+#include "mlgo/evaluators/Process.h"
+#include "mlgo/policies/TensorSpec.h"
+#include "mlgo/support/Expected.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mlgo::evaluators {
+
+class InteractiveChannel {
+public:
+  // Creates the FIFOs <base>.in and <base>.out.
+  static Expected<InteractiveChannel> create(const std::filesystem::path& base);
+  InteractiveChannel(InteractiveChannel&& other) noexcept;
+  InteractiveChannel& operator=(InteractiveChannel&&) = delete;
+  InteractiveChannel(const InteractiveChannel&) = delete;
+  // Closes both ends and removes the FIFOs.
+  ~InteractiveChannel();
+
+  const std::filesystem::path& base() const { return base_; }
+
+  enum class OpenResult { Opened, PeerGone, TimedOut };
+  // Opens B.in then B.out, waiting for the compiler to open its ends;
+  // `peerAlive` is asked while waiting so a compiler that dies (or never
+  // opens the channel) does not block us.
+  Expected<OpenResult> open(Clock::time_point deadline, const std::function<bool()>& peerAlive);
+
+  // The header line. `TimedOut`/end of stream are errors here.
+  Expected<policies::ChannelHeader> readHeader(Clock::time_point deadline);
+
+  enum class Event { Observation, EndOfStream, TimedOut };
+  // Skips context lines; on Observation, `features` holds the raw bytes of
+  // every feature tensor (header.observationBytes()).
+  Expected<Event> next(Clock::time_point deadline, std::vector<std::byte>& features);
+
+  Status sendAdvice(const void* bytes, size_t size);
+
+private:
+  explicit InteractiveChannel(std::filesystem::path base) : base_(std::move(base)) {}
+  enum class ReadResult { Ok, EndOfStream, TimedOut };
+  // Reads until the buffer holds `want` unused bytes.
+  Expected<ReadResult> fill(size_t want, Clock::time_point deadline);
+  Expected<ReadResult> readLine(std::string& line, Clock::time_point deadline);
+
+  std::filesystem::path base_;
+  int toCompiler_ = -1;
+  int fromCompiler_ = -1;
+  // Bytes [consumed_, filled_) of buffer_ are read but not yet used.
+  std::vector<std::byte> buffer_;
+  size_t consumed_ = 0;
+  size_t filled_ = 0;
+  size_t observationBytes_ = 0;
+};
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,79 @@
+// Child processes for compilations: spawned with posix_spawn, stdout and
+// stderr captured to a file (its tail is kept for the record), waited for
+// with a deadline, killed and reaped on every path so no zombie is left.
+#pragma once
+
+#include "mlgo/support/Expected.h"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace mlgo::evaluators {
+
+using Clock = std::chrono::steady_clock;
+
+struct ExitStatus {
+  // Exactly one of the two is set once the process has ended.
+  std::optional<int> exitCode;
+  std::optional<int> signal;
+
+  bool succeeded() const { return exitCode && *exitCode == 0; }
+  std::string describe() const; // "exit code 1", "signal 11 (Segmentation fault)"
+};
+
+class ChildProcess {
+public:
+  // Starts `program` with `arguments` (argv[1…]); stdout and stderr both go
+  // to `outputFile`, stdin is /dev/null.
+  static Expected<ChildProcess> spawn(const std::string& program,
+                                      const std::vector<std::string>& arguments,
+                                      const std::filesystem::path& outputFile);
+
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  // Kills and reaps a child that is still running.
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+  // Non-blocking: the status if the child has ended (reaping it).
+  std::optional<ExitStatus> poll();
+  // Waits until the child ends or the deadline passes (nullopt then; the
+  // child keeps running).
+  std::optional<ExitStatus> waitUntil(Clock::time_point deadline);
+  // SIGKILL and reap.
+  ExitStatus kill();
+
+private:
+  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  pid_t pid_ = -1;
+  std::optional<ExitStatus> ended_;
+};
+
+// The last `maxBytes` of a file (whole lines where possible), for records.
+std::string readTail(const std::filesystem::path& file, size_t maxBytes = 2048);
+
+// A private directory (mode 0700) that is removed with everything in it when
+// the object dies: FIFOs, objects and logs of one compilation.
+class ScratchDirectory {
+public:
+  static Expected<ScratchDirectory> create(const std::filesystem::path& parent,
+                                           const std::string& prefix);
+  ScratchDirectory(ScratchDirectory&& other) noexcept;
+  ScratchDirectory& operator=(ScratchDirectory&& other) noexcept;
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  ~ScratchDirectory();
+  const std::filesystem::path& path() const { return path_; }
+
+private:
+  explicit ScratchDirectory(std::filesystem::path path) : path_(std::move(path)) {}
+  std::filesystem::path path_;
+};
+
+} // namespace mlgo::evaluators

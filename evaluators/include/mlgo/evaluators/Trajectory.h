@@ -1,0 +1,27 @@
+// What one compilation under a policy did, decision by decision: the data
+// behavioural cloning and PPO learn from and vocabularies are built from.
+#pragma once
+
+#include "mlgo/policies/TensorSpec.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mlgo::evaluators {
+
+struct Trajectory {
+  // The features clang sent (its header), in order.
+  std::vector<policies::TensorSpec> featureSpecs;
+  // Values per decision: every feature's elements flattened, as double.
+  size_t width = 0;
+  std::vector<double> observations; // decisions × width, row-major
+  // The compiler's own decision at each point (-1 if the task has none).
+  std::vector<int64_t> defaultDecisions;
+  std::vector<int64_t> actions;
+  std::vector<double> logProbabilities;
+
+  size_t decisions() const { return actions.size(); }
+  const double* row(size_t decision) const { return observations.data() + decision * width; }
+};
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,185 @@
+// A multilayer perceptron policy over quantile-normalised features, as
+// ml-compiler-opt's inlining agents use, with a flat parameter vector for ES
+// and a backward pass for PPO and behavioural cloning.
+//
+// Network: network inputs -> [hidden layer: W h + b, activation]* -> W h + b
+// = one logit per action; the policy is softmax(logits). The advice for an
+// action is its index (for inlining: 0 = do not inline, 1 = inline).
+//
+// Network inputs, per policy input in order, per element:
+//  - with a vocabulary entry: x = normalizedQuantile(boundaries, value),
+//    expanded to [x, x*x] (+ sqrt(x) with withSqrt);
+//  - float/double vectors without one (IR2Vec embeddings): the raw value.
+//
+// Flat parameter layout, layer by layer from the input side: the weight
+// matrix (outputs x inputs, column-major, i.e. Eigen's default), then the
+// bias vector. Gradients use the same layout.
+#pragma once
+
+#include "mlgo/policies/Policy.h"
+#include "mlgo/policies/Vocabulary.h"
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlgo::policies {
+
+enum class Activation { Relu, Tanh };
+
+std::string_view activationName(Activation activation); // "relu", "tanh"
+Expected<Activation> parseActivation(std::string_view name);
+
+struct MlpOptions {
+  // Widths of the hidden layers, input side first. Empty gives a linear
+  // (logistic-regression) policy. ml-compiler-opt's inliner uses two layers
+  // of this order of size; wider layers cost decide() time and ES dimensions.
+  std::vector<int> hiddenLayers = {64, 64};
+  // Non-linearity after every hidden layer. ReLU is ml-compiler-opt's choice;
+  // tanh is smooth, which suits finite-difference checks and small nets.
+  Activation activation = Activation::Relu;
+  // Number of actions = logits; 2 for the binary inlining decision.
+  int actions = 2;
+  // Also feed sqrt(x) of each normalised feature (ml-compiler-opt's
+  // with_sqrt): one more input per feature, more resolution near 0.
+  bool withSqrt = false;
+  // Header features the network does not read. inlining_default is the
+  // heuristic's own answer: ml-compiler-opt discards it so that a policy
+  // cannot learn to copy it. Names absent from the header are ignored.
+  std::vector<std::string> excludedFeatures = {"inlining_default"};
+
+  Status validate() const;
+};
+
+// The architecture, inputs and vocabulary: everything but the weights. It is
+// immutable and shared by every policy (e.g. ES candidate) built on it.
+class MlpStructure {
+public:
+  struct Layer {
+    size_t inputs = 0;
+    size_t outputs = 0;
+    size_t weightOffset = 0; // into the flat parameters
+    size_t biasOffset = 0;
+  };
+
+  // `features` are typically clang's header features; the excluded ones are
+  // dropped and the rest, in order, become the policy's inputs. Every input
+  // needs a vocabulary entry unless it is a float/double vector (passed
+  // through). The structure keeps only the vocabulary entries it uses.
+  // Shared, never copied: policies hold a shared_ptr to one structure.
+  MlpStructure(const MlpStructure&) = delete;
+  MlpStructure& operator=(const MlpStructure&) = delete;
+
+  static Expected<std::shared_ptr<const MlpStructure>>
+  create(const std::vector<TensorSpec>& features, const Vocabulary& vocabulary,
+         const MlpOptions& options = {});
+
+  const MlpOptions& options() const { return options_; }
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const Vocabulary& vocabulary() const { return vocabulary_; }
+  const std::vector<Layer>& layers() const { return layers_; }
+  // Number of values decide() takes: the inputs' elements.
+  size_t featureCount() const { return featureCount_; }
+  // Width of the network's input layer, after normalisation and expansion.
+  size_t inputWidth() const { return layers_.front().inputs; }
+  size_t actionCount() const { return layers_.back().outputs; }
+  size_t parameterCount() const { return parameterCount_; }
+  // "mlp[64,64] relu"
+  std::string describe() const;
+
+  // Writes the inputWidth() network inputs for `features`.
+  void encode(FeatureValues features, std::span<double> networkInputs) const;
+
+  // Glorot-uniform weights (U(-a, a), a = sqrt(6 / (fan_in + fan_out))),
+  // zero biases; a function of the seed alone.
+  Eigen::VectorXd initialParameters(uint64_t seed) const;
+
+private:
+  struct InputEncoding {
+    size_t featureOffset = 0;
+    size_t elements = 0;
+    bool normalised = false; // false: passed through
+    // The vocabulary's distinct boundaries, and for each the fraction of all
+    // boundaries <= it: normalizedQuantile without searching repeats.
+    std::vector<double> distinct;
+    std::vector<double> fractions;
+  };
+
+  MlpStructure() = default;
+  friend class MlpPolicy;
+
+  MlpOptions options_;
+  std::vector<TensorSpec> inputs_;
+  Vocabulary vocabulary_;
+  std::vector<InputEncoding> encodings_;
+  std::vector<Layer> layers_;
+  // Where each layer's output starts in the activation buffer; [0] is the
+  // network input, back() the logits. [size] is the buffer's length.
+  std::vector<size_t> activationOffsets_;
+  size_t featureCount_ = 0;
+  size_t parameterCount_ = 0;
+  size_t widestLayer_ = 0;
+};
+
+class MlpPolicy final : public Policy {
+public:
+  // `parameters` must have structure->parameterCount() values.
+  MlpPolicy(std::shared_ptr<const MlpStructure> structure, Eigen::VectorXd parameters);
+  static MlpPolicy initialised(std::shared_ptr<const MlpStructure> structure, uint64_t seed);
+
+  std::string describe() const override { return structure_->describe(); }
+  const std::vector<TensorSpec>& inputs() const override { return structure_->inputs(); }
+  // Deterministic: the argmax action (ties go to the lower action), with
+  // logProbability 0 (that mode's distribution is a point mass; use
+  // logProbability() for the softmax's value). Sampling: an action drawn from
+  // softmax(logits) with one rng.uniform01(), and its log-probability.
+  // Thread-safe; allocates only the first time a thread calls it.
+  Decision decide(FeatureValues features, DecisionMode mode, RandomStream& rng) const override;
+
+  const std::shared_ptr<const MlpStructure>& structure() const { return structure_; }
+
+  // The flat parameter vector (layout in the file comment).
+  size_t parameterCount() const { return static_cast<size_t>(parameters_.size()); }
+  std::span<const double> parameters() const { return {parameters_.data(), parameterCount()}; }
+  void setParameters(std::span<const double> parameters);
+  // A policy on the same structure with other weights: an ES candidate.
+  MlpPolicy withParameters(std::span<const double> parameters) const;
+
+  // Forward pass. `logits` / `probabilities` have actionCount() values.
+  void computeLogits(FeatureValues features, std::span<double> logits) const;
+  void computeProbabilities(FeatureValues features, std::span<double> probabilities) const;
+  // log softmax(logits)[action]
+  double logProbability(FeatureValues features, int64_t action) const;
+  // Entropy of softmax(logits), in nats.
+  double entropy(FeatureValues features) const;
+
+  // Backward pass: gradient += (d logits / d parameters)^T dLossDLogits, for
+  // a loss whose gradient with respect to the logits of `features` is given.
+  // `gradient` has parameterCount() values, in the flat layout.
+  void accumulateGradient(FeatureValues features, std::span<const double> dLossDLogits,
+                          std::span<double> gradient) const;
+  // gradient += scale * d log π(action | features) / d parameters; returns
+  // log π(action | features).
+  double accumulateLogProbabilityGradient(FeatureValues features, int64_t action, double scale,
+                                          std::span<double> gradient) const;
+  // gradient += scale * d H(π(· | features)) / d parameters; returns H.
+  double accumulateEntropyGradient(FeatureValues features, double scale,
+                                   std::span<double> gradient) const;
+
+private:
+  struct Workspace;
+  static Workspace& workspace();
+  // Runs the network, leaving every layer's output in `work`; returns the logits.
+  std::span<const double> forward(FeatureValues features, Workspace& work) const;
+  // Backpropagates `dLogits` through the activations `forward` left in `work`.
+  void backward(Workspace& work, std::span<const double> dLogits, std::span<double> gradient) const;
+
+  std::shared_ptr<const MlpStructure> structure_;
+  Eigen::VectorXd parameters_;
+};
+
+} // namespace mlgo::policies

@@ -1,0 +1,48 @@
+// Saving and loading built-in policies (heuristic, constant, mlp) as one
+// self-describing JSON file:
+//
+//   {"format": "mlgo-es-policy", "version": 1, "kind": "mlp",
+//    "description": "mlp[64,64] relu",            // for people; not read back
+//    "inputs": [{"name","port","shape","type"}…],  // what the policy reads
+//    "architecture": {"hidden_layers": [64,64], "activation": "relu",
+//                     "actions": 2, "expansions": ["x","x^2"],
+//                     "excluded_features": ["inlining_default"]},
+//    "vocabulary": {"<feature>": [boundary…], …},
+//    "parameters": [θ_0, θ_1, …]}                  // MlpPolicy's flat layout
+//
+// "heuristic" files have the one input the heuristic echoes; "constant" files
+// have no inputs and "advice": N. Numbers are written in their shortest exact
+// form, always with a '.' or exponent (as Python's repr), so every finite
+// double, -0.0 included, reads back bit-identical. A file from a newer
+// version is refused, not guessed at. Whether the inputs match what clang
+// sends is checked when binding (bindPolicyInputs), not here.
+#pragma once
+
+#include "mlgo/policies/Mlp.h"
+#include "mlgo/policies/Policy.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace mlgo::policies {
+
+inline constexpr std::string_view kPolicyFileFormat = "mlgo-es-policy";
+inline constexpr int kPolicyFileVersion = 1;
+
+// Errors for policies that are not built-in kinds, or with non-finite
+// parameters.
+Expected<std::string> policyToJson(const Policy& policy);
+// `origin` (a file name) prefixes error messages.
+Expected<std::unique_ptr<Policy>> policyFromJson(std::string_view json, std::string_view origin);
+
+// Writes through a temporary file and a rename, so a reader never sees half a
+// policy (checkpoints are overwritten while runs go on).
+Status savePolicy(const Policy& policy, const std::filesystem::path& file);
+Expected<std::unique_ptr<Policy>> loadPolicy(const std::filesystem::path& file);
+// As loadPolicy, for callers that need the weights (ES, PPO, BC resuming);
+// another kind is an error.
+Expected<MlpPolicy> loadMlpPolicy(const std::filesystem::path& file);
+
+} // namespace mlgo::policies

@@ -1,0 +1,413 @@
+#include "mlgo/policies/Mlp.h"
+
+#include "TensorSpecInternal.h"
+#include "VocabularyInternal.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <set>
+
+namespace mlgo::policies {
+
+namespace {
+
+using ConstVectorMap = Eigen::Map<const Eigen::VectorXd>;
+using VectorMap = Eigen::Map<Eigen::VectorXd>;
+using ConstMatrixMap = Eigen::Map<const Eigen::MatrixXd>;
+using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
+
+Eigen::Index eigenSize(size_t n) {
+  return static_cast<Eigen::Index>(n);
+}
+
+bool isFloatType(TensorType type) {
+  return type == TensorType::Float || type == TensorType::Double;
+}
+
+// log Σ exp(logits), stable for large logits.
+double logSumExp(std::span<const double> logits) {
+  double top = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (double z : logits)
+    sum += std::exp(z - top);
+  return top + std::log(sum);
+}
+
+// p log p from log p, with 0 log 0 = 0.
+double plogp(double logP) {
+  double p = std::exp(logP);
+  return p > 0 ? p * logP : 0.0;
+}
+
+void softmax(std::span<const double> logits, std::span<double> probabilities) {
+  double top = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (size_t i = 0; i < logits.size(); ++i)
+    sum += probabilities[i] = std::exp(logits[i] - top);
+  for (double& p : probabilities)
+    p /= sum;
+}
+
+} // namespace
+
+std::string_view activationName(Activation activation) {
+  switch (activation) {
+  case Activation::Relu:
+    return "relu";
+  case Activation::Tanh:
+    return "tanh";
+  }
+  assert(false && "unknown Activation");
+  return "";
+}
+
+Expected<Activation> parseActivation(std::string_view name) {
+  for (Activation activation : {Activation::Relu, Activation::Tanh})
+    if (activationName(activation) == name)
+      return activation;
+  return makeError("unknown activation \"" + std::string(name) + "\" (expected relu or tanh)");
+}
+
+Status MlpOptions::validate() const {
+  for (size_t i = 0; i < hiddenLayers.size(); ++i)
+    if (hiddenLayers[i] < 1)
+      return makeError("hiddenLayers[" + std::to_string(i) + "]: must be at least 1 (got " +
+                       std::to_string(hiddenLayers[i]) + ")");
+  if (actions < 2)
+    return makeError("actions: must be at least 2 (got " + std::to_string(actions) + ")");
+  for (size_t i = 0; i < excludedFeatures.size(); ++i)
+    if (excludedFeatures[i].empty())
+      return makeError("excludedFeatures[" + std::to_string(i) + "]: is empty");
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------------------
+// MlpStructure
+
+Expected<std::shared_ptr<const MlpStructure>>
+MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& vocabulary,
+                     const MlpOptions& options) {
+  if (Status valid = options.validate(); !valid)
+    return makeError("mlp options: " + valid.error().message);
+
+  std::shared_ptr<MlpStructure> structure(new MlpStructure());
+  structure->options_ = options;
+  std::set<std::string, std::less<>> excluded(options.excludedFeatures.begin(),
+                                              options.excludedFeatures.end());
+  std::set<std::string, std::less<>> seen;
+  for (const TensorSpec& feature : features) {
+    if (excluded.count(feature.name))
+      continue;
+    if (!seen.insert(feature.name).second)
+      return makeError("mlp input \"" + feature.name + "\" appears twice");
+    if (const Vocabulary::Boundaries* boundaries = vocabulary.find(feature.name)) {
+      Status status = structure->vocabulary_.set(feature.name, *boundaries);
+      if (!status)
+        return status.error();
+    } else if (!(isFloatType(feature.type) && feature.elementCount() > 1)) {
+      return makeError("mlp input \"" + feature.name + "\" (" + detail::typeAndShape(feature) +
+                       ") has no vocabulary entry; only float vectors such as embeddings are "
+                       "passed through unnormalised");
+    }
+    structure->inputs_.push_back(feature);
+  }
+  if (structure->inputs_.empty())
+    return makeError("mlp: no input features left after the excluded ones");
+
+  const size_t expansions = options.withSqrt ? 3 : 2;
+  size_t networkInputs = 0;
+  for (const TensorSpec& input : structure->inputs_) {
+    InputEncoding encoding;
+    encoding.featureOffset = structure->featureCount_;
+    encoding.elements = input.elementCount();
+    if (const Vocabulary::Boundaries* boundaries = structure->vocabulary_.find(input.name)) {
+      // Quantile boundaries of sparse features repeat a lot (ml-compiler-opt
+      // writes 1000 per feature, often a handful of distinct values): search
+      // the distinct ones and look the fraction up.
+      encoding.normalised = true;
+      const double total = static_cast<double>(boundaries->size());
+      for (size_t i = 0; i < boundaries->size(); ++i) {
+        if (i + 1 < boundaries->size() && (*boundaries)[i + 1] == (*boundaries)[i])
+          continue;
+        encoding.distinct.push_back((*boundaries)[i]);
+        encoding.fractions.push_back(static_cast<double>(i + 1) / total);
+      }
+    }
+    structure->featureCount_ += encoding.elements;
+    networkInputs += encoding.elements * (encoding.normalised ? expansions : 1);
+    structure->encodings_.push_back(encoding);
+  }
+
+  std::vector<size_t> widths{networkInputs};
+  for (int width : options.hiddenLayers)
+    widths.push_back(static_cast<size_t>(width));
+  widths.push_back(static_cast<size_t>(options.actions));
+  size_t offset = 0;
+  size_t activationOffset = 0;
+  structure->activationOffsets_.push_back(0);
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    Layer layer;
+    layer.inputs = widths[l];
+    layer.outputs = widths[l + 1];
+    layer.weightOffset = offset;
+    layer.biasOffset = offset + layer.inputs * layer.outputs;
+    offset = layer.biasOffset + layer.outputs;
+    structure->layers_.push_back(layer);
+    activationOffset += layer.inputs;
+    structure->activationOffsets_.push_back(activationOffset);
+  }
+  structure->activationOffsets_.push_back(activationOffset + widths.back());
+  structure->parameterCount_ = offset;
+  structure->widestLayer_ = *std::max_element(widths.begin(), widths.end());
+  return std::shared_ptr<const MlpStructure>(std::move(structure));
+}
+
+std::string MlpStructure::describe() const {
+  std::string text = "mlp[";
+  for (size_t i = 0; i < options_.hiddenLayers.size(); ++i)
+    text += (i ? "," : "") + std::to_string(options_.hiddenLayers[i]);
+  return text + "] " + std::string(activationName(options_.activation));
+}
+
+void MlpStructure::encode(FeatureValues features, std::span<double> networkInputs) const {
+  assert(features.size() == featureCount_);
+  assert(networkInputs.size() == inputWidth());
+  double* out = networkInputs.data();
+  for (const InputEncoding& encoding : encodings_) {
+    const double* in = features.data() + encoding.featureOffset;
+    if (!encoding.normalised) {
+      out = std::copy(in, in + encoding.elements, out);
+      continue;
+    }
+    for (size_t e = 0; e < encoding.elements; ++e) {
+      size_t below = detail::countAtOrBelow(encoding.distinct, in[e]);
+      double x = below == 0 ? 0.0 : encoding.fractions[below - 1];
+      *out++ = x;
+      *out++ = x * x;
+      if (options_.withSqrt)
+        *out++ = std::sqrt(x);
+    }
+  }
+}
+
+Eigen::VectorXd MlpStructure::initialParameters(uint64_t seed) const {
+  Eigen::VectorXd parameters = Eigen::VectorXd::Zero(eigenSize(parameterCount_));
+  RandomStream rng(deriveKey({seed, 0x6d6c70 /* "mlp" */}));
+  for (const Layer& layer : layers_) {
+    double limit = std::sqrt(6.0 / static_cast<double>(layer.inputs + layer.outputs));
+    for (size_t i = 0; i < layer.inputs * layer.outputs; ++i)
+      parameters[eigenSize(layer.weightOffset + i)] = (2 * rng.uniform01() - 1) * limit;
+  }
+  return parameters;
+}
+
+// ---------------------------------------------------------------------------
+// MlpPolicy
+
+// Per-thread scratch: every layer's output, and two delta vectors for the
+// backward pass. Grown on first use; decide() then allocates nothing.
+struct MlpPolicy::Workspace {
+  std::vector<double> activations;
+  std::vector<double> delta;
+  std::vector<double> deltaBelow;
+  std::vector<double> dLogits;
+};
+
+MlpPolicy::Workspace& MlpPolicy::workspace() {
+  thread_local Workspace work;
+  return work;
+}
+
+MlpPolicy::MlpPolicy(std::shared_ptr<const MlpStructure> structure, Eigen::VectorXd parameters)
+    : structure_(std::move(structure)), parameters_(std::move(parameters)) {
+  assert(structure_);
+  assert(static_cast<size_t>(parameters_.size()) == structure_->parameterCount());
+}
+
+MlpPolicy MlpPolicy::initialised(std::shared_ptr<const MlpStructure> structure, uint64_t seed) {
+  Eigen::VectorXd parameters = structure->initialParameters(seed);
+  return MlpPolicy(std::move(structure), std::move(parameters));
+}
+
+void MlpPolicy::setParameters(std::span<const double> parameters) {
+  assert(parameters.size() == parameterCount());
+  parameters_ = ConstVectorMap(parameters.data(), eigenSize(parameters.size()));
+}
+
+MlpPolicy MlpPolicy::withParameters(std::span<const double> parameters) const {
+  assert(parameters.size() == parameterCount());
+  return MlpPolicy(structure_, ConstVectorMap(parameters.data(), eigenSize(parameters.size())));
+}
+
+std::span<const double> MlpPolicy::forward(FeatureValues features, Workspace& work) const {
+  const MlpStructure& s = *structure_;
+  const std::vector<size_t>& offsets = s.activationOffsets_;
+  if (work.activations.size() < offsets.back())
+    work.activations.resize(offsets.back());
+  double* act = work.activations.data();
+  s.encode(features, {act, s.inputWidth()});
+
+  const double* theta = parameters_.data();
+  const bool tanh = s.options_.activation == Activation::Tanh;
+  for (size_t l = 0; l < s.layers_.size(); ++l) {
+    const MlpStructure::Layer& layer = s.layers_[l];
+    ConstMatrixMap weights(theta + layer.weightOffset, eigenSize(layer.outputs),
+                           eigenSize(layer.inputs));
+    ConstVectorMap bias(theta + layer.biasOffset, eigenSize(layer.outputs));
+    ConstVectorMap in(act + offsets[l], eigenSize(layer.inputs));
+    VectorMap out(act + offsets[l + 1], eigenSize(layer.outputs));
+    out.noalias() = weights * in;
+    out += bias;
+    if (l + 1 < s.layers_.size()) {
+      if (tanh)
+        out.array() = out.array().tanh();
+      else
+        out = out.cwiseMax(0.0);
+    }
+  }
+  return {act + offsets[s.layers_.size()], s.actionCount()};
+}
+
+void MlpPolicy::backward(Workspace& work, std::span<const double> dLogits,
+                         std::span<double> gradient) const {
+  const MlpStructure& s = *structure_;
+  assert(dLogits.size() == s.actionCount());
+  assert(gradient.size() == parameterCount());
+  const std::vector<size_t>& offsets = s.activationOffsets_;
+  if (work.delta.size() < s.widestLayer_) {
+    work.delta.resize(s.widestLayer_);
+    work.deltaBelow.resize(s.widestLayer_);
+  }
+  std::copy(dLogits.begin(), dLogits.end(), work.delta.begin());
+
+  const double* theta = parameters_.data();
+  const double* act = work.activations.data();
+  const bool tanh = s.options_.activation == Activation::Tanh;
+  for (size_t l = s.layers_.size(); l-- > 0;) {
+    const MlpStructure::Layer& layer = s.layers_[l];
+    ConstVectorMap delta(work.delta.data(), eigenSize(layer.outputs));
+    ConstVectorMap in(act + offsets[l], eigenSize(layer.inputs));
+    MatrixMap weightGradient(gradient.data() + layer.weightOffset, eigenSize(layer.outputs),
+                             eigenSize(layer.inputs));
+    VectorMap biasGradient(gradient.data() + layer.biasOffset, eigenSize(layer.outputs));
+    weightGradient.noalias() += delta * in.transpose();
+    biasGradient += delta;
+    if (l == 0)
+      break;
+    // Through the weights, then through the activation of the layer below,
+    // whose derivative follows from its output h: relu' = [h > 0],
+    // tanh' = 1 - h².
+    ConstMatrixMap weights(theta + layer.weightOffset, eigenSize(layer.outputs),
+                           eigenSize(layer.inputs));
+    VectorMap below(work.deltaBelow.data(), eigenSize(layer.inputs));
+    below.noalias() = weights.transpose() * delta;
+    if (tanh)
+      below.array() *= 1.0 - in.array().square();
+    else
+      below.array() = (in.array() > 0.0).select(below.array(), 0.0);
+    std::swap(work.delta, work.deltaBelow);
+  }
+}
+
+Decision MlpPolicy::decide(FeatureValues features, DecisionMode mode, RandomStream& rng) const {
+  std::span<const double> logits = forward(features, workspace());
+  if (mode == DecisionMode::Deterministic) {
+    size_t best = 0;
+    for (size_t i = 1; i < logits.size(); ++i)
+      if (logits[i] > logits[best])
+        best = i;
+    return Decision{static_cast<int64_t>(best), 0.0};
+  }
+
+  double top = *std::max_element(logits.begin(), logits.end());
+  double total = 0;
+  for (double z : logits)
+    total += std::exp(z - top);
+  // Inverse CDF on the unnormalised weights; the fallback catches a u that
+  // rounding puts past the last cumulative weight.
+  double u = rng.uniform01() * total;
+  size_t chosen = logits.size() - 1;
+  double cumulative = 0;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    double weight = std::exp(logits[i] - top);
+    cumulative += weight;
+    if (u < cumulative) {
+      chosen = i;
+      break;
+    }
+  }
+  while (chosen > 0 && std::exp(logits[chosen] - top) == 0)
+    --chosen;
+  return Decision{static_cast<int64_t>(chosen), logits[chosen] - top - std::log(total)};
+}
+
+void MlpPolicy::computeLogits(FeatureValues features, std::span<double> logits) const {
+  assert(logits.size() == structure_->actionCount());
+  std::span<const double> result = forward(features, workspace());
+  std::copy(result.begin(), result.end(), logits.begin());
+}
+
+void MlpPolicy::computeProbabilities(FeatureValues features,
+                                     std::span<double> probabilities) const {
+  assert(probabilities.size() == structure_->actionCount());
+  softmax(forward(features, workspace()), probabilities);
+}
+
+double MlpPolicy::logProbability(FeatureValues features, int64_t action) const {
+  std::span<const double> logits = forward(features, workspace());
+  assert(action >= 0 && static_cast<size_t>(action) < logits.size());
+  return logits[static_cast<size_t>(action)] - logSumExp(logits);
+}
+
+double MlpPolicy::entropy(FeatureValues features) const {
+  std::span<const double> logits = forward(features, workspace());
+  double normaliser = logSumExp(logits);
+  double h = 0;
+  for (double z : logits)
+    h -= plogp(z - normaliser);
+  return h;
+}
+
+void MlpPolicy::accumulateGradient(FeatureValues features, std::span<const double> dLossDLogits,
+                                   std::span<double> gradient) const {
+  Workspace& work = workspace();
+  forward(features, work);
+  backward(work, dLossDLogits, gradient);
+}
+
+double MlpPolicy::accumulateLogProbabilityGradient(FeatureValues features, int64_t action,
+                                                   double scale, std::span<double> gradient) const {
+  Workspace& work = workspace();
+  std::span<const double> logits = forward(features, work);
+  assert(action >= 0 && static_cast<size_t>(action) < logits.size());
+  // d log softmax(z)_a / dz = onehot(a) - softmax(z)
+  work.dLogits.resize(logits.size());
+  softmax(logits, work.dLogits);
+  double logProbability = logits[static_cast<size_t>(action)] - logSumExp(logits);
+  for (size_t i = 0; i < logits.size(); ++i)
+    work.dLogits[i] = scale * ((i == static_cast<size_t>(action) ? 1.0 : 0.0) - work.dLogits[i]);
+  backward(work, work.dLogits, gradient);
+  return logProbability;
+}
+
+double MlpPolicy::accumulateEntropyGradient(FeatureValues features, double scale,
+                                            std::span<double> gradient) const {
+  Workspace& work = workspace();
+  std::span<const double> logits = forward(features, work);
+  // H = -Σ p log p;  dH/dz_j = -p_j (log p_j + H)
+  double normaliser = logSumExp(logits);
+  work.dLogits.resize(logits.size());
+  double h = 0;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    work.dLogits[i] = logits[i] - normaliser;
+    h -= plogp(work.dLogits[i]);
+  }
+  // An action with p = 0 (log p = -inf) contributes nothing, not NaN.
+  for (double& d : work.dLogits)
+    d = std::exp(d) > 0 ? -scale * std::exp(d) * (d + h) : 0.0;
+  backward(work, work.dLogits, gradient);
+  return h;
+}
+
+} // namespace mlgo::policies

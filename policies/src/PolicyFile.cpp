@@ -1,0 +1,468 @@
+#include "mlgo/policies/PolicyFile.h"
+
+#include "BuiltinPolicies.h"
+#include "TensorSpecInternal.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace mlgo::policies {
+
+namespace {
+
+constexpr std::string_view kKindHeuristic = "heuristic";
+constexpr std::string_view kKindConstant = "constant";
+constexpr std::string_view kKindMlp = "mlp";
+constexpr std::string_view kExpansionX = "x";
+constexpr std::string_view kExpansionSquare = "x^2";
+constexpr std::string_view kExpansionSqrt = "sqrt(x)";
+
+// Shortest decimal that parses back to `value`, with a '.' or exponent so
+// that JSON readers (LLVM's included) parse a double, keeping -0.0's sign.
+std::string formatExact(double value) {
+  std::array<char, 64> buffer;
+  auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  std::string text(buffer.data(), end);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+// One value per line: parameter files diff well.
+void writeNumberArray(llvm::json::OStream& out, std::span<const double> values) {
+  out.array([&] {
+    for (double value : values)
+      out.rawValue(formatExact(value));
+  });
+}
+
+// All on one line: a feature's boundaries.
+void writeCompactNumberArray(llvm::json::OStream& out, std::span<const double> values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + formatExact(values[i]);
+  out.rawValue(text + "]");
+}
+
+// One spec per line, as clang writes them.
+void writeSpecs(llvm::json::OStream& out, const std::vector<TensorSpec>& specs) {
+  out.array([&] {
+    for (const TensorSpec& spec : specs)
+      out.rawValue(tensorSpecToJson(spec));
+  });
+}
+
+// Reads the fields of one policy file; every error names the field.
+class PolicyReader {
+public:
+  explicit PolicyReader(std::string origin) : origin_(std::move(origin)) {}
+
+  Error error(std::string_view field, const std::string& message) const {
+    return makeError(origin_ + ": " + std::string(field) + ": " + message);
+  }
+
+  Expected<std::string> string(const llvm::json::Object& object, std::string_view field,
+                               const std::string& path) const {
+    const llvm::json::Value* value = object.get(field);
+    if (!value)
+      return error(detail::fieldPath(path, field), "missing");
+    std::optional<llvm::StringRef> text = value->getAsString();
+    if (!text)
+      return error(detail::fieldPath(path, field), "must be a string");
+    return text->str();
+  }
+
+  Expected<int64_t> integer(const llvm::json::Object& object, std::string_view field,
+                            const std::string& path) const {
+    const llvm::json::Value* value = object.get(field);
+    if (!value)
+      return error(detail::fieldPath(path, field), "missing");
+    std::optional<int64_t> number = value->getAsInteger();
+    if (!number)
+      return error(detail::fieldPath(path, field), "must be an integer");
+    return *number;
+  }
+
+  Expected<const llvm::json::Array*> array(const llvm::json::Object& object, std::string_view field,
+                                           const std::string& path) const {
+    const llvm::json::Value* value = object.get(field);
+    if (!value)
+      return error(detail::fieldPath(path, field), "missing");
+    const llvm::json::Array* result = value->getAsArray();
+    if (!result)
+      return error(detail::fieldPath(path, field), "must be an array");
+    return result;
+  }
+
+  Expected<std::vector<double>> numbers(const llvm::json::Array& array,
+                                        const std::string& path) const {
+    std::vector<double> values;
+    values.reserve(array.size());
+    for (size_t i = 0; i < array.size(); ++i) {
+      std::optional<double> number = array[i].getAsNumber();
+      if (!number || !std::isfinite(*number))
+        return error(path + "[" + std::to_string(i) + "]", "must be a finite number");
+      values.push_back(*number);
+    }
+    return values;
+  }
+
+  Expected<std::vector<TensorSpec>> specs(const llvm::json::Object& root) const {
+    Expected<const llvm::json::Array*> inputs = array(root, "inputs", "");
+    if (!inputs)
+      return inputs.error();
+    std::vector<TensorSpec> result;
+    for (size_t i = 0; i < (*inputs)->size(); ++i) {
+      Expected<TensorSpec> spec =
+          detail::tensorSpecFromJson((**inputs)[i], "inputs[" + std::to_string(i) + "]");
+      if (!spec)
+        return makeError(origin_ + ": " + spec.error().message);
+      result.push_back(spec.take());
+    }
+    return result;
+  }
+
+  Expected<std::unique_ptr<Policy>> heuristic(const llvm::json::Object& root) const {
+    Expected<std::vector<TensorSpec>> inputs = specs(root);
+    if (!inputs)
+      return inputs.error();
+    if (inputs->size() != 1)
+      return error("inputs", "a heuristic policy reads exactly one feature (got " +
+                                 std::to_string(inputs->size()) + ")");
+    const TensorSpec& input = inputs->front();
+    if (input.type != TensorType::Int64 || input.shape != std::vector<int64_t>{1})
+      return error("inputs[0]", "the heuristic's feature must be int64_t[1], not " +
+                                    detail::typeAndShape(input));
+    return makeHeuristicEchoPolicy(input.name);
+  }
+
+  Expected<std::unique_ptr<Policy>> constant(const llvm::json::Object& root) const {
+    Expected<std::vector<TensorSpec>> inputs = specs(root);
+    if (!inputs)
+      return inputs.error();
+    if (!inputs->empty())
+      return error("inputs", "a constant policy reads no features");
+    Expected<int64_t> advice = integer(root, "advice", "");
+    if (!advice)
+      return advice.error();
+    return makeConstantPolicy(*advice);
+  }
+
+  Expected<MlpOptions> architecture(const llvm::json::Object& root) const {
+    const llvm::json::Value* value = root.get("architecture");
+    if (!value)
+      return error("architecture", "missing");
+    const llvm::json::Object* object = value->getAsObject();
+    if (!object)
+      return error("architecture", "must be an object");
+    const std::string path = "architecture";
+    MlpOptions options;
+
+    Expected<const llvm::json::Array*> layers = array(*object, "hidden_layers", path);
+    if (!layers)
+      return layers.error();
+    options.hiddenLayers.clear();
+    for (size_t i = 0; i < (*layers)->size(); ++i) {
+      std::optional<int64_t> width = (**layers)[i].getAsInteger();
+      if (!width || *width < 1 || *width > (1 << 20))
+        return error(path + ".hidden_layers[" + std::to_string(i) + "]",
+                     "must be a positive integer");
+      options.hiddenLayers.push_back(static_cast<int>(*width));
+    }
+
+    Expected<std::string> activation = string(*object, "activation", path);
+    if (!activation)
+      return activation.error();
+    Expected<Activation> parsed = parseActivation(*activation);
+    if (!parsed)
+      return error(path + ".activation", parsed.error().message);
+    options.activation = *parsed;
+
+    Expected<int64_t> actions = integer(*object, "actions", path);
+    if (!actions)
+      return actions.error();
+    if (*actions < 2 || *actions > (1 << 20))
+      return error(path + ".actions", "must be at least 2 (got " + std::to_string(*actions) + ")");
+    options.actions = static_cast<int>(*actions);
+
+    Expected<const llvm::json::Array*> expansions = array(*object, "expansions", path);
+    if (!expansions)
+      return expansions.error();
+    std::vector<std::string> names;
+    for (const llvm::json::Value& name : **expansions)
+      names.push_back(name.getAsString().value_or("?").str());
+    const std::vector<std::string> plain{std::string(kExpansionX), std::string(kExpansionSquare)};
+    std::vector<std::string> withSqrt = plain;
+    withSqrt.emplace_back(kExpansionSqrt);
+    if (names != plain && names != withSqrt)
+      return error(path + ".expansions",
+                   "must be [\"x\", \"x^2\"] or [\"x\", \"x^2\", \"sqrt(x)\"]");
+    options.withSqrt = names == withSqrt;
+
+    Expected<const llvm::json::Array*> excluded = array(*object, "excluded_features", path);
+    if (!excluded)
+      return excluded.error();
+    options.excludedFeatures.clear();
+    for (size_t i = 0; i < (*excluded)->size(); ++i) {
+      std::optional<llvm::StringRef> name = (**excluded)[i].getAsString();
+      if (!name || name->empty())
+        return error(path + ".excluded_features[" + std::to_string(i) + "]",
+                     "must be a non-empty string");
+      options.excludedFeatures.push_back(name->str());
+    }
+    return options;
+  }
+
+  Expected<Vocabulary> vocabulary(const llvm::json::Object& root,
+                                  const std::vector<TensorSpec>& inputs) const {
+    const llvm::json::Value* value = root.get("vocabulary");
+    if (!value)
+      return error("vocabulary", "missing");
+    const llvm::json::Object* object = value->getAsObject();
+    if (!object)
+      return error("vocabulary", "must be an object mapping feature names to boundaries");
+    Vocabulary result;
+    for (const auto& [key, boundaries] : *object) {
+      std::string path = "vocabulary." + key.str();
+      bool isInput = false;
+      for (const TensorSpec& input : inputs)
+        isInput = isInput || input.name == key.str();
+      if (!isInput)
+        return error(path, "is not one of the policy's inputs");
+      const llvm::json::Array* array = boundaries.getAsArray();
+      if (!array)
+        return error(path, "must be an array of numbers");
+      Expected<std::vector<double>> values = numbers(*array, path);
+      if (!values)
+        return values.error();
+      Status status = result.set(key.str(), values.take());
+      if (!status)
+        return error(path, status.error().message);
+    }
+    return result;
+  }
+
+  Expected<MlpPolicy> mlp(const llvm::json::Object& root) const {
+    Expected<std::vector<TensorSpec>> inputs = specs(root);
+    if (!inputs)
+      return inputs.error();
+    Expected<MlpOptions> options = architecture(root);
+    if (!options)
+      return options.error();
+    for (size_t i = 0; i < inputs->size(); ++i)
+      for (const std::string& name : options->excludedFeatures)
+        if ((*inputs)[i].name == name)
+          return error("inputs[" + std::to_string(i) + "]",
+                       "\"" + name + "\" is also in architecture.excluded_features");
+    Expected<Vocabulary> vocab = vocabulary(root, *inputs);
+    if (!vocab)
+      return vocab.error();
+    Expected<std::shared_ptr<const MlpStructure>> structure =
+        MlpStructure::create(*inputs, *vocab, *options);
+    if (!structure)
+      return makeError(origin_ + ": " + structure.error().message);
+
+    Expected<const llvm::json::Array*> values = array(root, "parameters", "");
+    if (!values)
+      return values.error();
+    if ((*values)->size() != (*structure)->parameterCount())
+      return error("parameters", "has " + std::to_string((*values)->size()) +
+                                     " values but the architecture needs " +
+                                     std::to_string((*structure)->parameterCount()));
+    Expected<std::vector<double>> parameters = numbers(**values, "parameters");
+    if (!parameters)
+      return parameters.error();
+    return MlpPolicy(structure.take(),
+                     Eigen::Map<const Eigen::VectorXd>(
+                         parameters->data(), static_cast<Eigen::Index>(parameters->size())));
+  }
+
+  Expected<std::unique_ptr<Policy>> policy(std::string_view json) const {
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(llvm::StringRef(json));
+    if (!parsed)
+      return makeError(origin_ + ": invalid JSON: " + llvm::toString(parsed.takeError()));
+    const llvm::json::Object* root = parsed->getAsObject();
+    if (!root)
+      return makeError(origin_ + ": top level must be a JSON object");
+
+    Expected<std::string> format = string(*root, "format", "");
+    if (!format)
+      return format.error();
+    if (*format != kPolicyFileFormat)
+      return error("format",
+                   "is \"" + *format + "\", expected \"" + std::string(kPolicyFileFormat) + "\"");
+    Expected<int64_t> version = integer(*root, "version", "");
+    if (!version)
+      return version.error();
+    if (*version > kPolicyFileVersion)
+      return error("version", std::to_string(*version) +
+                                  " is newer than this build of mlgo-es reads (" +
+                                  std::to_string(kPolicyFileVersion) + "); update mlgo-es");
+    if (*version < 1)
+      return error("version", "must be at least 1 (got " + std::to_string(*version) + ")");
+
+    Expected<std::string> kind = string(*root, "kind", "");
+    if (!kind)
+      return kind.error();
+    if (*kind == kKindHeuristic)
+      return heuristic(*root);
+    if (*kind == kKindConstant)
+      return constant(*root);
+    if (*kind == kKindMlp) {
+      Expected<MlpPolicy> result = mlp(*root);
+      if (!result)
+        return result.error();
+      return std::unique_ptr<Policy>(std::make_unique<MlpPolicy>(result.take()));
+    }
+    return error("kind",
+                 "unknown policy kind \"" + *kind + "\" (expected heuristic, constant or mlp)");
+  }
+
+private:
+  std::string origin_;
+};
+
+Expected<std::string> readText(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    return makeError(file.string() + ": no such file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return makeError(file.string() + ": cannot open for reading");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad())
+    return makeError(file.string() + ": read error");
+  return buffer.str();
+}
+
+} // namespace
+
+Expected<std::string> policyToJson(const Policy& policy) {
+  const auto* heuristic = dynamic_cast<const detail::HeuristicEchoPolicy*>(&policy);
+  const auto* constant = dynamic_cast<const detail::ConstantPolicy*>(&policy);
+  const auto* mlp = dynamic_cast<const MlpPolicy*>(&policy);
+  if (!heuristic && !constant && !mlp)
+    return makeError("cannot save policy \"" + policy.describe() +
+                     "\": only heuristic, constant and mlp policies have a file format");
+  if (mlp)
+    for (size_t i = 0; i < mlp->parameterCount(); ++i)
+      if (!std::isfinite(mlp->parameters()[i]))
+        return makeError("cannot save policy \"" + policy.describe() + "\": parameter " +
+                         std::to_string(i) + " is not finite");
+
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  {
+    llvm::json::OStream out(stream, 1);
+    out.object([&] {
+      out.attribute("format", std::string(kPolicyFileFormat));
+      out.attribute("version", kPolicyFileVersion);
+      out.attribute("kind", std::string(heuristic  ? kKindHeuristic
+                                        : constant ? kKindConstant
+                                                   : kKindMlp));
+      out.attribute("description", policy.describe());
+      out.attributeBegin("inputs");
+      writeSpecs(out, policy.inputs());
+      out.attributeEnd();
+      if (constant)
+        out.attribute("advice", constant->advice());
+      if (!mlp)
+        return;
+      const MlpStructure& structure = *mlp->structure();
+      const MlpOptions& options = structure.options();
+      out.attributeObject("architecture", [&] {
+        out.attributeArray("hidden_layers", [&] {
+          for (int width : options.hiddenLayers)
+            out.value(width);
+        });
+        out.attribute("activation", std::string(activationName(options.activation)));
+        out.attribute("actions", options.actions);
+        out.attributeArray("expansions", [&] {
+          out.value(std::string(kExpansionX));
+          out.value(std::string(kExpansionSquare));
+          if (options.withSqrt)
+            out.value(std::string(kExpansionSqrt));
+        });
+        out.attributeArray("excluded_features", [&] {
+          for (const std::string& name : options.excludedFeatures)
+            out.value(name);
+        });
+      });
+      out.attributeObject("vocabulary", [&] {
+        for (const auto& [feature, boundaries] : structure.vocabulary().entries()) {
+          out.attributeBegin(feature);
+          writeCompactNumberArray(out, boundaries);
+          out.attributeEnd();
+        }
+      });
+      out.attributeBegin("parameters");
+      writeNumberArray(out, mlp->parameters());
+      out.attributeEnd();
+    });
+  }
+  stream << "\n";
+  stream.flush();
+  return text;
+}
+
+Expected<std::unique_ptr<Policy>> policyFromJson(std::string_view json, std::string_view origin) {
+  return PolicyReader(std::string(origin)).policy(json);
+}
+
+Status savePolicy(const Policy& policy, const fs::path& file) {
+  Expected<std::string> text = policyToJson(policy);
+  if (!text)
+    return makeError(file.string() + ": " + text.error().message);
+  fs::path temporary = file;
+  temporary += ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return makeError(temporary.string() + ": cannot open for writing");
+    out << *text;
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      return makeError(temporary.string() + ": write error");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temporary, file, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    return makeError(file.string() + ": cannot replace: " + ec.message());
+  }
+  return Status::ok();
+}
+
+Expected<std::unique_ptr<Policy>> loadPolicy(const fs::path& file) {
+  Expected<std::string> text = readText(file);
+  if (!text)
+    return text.error();
+  return policyFromJson(*text, file.string());
+}
+
+Expected<MlpPolicy> loadMlpPolicy(const fs::path& file) {
+  Expected<std::unique_ptr<Policy>> policy = loadPolicy(file);
+  if (!policy)
+    return policy.error();
+  auto* mlp = dynamic_cast<MlpPolicy*>(policy->get());
+  if (!mlp)
+    return makeError(file.string() + ": kind: is \"" + (*policy)->describe() +
+                     "\", expected an mlp policy");
+  return std::move(*mlp);
+}
+
+} // namespace mlgo::policies

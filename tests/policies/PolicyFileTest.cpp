@@ -1,0 +1,332 @@
+#include "mlgo/policies/PolicyFile.h"
+
+#include "PoliciesTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace mlgo::policies {
+namespace {
+
+using testing::inlinerHeader;
+using testing::integerVocabulary;
+using testing::ScratchDirectory;
+using testing::writeText;
+
+MlpPolicy inlinerMlp(const MlpOptions& options = {}, uint64_t seed = 1) {
+  ChannelHeader header = inlinerHeader();
+  Vocabulary vocabulary = integerVocabulary(header, 50);
+  // Boundaries that only print exactly with 17 digits.
+  EXPECT_TRUE(vocabulary.set("threshold", {0.1, 1.0 / 3, 2.0 / 3, 225.00000000000003}));
+  Expected<std::shared_ptr<const MlpStructure>> structure =
+      MlpStructure::create(header.features, vocabulary, options);
+  EXPECT_TRUE(structure) << (structure ? "" : structure.error().message);
+  MlpPolicy policy = MlpPolicy::initialised(structure.take(), seed);
+  // Values a %g-style writer would damage: -0.0, a subnormal, integers, and
+  // non-zero biases.
+  std::vector<double> theta(policy.parameters().begin(), policy.parameters().end());
+  theta[0] = -0.0;
+  theta[1] = 4.9406564584124654e-324;
+  theta[2] = -3.0;
+  theta[3] = 1e300;
+  theta.back() = 0.125;
+  theta[theta.size() - 2] = -1.0 / 7;
+  policy.setParameters(theta);
+  return policy;
+}
+
+std::vector<std::vector<double>> randomStates(size_t count, size_t width, uint64_t seed) {
+  RandomStream rng(seed);
+  std::vector<std::vector<double>> states(count, std::vector<double>(width));
+  for (auto& state : states)
+    for (double& v : state)
+      v = static_cast<double>(rng.uniformBelow(60));
+  return states;
+}
+
+TEST(PolicyFile, MlpRoundTripIsBitExact) {
+  for (bool withSqrt : {false, true}) {
+    MlpOptions options;
+    options.withSqrt = withSqrt;
+    options.activation = withSqrt ? Activation::Tanh : Activation::Relu;
+    options.hiddenLayers = withSqrt ? std::vector<int>{16} : std::vector<int>{64, 64};
+    options.excludedFeatures = {"inlining_default", "callee_users"};
+    MlpPolicy original = inlinerMlp(options);
+
+    ScratchDirectory dir;
+    ASSERT_TRUE(savePolicy(original, dir / "policy.json"));
+    Expected<MlpPolicy> loaded = loadMlpPolicy(dir / "policy.json");
+    ASSERT_TRUE(loaded) << loaded.error().message;
+
+    ASSERT_EQ(loaded->parameterCount(), original.parameterCount());
+    EXPECT_EQ(std::memcmp(loaded->parameters().data(), original.parameters().data(),
+                          original.parameterCount() * sizeof(double)),
+              0);
+    EXPECT_TRUE(std::signbit(loaded->parameters()[0]));
+    EXPECT_EQ(loaded->inputs(), original.inputs());
+    EXPECT_EQ(loaded->structure()->vocabulary(), original.structure()->vocabulary());
+    const MlpOptions& back = loaded->structure()->options();
+    EXPECT_EQ(back.hiddenLayers, options.hiddenLayers);
+    EXPECT_EQ(back.activation, options.activation);
+    EXPECT_EQ(back.actions, options.actions);
+    EXPECT_EQ(back.withSqrt, options.withSqrt);
+    EXPECT_EQ(back.excludedFeatures, options.excludedFeatures);
+    EXPECT_EQ(loaded->describe(), original.describe());
+
+    RandomStream a(5), b(5);
+    for (const auto& state : randomStates(500, original.structure()->featureCount(), 8)) {
+      for (DecisionMode mode : {DecisionMode::Deterministic, DecisionMode::Sampling}) {
+        Decision x = original.decide(state, mode, a);
+        Decision y = loaded->decide(state, mode, b);
+        ASSERT_EQ(x.advice, y.advice);
+        ASSERT_EQ(std::memcmp(&x.logProbability, &y.logProbability, sizeof(double)), 0);
+      }
+    }
+
+    // Saving the loaded policy again gives the same bytes.
+    Expected<std::string> first = policyToJson(original);
+    Expected<std::string> second = policyToJson(*loaded);
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(*first, *second);
+  }
+}
+
+TEST(PolicyFile, HeuristicAndConstantRoundTrip) {
+  ScratchDirectory dir;
+  ASSERT_TRUE(savePolicy(*makeHeuristicEchoPolicy("is_multiple_blocks"), dir / "h.json"));
+  Expected<std::unique_ptr<Policy>> heuristic = loadPolicy(dir / "h.json");
+  ASSERT_TRUE(heuristic) << heuristic.error().message;
+  EXPECT_EQ((*heuristic)->describe(), "heuristic");
+  EXPECT_EQ((*heuristic)->inputs(), makeHeuristicEchoPolicy("is_multiple_blocks")->inputs());
+
+  ASSERT_TRUE(savePolicy(*makeConstantPolicy(1), dir / "c.json"));
+  Expected<std::unique_ptr<Policy>> constant = loadPolicy(dir / "c.json");
+  ASSERT_TRUE(constant) << constant.error().message;
+  RandomStream rng(1);
+  EXPECT_EQ((*constant)->decide({}, DecisionMode::Deterministic, rng).advice, 1);
+  EXPECT_EQ((*constant)->describe(), "constant(1)");
+
+  Expected<MlpPolicy> notMlp = loadMlpPolicy(dir / "c.json");
+  ASSERT_FALSE(notMlp);
+  EXPECT_EQ(notMlp.error().message,
+            (dir / "c.json").string() + ": kind: is \"constant(1)\", expected an mlp policy");
+}
+
+TEST(PolicyFile, LoadedMlpBindsToClangsHeaderOrSaysWhyNot) {
+  ScratchDirectory dir;
+  ASSERT_TRUE(savePolicy(inlinerMlp(), dir / "policy.json"));
+  Expected<std::unique_ptr<Policy>> policy = loadPolicy(dir / "policy.json");
+  ASSERT_TRUE(policy) << policy.error().message;
+
+  ChannelHeader header = inlinerHeader();
+  Expected<std::vector<size_t>> binding = bindPolicyInputs(**policy, header);
+  ASSERT_TRUE(binding) << binding.error().message;
+  ASSERT_EQ(binding->size(), 38u);
+  for (size_t i = 0; i < 38; ++i)
+    EXPECT_EQ((*binding)[i], i);
+
+  ChannelHeader floatUsers = header;
+  floatUsers.features[35].type = TensorType::Float;
+  binding = bindPolicyInputs(**policy, floatUsers);
+  ASSERT_FALSE(binding);
+  EXPECT_EQ(binding.error().message,
+            "policy feature \"callee_users\" is int64_t[1] but clang sends float[1]");
+
+  ChannelHeader older = header;
+  older.features.erase(older.features.begin() + 2); // load_elimination
+  binding = bindPolicyInputs(**policy, older);
+  ASSERT_FALSE(binding);
+  EXPECT_EQ(binding.error().message,
+            "policy feature \"load_elimination\" (int64_t[1]) is missing from clang's header");
+}
+
+TEST(PolicyFile, WritesTheDocumentedFormat) {
+  Expected<std::string> text = policyToJson(inlinerMlp());
+  ASSERT_TRUE(text);
+  for (const char* needle :
+       {"\"format\": \"mlgo-es-policy\"", "\"version\": 1", "\"kind\": \"mlp\"",
+        "\"activation\": \"relu\"", "\"actions\": 2", "\"x^2\"", "\"inlining_default\"",
+        "\"vocabulary\": {", "\"parameters\": [", "-0.0", "5e-324", "-3.0"})
+    EXPECT_NE(text->find(needle), std::string::npos) << needle;
+}
+
+TEST(PolicyFile, RefusesPoliciesItCannotRepresent) {
+  class Custom : public Policy {
+  public:
+    std::string describe() const override { return "custom"; }
+    const std::vector<TensorSpec>& inputs() const override { return inputs_; }
+    Decision decide(FeatureValues, DecisionMode, RandomStream&) const override { return {}; }
+    std::vector<TensorSpec> inputs_;
+  };
+  ScratchDirectory dir;
+  Status custom = savePolicy(Custom{}, dir / "x.json");
+  ASSERT_FALSE(custom);
+  EXPECT_EQ(custom.error().message,
+            (dir / "x.json").string() +
+                ": cannot save policy \"custom\": only heuristic, constant and mlp policies have "
+                "a file format");
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.json"));
+
+  MlpPolicy diverged = inlinerMlp();
+  std::vector<double> theta(diverged.parameters().begin(), diverged.parameters().end());
+  theta[7] = std::numeric_limits<double>::quiet_NaN();
+  diverged.setParameters(theta);
+  Expected<std::string> nan = policyToJson(diverged);
+  ASSERT_FALSE(nan);
+  EXPECT_EQ(nan.error().message,
+            "cannot save policy \"mlp[64,64] relu\": parameter 7 is not finite");
+}
+
+// A valid small mlp file, edited into invalid ones.
+std::string smallMlpJson() {
+  Vocabulary vocabulary;
+  EXPECT_TRUE(vocabulary.set("a", {0, 1, 2}));
+  EXPECT_TRUE(vocabulary.set("b", {5}));
+  MlpOptions options;
+  options.hiddenLayers = {2};
+  Expected<std::shared_ptr<const MlpStructure>> structure =
+      MlpStructure::create({{"a", TensorType::Int64, {1}, 0},
+                            {"b", TensorType::Int64, {1}, 0},
+                            {"inlining_default", TensorType::Int64, {1}, 0}},
+                           vocabulary, options);
+  EXPECT_TRUE(structure);
+  Expected<std::string> text = policyToJson(MlpPolicy::initialised(structure.take(), 3));
+  EXPECT_TRUE(text);
+  return *text;
+}
+
+struct BadPolicyEdit {
+  const char* name;
+  const char* from; // must occur in the valid file
+  const char* to;
+  const char* error; // after "<file>: "
+  friend void PrintTo(const BadPolicyEdit& edit, std::ostream* os) { *os << edit.name; }
+};
+
+class BadPolicyFile : public ::testing::TestWithParam<BadPolicyEdit> {};
+
+TEST_P(BadPolicyFile, IsRejectedNamingFileAndField) {
+  const BadPolicyEdit& edit = GetParam();
+  std::string text = smallMlpJson();
+  Expected<std::unique_ptr<Policy>> valid = policyFromJson(text, "valid.json");
+  ASSERT_TRUE(valid) << valid.error().message;
+  size_t at = text.find(edit.from);
+  ASSERT_NE(at, std::string::npos) << edit.from << " not in:\n" << text;
+  text.replace(at, std::strlen(edit.from), edit.to);
+
+  ScratchDirectory dir;
+  writeText(dir / "bad.json", text);
+  Expected<std::unique_ptr<Policy>> policy = loadPolicy(dir / "bad.json");
+  ASSERT_FALSE(policy) << text;
+  EXPECT_EQ(policy.error().message, (dir / "bad.json").string() + ": " + edit.error);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Edits, BadPolicyFile,
+    ::testing::Values(
+        BadPolicyEdit{"format", "\"mlgo-es-policy\"", "\"tflite\"",
+                      "format: is \"tflite\", expected \"mlgo-es-policy\""},
+        BadPolicyEdit{"newer", "\"version\": 1", "\"version\": 2",
+                      "version: 2 is newer than this build of mlgo-es reads (1); update mlgo-es"},
+        BadPolicyEdit{"versionType", "\"version\": 1", "\"version\": \"1\"",
+                      "version: must be an integer"},
+        BadPolicyEdit{"noVersion", "\"version\": 1,", "", "version: missing"},
+        BadPolicyEdit{"kind", "\"kind\": \"mlp\"", "\"kind\": \"xgboost\"",
+                      "kind: unknown policy kind \"xgboost\" (expected heuristic, constant or "
+                      "mlp)"},
+        BadPolicyEdit{"inputType", "\"int64_t\"", "\"int128_t\"",
+                      "inputs[0].type: unknown tensor type \"int128_t\""},
+        BadPolicyEdit{"activation", "\"relu\"", "\"sigmoid\"",
+                      "architecture.activation: unknown activation \"sigmoid\" (expected relu or "
+                      "tanh)"},
+        BadPolicyEdit{"layers", "\"hidden_layers\": [\n   2", "\"hidden_layers\": [\n   0",
+                      "architecture.hidden_layers[0]: must be a positive integer"},
+        BadPolicyEdit{"actions", "\"actions\": 2", "\"actions\": 1",
+                      "architecture.actions: must be at least 2 (got 1)"},
+        BadPolicyEdit{"expansions", "\"x^2\"", "\"x^3\"",
+                      "architecture.expansions: must be [\"x\", \"x^2\"] or [\"x\", \"x^2\", "
+                      "\"sqrt(x)\"]"},
+        BadPolicyEdit{"excludedInput", "\"excluded_features\": [\n   \"inlining_default\"",
+                      "\"excluded_features\": [\n   \"b\"",
+                      "inputs[1]: \"b\" is also in architecture.excluded_features"},
+        BadPolicyEdit{"unsorted", "\"a\": [0.0, 1.0", "\"a\": [0.0, -1.0",
+                      "vocabulary.a: vocabulary feature \"a\": boundary 1 (-1) is smaller than "
+                      "the one before (0)"},
+        BadPolicyEdit{"vocabularyNumber", "\"b\": [5.0", "\"b\": [\"5\"",
+                      "vocabulary.b[0]: must be a finite number"},
+        BadPolicyEdit{"strayVocabulary", "\"b\": [", "\"c\": [",
+                      "vocabulary.c: is not one of the policy's inputs"},
+        BadPolicyEdit{"missingVocabulary", "\"vocabulary\": {\n  \"a\"",
+                      "\"vocabulary\": {\n  \"zzz\": [1.0], \"a\"",
+                      "vocabulary.zzz: is not one of the policy's inputs"},
+        BadPolicyEdit{"parameterCount", "\"parameters\": [\n", "\"parameters\": [\n  0.5,\n",
+                      "parameters: has 17 values but the architecture needs 16"},
+        BadPolicyEdit{"noParameters", "\"parameters\"", "\"weights\"", "parameters: missing"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(PolicyFile, RejectsOtherBadFiles) {
+  ScratchDirectory dir;
+  Expected<std::unique_ptr<Policy>> missing = loadPolicy(dir / "none.json");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, (dir / "none.json").string() + ": no such file");
+
+  Expected<std::unique_ptr<Policy>> notJson = policyFromJson("{\"format\": ", "p.json");
+  ASSERT_FALSE(notJson);
+  EXPECT_EQ(notJson.error().message.rfind("p.json: invalid JSON: ", 0), 0u);
+
+  Expected<std::unique_ptr<Policy>> array = policyFromJson("[]", "p.json");
+  ASSERT_FALSE(array);
+  EXPECT_EQ(array.error().message, "p.json: top level must be a JSON object");
+
+  // An input without a vocabulary entry.
+  std::string text = smallMlpJson();
+  size_t at = text.find("\"b\": [5.0]");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, std::strlen("\"b\": [5.0]"), "\"a2\": [1.0]");
+  Expected<std::unique_ptr<Policy>> stray = policyFromJson(text, "p.json");
+  ASSERT_FALSE(stray);
+  EXPECT_EQ(stray.error().message, "p.json: vocabulary.a2: is not one of the policy's inputs");
+
+  // A bad parameter value with the right count.
+  text = smallMlpJson();
+  at = text.find("\"parameters\": [\n  ");
+  ASSERT_NE(at, std::string::npos);
+  size_t valueStart = at + std::strlen("\"parameters\": [\n  ");
+  size_t valueEnd = text.find(',', valueStart);
+  text.replace(valueStart, valueEnd - valueStart, "true");
+  Expected<std::unique_ptr<Policy>> badValue = policyFromJson(text, "p.json");
+  ASSERT_FALSE(badValue);
+  EXPECT_EQ(badValue.error().message, "p.json: parameters[0]: must be a finite number");
+
+  const char* heuristicWithFloat =
+      R"({"format":"mlgo-es-policy","version":1,"kind":"heuristic",)"
+      R"("inputs":[{"name":"inlining_default","port":0,"shape":[1],"type":"float"}]})";
+  Expected<std::unique_ptr<Policy>> heuristic = policyFromJson(heuristicWithFloat, "h.json");
+  ASSERT_FALSE(heuristic);
+  EXPECT_EQ(heuristic.error().message,
+            "h.json: inputs[0]: the heuristic's feature must be int64_t[1], not float[1]");
+
+  const char* constantWithoutAdvice =
+      R"({"format":"mlgo-es-policy","version":1,"kind":"constant","inputs":[]})";
+  Expected<std::unique_ptr<Policy>> constant = policyFromJson(constantWithoutAdvice, "c.json");
+  ASSERT_FALSE(constant);
+  EXPECT_EQ(constant.error().message, "c.json: advice: missing");
+
+  // A vocabulary entry missing for an input is MlpStructure's error.
+  const char* noVocabulary =
+      R"({"format":"mlgo-es-policy","version":1,"kind":"mlp",)"
+      R"("inputs":[{"name":"a","port":0,"shape":[1],"type":"int64_t"}],)"
+      R"("architecture":{"hidden_layers":[],"activation":"relu","actions":2,)"
+      R"("expansions":["x","x^2"],"excluded_features":[]},"vocabulary":{},"parameters":[]})";
+  Expected<std::unique_ptr<Policy>> mlp = policyFromJson(noVocabulary, "m.json");
+  ASSERT_FALSE(mlp);
+  EXPECT_EQ(mlp.error().message,
+            "m.json: mlp input \"a\" (int64_t[1]) has no vocabulary entry; only float vectors "
+            "such as embeddings are passed through unnormalised");
+}
+
+} // namespace
+} // namespace mlgo::policies

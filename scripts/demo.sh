@@ -18,5 +18,15 @@ echo "== corpus summary"
 "$BIN/mlgo-corpus" info "$DEMO"
 echo "== modules the default sampler (bucket round robin by size) draws for the first 3 steps"
 "$BIN/mlgo-corpus" sample "$DEMO" --steps 3 -k 6 --seed 1
-echo "== how one module is recompiled"
-"$BIN/mlgo-corpus" command "$DEMO" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["modules"][0])' "$DEMO/corpus_description.json")" --object /tmp/mlgo-demo.o
+
+OUT="$MLGO_BUILD_DIR/demo"
+mkdir -p "$OUT"
+echo "== the heuristic's own decisions, recorded (reproduces -Oz exactly)"
+"$BIN/mlgo-eval" run heuristic "$DEMO" --trace "$OUT/heuristic-trace.h5" --no-per-module
+echo "== never / always inlining against -Oz"
+"$BIN/mlgo-eval" run never "$DEMO" --no-per-module
+"$BIN/mlgo-eval" run always "$DEMO" --no-per-module
+echo "== a quantile vocabulary from the trace, and a random MLP policy over it"
+"$BIN/mlgo-eval" vocab "$OUT/heuristic-trace.h5" -o "$OUT/vocab"
+"$BIN/mlgo-eval" init-mlp --trace "$OUT/heuristic-trace.h5" --vocab "$OUT/vocab" -o "$OUT/mlp-init.json"
+"$BIN/mlgo-eval" run "$OUT/mlp-init.json" "$DEMO" --no-per-module

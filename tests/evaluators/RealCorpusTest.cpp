@@ -2,10 +2,14 @@
 #include "TestSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/Policy.h"
+#include "mlgo/policies/Vocabulary.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace fs = std::filesystem;
@@ -90,6 +94,104 @@ TEST_P(EvaluatorOnRealCorpus, ConstantPoliciesDiffer) {
   }
   // Inlining everything grows code.
   EXPECT_GT(result.score(1).totalBytes, result.score(1).totalBaselineBytes);
+}
+
+// An MLP's decisions inside real compilations equal a forward pass computed
+// here by hand from the policy's parameters, vocabulary and the recorded
+// features, written without the policy's own code.
+TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
+  // Vocabulary from the heuristic's decisions on this corpus.
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  EvaluationRequest traceRequest;
+  traceRequest.candidates = {echo.get()};
+  traceRequest.modules = modules_;
+  traceRequest.recordTrajectories = true;
+  EvaluationResult traced = evaluator_->evaluate(traceRequest);
+  policies::FeatureSamples samples;
+  const std::vector<policies::TensorSpec>* specs = nullptr;
+  for (const JobResult& job : traced.jobs) {
+    if (!job.trajectory || job.trajectory->decisions() == 0)
+      continue;
+    specs = &job.trajectory->featureSpecs;
+    for (size_t d = 0; d < job.trajectory->decisions(); ++d)
+      for (size_t f = 0; f < specs->size(); ++f)
+        samples[(*specs)[f].name].push_back(job.trajectory->row(d)[f]);
+  }
+  ASSERT_NE(specs, nullptr);
+  policies::VocabularyOptions vocabOptions;
+  vocabOptions.quantiles = 100;
+  Expected<policies::Vocabulary> vocabulary = policies::buildVocabulary(samples, vocabOptions);
+  ASSERT_TRUE(vocabulary) << vocabulary.error().message;
+  policies::MlpOptions options;
+  options.hiddenLayers = {8};
+  options.activation = policies::Activation::Tanh;
+  Expected<std::shared_ptr<const policies::MlpStructure>> structure =
+      policies::MlpStructure::create(*specs, *vocabulary, options);
+  ASSERT_TRUE(structure) << structure.error().message;
+  // Scaled-up weights and an output bias so that both actions occur.
+  policies::MlpPolicy initial = policies::MlpPolicy::initialised(*structure, 11);
+  std::vector<double> theta(initial.parameters().begin(), initial.parameters().end());
+  for (double& w : theta)
+    w *= 3;
+  const size_t inputs = (*structure)->inputWidth(), hidden = 8;
+  const size_t outBias = hidden * inputs + hidden + 2 * hidden;
+  theta[outBias + 1] += 0.5;
+  policies::MlpPolicy mlp = initial.withParameters(theta);
+
+  EvaluationRequest request;
+  request.candidates = {&mlp};
+  request.modules = modules_;
+  request.recordTrajectories = true;
+  EvaluationResult result = evaluator_->evaluate(request);
+
+  // Layout: W1 (hidden x inputs, column-major), b1, W2 (2 x hidden), b2.
+  auto w1 = [&](size_t o, size_t i) { return theta[i * hidden + o]; };
+  auto b1 = [&](size_t o) { return theta[hidden * inputs + o]; };
+  auto w2 = [&](size_t o, size_t i) { return theta[hidden * inputs + hidden + i * 2 + o]; };
+  auto b2 = [&](size_t o) { return theta[outBias + o]; };
+  size_t checked = 0, inlined = 0;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    const JobResult& job = result.job(0, m);
+    ASSERT_TRUE(job.ok()) << job.message;
+    ASSERT_TRUE(job.trajectory);
+    const Trajectory& t = *job.trajectory;
+    for (size_t d = 0; d < t.decisions(); ++d) {
+      std::vector<double> x;
+      for (size_t f = 0; f < t.featureSpecs.size(); ++f) {
+        if (t.featureSpecs[f].name == "inlining_default")
+          continue;
+        const std::vector<double>& b = *vocabulary->find(t.featureSpecs[f].name);
+        double q = static_cast<double>(std::upper_bound(b.begin(), b.end(), t.row(d)[f]) -
+                                       b.begin()) /
+                   static_cast<double>(b.size());
+        x.push_back(q);
+        x.push_back(q * q);
+      }
+      ASSERT_EQ(x.size(), inputs);
+      double logits[2];
+      std::vector<double> h(hidden);
+      for (size_t o = 0; o < hidden; ++o) {
+        double z = b1(o);
+        for (size_t i = 0; i < inputs; ++i)
+          z += w1(o, i) * x[i];
+        h[o] = std::tanh(z);
+      }
+      for (size_t o = 0; o < 2; ++o) {
+        logits[o] = b2(o);
+        for (size_t i = 0; i < hidden; ++i)
+          logits[o] += w2(o, i) * h[i];
+      }
+      int64_t expected = logits[1] > logits[0] ? 1 : 0;
+      ASSERT_EQ(t.actions[d], expected) << modules_[m]->name << " decision " << d;
+      ++checked;
+      inlined += expected;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  EXPECT_GT(inlined, 0u) << "the test policy never inlines: it checks only one branch";
+  EXPECT_LT(inlined, checked) << "the test policy always inlines: it checks only one branch";
+  std::printf("%s: %zu MLP decisions match the hand-computed forward pass (%zu inline)\n",
+              GetParam().c_str(), checked, inlined);
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, EvaluatorOnRealCorpus, ::testing::Values("zlib", "lua"),

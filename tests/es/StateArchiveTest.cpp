@@ -1,0 +1,58 @@
+#include "mlgo/es/StateArchive.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace mlgo::es {
+namespace {
+
+TEST(StateArchive, StoresValuesExactly) {
+  StateArchive archive;
+  archive.setInteger("step", 42);
+  archive.setVector("point", std::vector<double>{0.1, -0.0, 1e-300, std::nextafter(1.0, 2.0)});
+  archive.setReal("radius", 0.3);
+  EXPECT_EQ(*archive.integer("step"), 42);
+  std::vector<double> point = *archive.vector("point");
+  ASSERT_EQ(point.size(), 4u);
+  EXPECT_EQ(point[3], std::nextafter(1.0, 2.0));
+  EXPECT_TRUE(std::signbit(point[1]));
+  EXPECT_EQ(*archive.real("radius"), 0.3);
+  Expected<Eigen::VectorXd> sized = archive.vector("point", 4);
+  ASSERT_TRUE(sized);
+  EXPECT_EQ((*sized)[0], 0.1);
+}
+
+TEST(StateArchive, MissingAndMismatchedFieldsNameTheField) {
+  StateArchive archive;
+  archive.setVector("point", std::vector<double>{1, 2, 3});
+  archive.setInteger("flag", 2);
+  Expected<int64_t> step = archive.integer("step");
+  ASSERT_FALSE(step);
+  EXPECT_NE(step.error().message.find("\"step\""), std::string::npos) << step.error().message;
+  Expected<Eigen::VectorXd> point = archive.vector("point", 4);
+  ASSERT_FALSE(point);
+  EXPECT_NE(point.error().message.find("\"point\": expected 4 values, got 3"), std::string::npos)
+      << point.error().message;
+  Expected<double> radius = archive.real("point");
+  ASSERT_FALSE(radius);
+  Expected<bool> flag = archive.flag("flag");
+  ASSERT_FALSE(flag);
+  EXPECT_NE(flag.error().message.find("\"flag\""), std::string::npos);
+}
+
+TEST(StateArchive, HeaderGuardsKindAndDimension) {
+  StateArchive archive;
+  archive.setHeader(OptimizerKind::SepCmaEs, 5);
+  EXPECT_TRUE(archive.checkHeader(OptimizerKind::SepCmaEs, 5));
+  Status wrongKind = archive.checkHeader(OptimizerKind::GradientEs, 5);
+  ASSERT_FALSE(wrongKind);
+  EXPECT_NE(wrongKind.error().message.find("sep-cma-es"), std::string::npos)
+      << wrongKind.error().message;
+  Status wrongSize = archive.checkHeader(OptimizerKind::SepCmaEs, 6);
+  ASSERT_FALSE(wrongSize);
+  EXPECT_NE(wrongSize.error().message.find("\"dimension\""), std::string::npos);
+}
+
+} // namespace
+} // namespace mlgo::es

@@ -161,9 +161,9 @@ TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
         if (t.featureSpecs[f].name == "inlining_default")
           continue;
         const std::vector<double>& b = *vocabulary->find(t.featureSpecs[f].name);
-        double q = static_cast<double>(std::upper_bound(b.begin(), b.end(), t.row(d)[f]) -
-                                       b.begin()) /
-                   static_cast<double>(b.size());
+        double q =
+            static_cast<double>(std::upper_bound(b.begin(), b.end(), t.row(d)[f]) - b.begin()) /
+            static_cast<double>(b.size());
         x.push_back(q);
         x.push_back(q * q);
       }
@@ -192,6 +192,93 @@ TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
   EXPECT_LT(inlined, checked) << "the test policy always inlines: it checks only one branch";
   std::printf("%s: %zu MLP decisions match the hand-computed forward pass (%zu inline)\n",
               GetParam().c_str(), checked, inlined);
+}
+
+// The parallel evaluation against its serial twin: a sampling policy (the
+// draws come from per-job streams) gives identical results at 1 and 2 workers.
+TEST_P(EvaluatorOnRealCorpus, ParallelEvaluationEqualsSerial) {
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  EvaluationRequest traceRequest;
+  traceRequest.candidates = {echo.get()};
+  traceRequest.modules = modules_;
+  traceRequest.recordTrajectories = true;
+  EvaluationResult traced = evaluator_->evaluate(traceRequest);
+  policies::FeatureSamples samples;
+  const std::vector<policies::TensorSpec>* specs = nullptr;
+  for (const JobResult& job : traced.jobs)
+    if (job.trajectory && job.trajectory->decisions() > 0) {
+      specs = &job.trajectory->featureSpecs;
+      for (size_t d = 0; d < job.trajectory->decisions(); ++d)
+        for (size_t f = 0; f < specs->size(); ++f)
+          samples[(*specs)[f].name].push_back(job.trajectory->row(d)[f]);
+    }
+  ASSERT_NE(specs, nullptr);
+  Expected<policies::Vocabulary> vocabulary = policies::buildVocabulary(samples);
+  ASSERT_TRUE(vocabulary);
+  Expected<std::shared_ptr<const policies::MlpStructure>> structure =
+      policies::MlpStructure::create(*specs, *vocabulary);
+  ASSERT_TRUE(structure);
+  policies::MlpPolicy a = policies::MlpPolicy::initialised(*structure, 1);
+  policies::MlpPolicy b = policies::MlpPolicy::initialised(*structure, 2);
+
+  auto run = [&](size_t workers) {
+    EvaluatorOptions options;
+    options.workers = workers;
+    options.scratchDirectory = scratch_.path();
+    Expected<std::unique_ptr<Evaluator>> evaluator =
+        Evaluator::create(options, CompilerTask::inliningForSize());
+    EXPECT_TRUE(evaluator);
+    EvaluationRequest request;
+    request.candidates = {&a, &b};
+    request.modules = modules_;
+    request.mode = policies::DecisionMode::Sampling;
+    request.seed = 42;
+    request.step = 3;
+    request.recordTrajectories = true;
+    return (*evaluator)->evaluate(request);
+  };
+  EvaluationResult serial = run(1), parallel = run(2);
+  size_t inlined = 0;
+  for (size_t j = 0; j < serial.jobs.size(); ++j) {
+    const JobResult &s = serial.jobs[j], &p = parallel.jobs[j];
+    ASSERT_TRUE(s.ok() && p.ok()) << s.message << p.message;
+    EXPECT_EQ(s.sizeBytes, p.sizeBytes);
+    EXPECT_EQ(s.codeHash, p.codeHash);
+    EXPECT_EQ(s.reward, p.reward);
+    ASSERT_TRUE(s.trajectory && p.trajectory);
+    EXPECT_EQ(s.trajectory->actions, p.trajectory->actions);
+    EXPECT_EQ(s.trajectory->logProbabilities, p.trajectory->logProbabilities);
+    for (int64_t action : s.trajectory->actions)
+      inlined += static_cast<size_t>(action);
+  }
+  EXPECT_GT(inlined, 0u) << "sampling never chose to inline: the draws were not exercised";
+}
+
+TEST_P(EvaluatorOnRealCorpus, BaselinesAreCachedOnDisk) {
+  auto make = [&] {
+    EvaluatorOptions options;
+    options.workers = 2;
+    options.scratchDirectory = scratch_.path();
+    options.baselineCacheDirectory = scratch_.path() / "baseline-cache";
+    return Evaluator::create(options, CompilerTask::inliningForSize()).take();
+  };
+  std::vector<BaselineResult> first = make()->baselines(modules_);
+  std::vector<BaselineResult> second = make()->baselines(modules_);
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    ASSERT_TRUE(first[m].sizeBytes) << first[m].message;
+    EXPECT_FALSE(first[m].fromCache);
+    EXPECT_TRUE(second[m].fromCache);
+    EXPECT_EQ(first[m].sizeBytes, second[m].sizeBytes);
+  }
+  // Another command line is another baseline.
+  EvaluatorOptions options;
+  options.workers = 2;
+  options.scratchDirectory = scratch_.path();
+  options.baselineCacheDirectory = scratch_.path() / "baseline-cache";
+  options.filters.addFlags = {"-mllvm", "-inline-threshold=100"};
+  std::vector<BaselineResult> other =
+      Evaluator::create(options, CompilerTask::inliningForSize()).take()->baselines(modules_);
+  EXPECT_FALSE(other.front().fromCache);
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, EvaluatorOnRealCorpus, ::testing::Values("zlib", "lua"),

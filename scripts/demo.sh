@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: set up, build, build the small real demo corpora
-# (zlib and Lua, merged) and run the main job on them.
+# (zlib and Lua), show what the tools see, and run the main job: a short
+# es-train run on Lua, validated on zlib.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MLGO_BUILD_DIR=$(realpath -m "${MLGO_BUILD_DIR:-build}")
@@ -30,3 +31,10 @@ echo "== a quantile vocabulary from the trace, and a random MLP policy over it"
 "$BIN/mlgo-eval" vocab "$OUT/heuristic-trace.h5" -o "$OUT/vocab"
 "$BIN/mlgo-eval" init-mlp --trace "$OUT/heuristic-trace.h5" --vocab "$OUT/vocab" -o "$OUT/mlp-init.json"
 "$BIN/mlgo-eval" run "$OUT/mlp-init.json" "$DEMO" --no-per-module
+
+echo "== es-train: a short evolution-strategies run on Lua, validated on zlib (configs/demo-es.toml)"
+"$BIN/es-train" --config configs/demo-es.toml \
+  --corpus "$MLGO_BUILD_DIR/corpora/lua/corpus" \
+  --validation-corpus "$MLGO_BUILD_DIR/corpora/zlib/corpus" --validation-interval 5 \
+  -o "$OUT/es-demo.h5"
+echo "== the run file (HDF5): $OUT/es-demo.h5"

@@ -1,5 +1,6 @@
 #include "mlgo/evaluators/Process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -152,6 +153,9 @@ std::string readTail(const fs::path& file, size_t maxBytes) {
     if (newline != std::string::npos && newline + 1 < tail.size())
       tail.erase(0, newline + 1);
   }
+  // Records are text (HDF5 strings cannot hold NUL): binary garbage a
+  // crashing compiler printed must not make the record unwritable.
+  std::replace(tail.begin(), tail.end(), '\0', ' ');
   return tail;
 }
 

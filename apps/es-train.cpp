@@ -1,0 +1,421 @@
+// es-train: evolution strategies on an inlining-for-size policy, rewarded by
+// real clang-22 compilations against -Oz. Every flag can be set in a TOML
+// config (--config); the effective config is printed and stored in the run's
+// HDF5 file, from which --resume continues a killed run.
+#include "mlgo/es/EsTrainer.h"
+#include "mlgo/results/RunFile.h"
+
+#include "CommonOptions.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace mlgo;
+
+namespace {
+
+int fail(const Error& error) {
+  std::cerr << "es-train: error: " << error.message << "\n";
+  return 1;
+}
+
+// An enumerated option: held as its name (so --help and the stored config
+// show names, not codes), checked against the library's own spellings and
+// converted once parsing is done.
+template <class E> struct EnumOption {
+  std::string text;
+  std::vector<E> values;
+  std::string_view (*name)(E);
+
+  EnumOption(E initial, std::vector<E> all, std::string_view (*nameOf)(E))
+      : text(nameOf(initial)), values(std::move(all)), name(nameOf) {}
+  std::vector<std::string> names() const {
+    std::vector<std::string> result;
+    for (E v : values)
+      result.emplace_back(name(v));
+    return result;
+  }
+  CLI::Option* addTo(CLI::App& app, const std::string& flag, const std::string& help,
+                     const std::string& group) {
+    std::string joined;
+    for (const std::string& n : names())
+      joined += (joined.empty() ? "" : " | ") + n;
+    return app.add_option(flag, text, help + ": " + joined)
+        ->check(CLI::IsMember(names()))
+        ->capture_default_str()
+        ->group(group);
+  }
+  E value() const {
+    for (E v : values)
+      if (name(v) == text)
+        return v;
+    return values.front(); // unreachable: IsMember checked the text
+  }
+};
+
+// A TOML scalar: numbers and booleans as they are, anything else quoted.
+std::string tomlValue(const std::string& value) {
+  if (value == "true" || value == "false")
+    return value;
+  if (!value.empty()) {
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    if (end == value.c_str() + value.size())
+      return value;
+  }
+  std::string quoted = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\')
+      quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+struct Args {
+  std::string corpus;
+  std::string validationCorpus;
+  std::string initialPolicy;
+  std::string vocabulary;
+  std::string resume;
+  es::EsTrainerOptions options;
+  EnumOption<corpus::SamplingStrategy> moduleSampling{options.sampling,
+                                                      {corpus::SamplingStrategy::WithReplacement,
+                                                       corpus::SamplingStrategy::WithoutReplacement,
+                                                       corpus::SamplingStrategy::BucketRoundRobin},
+                                                      corpus::samplingStrategyName};
+  EnumOption<policies::Activation> activation{
+      options.mlp.activation,
+      {policies::Activation::Relu, policies::Activation::Tanh},
+      policies::activationName};
+  EnumOption<es::OptimizerKind> optimizer{options.optimizer,
+                                          {es::OptimizerKind::GradientEs,
+                                           es::OptimizerKind::TrustRegionEs,
+                                           es::OptimizerKind::SepCmaEs},
+                                          es::optimizerKindName};
+  EnumOption<es::Sampling> perturbations{
+      options.gradientEs.sampling.sampling,
+      {es::Sampling::Antithetic, es::Sampling::ForwardDifference},
+      es::samplingName};
+  EnumOption<es::FitnessShaping> shaping{
+      options.gradientEs.shaping.method,
+      {es::FitnessShaping::None, es::FitnessShaping::ZScore, es::FitnessShaping::CentredRank},
+      es::fitnessShapingName};
+  EnumOption<es::GradientEstimator> estimator{
+      options.gradientEs.estimator.method,
+      {es::GradientEstimator::MonteCarlo, es::GradientEstimator::LeastSquares,
+       es::GradientEstimator::Ridge, es::GradientEstimator::Lasso},
+      es::gradientEstimatorName};
+  EnumOption<es::StepRule> stepRule{options.gradientEs.stepRule.rule,
+                                    {es::StepRule::Sgd, es::StepRule::Momentum, es::StepRule::Adam},
+                                    es::stepRuleName};
+  EnumOption<es::Convention> convention{options.gradientEs.convention,
+                                        {es::Convention::Native, es::Convention::MlCompilerOpt},
+                                        es::conventionName};
+  int topDirections = 0;
+  double maxGradientNorm = 0;
+  int cmaPopulation = 0;
+  std::string output = options.output.string();
+  apps::EvaluatorArgs evaluator;
+};
+
+// Every option of es-train, bound to `args`. Used twice on --resume: once
+// for the command line, once for the config stored in the run file.
+void defineOptions(CLI::App& app, Args& args) {
+  es::EsTrainerOptions& o = args.options;
+  app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
+  app.add_option("--resume", args.resume,
+                 "Continue the run in this HDF5 file from its checkpoint (its stored config is "
+                 "used; only evaluator flags such as --workers may be given)");
+
+  auto* data = "Data";
+  app.add_option("--corpus", args.corpus, "Training corpus (merge several code bases)")
+      ->group(data);
+  app.add_option("--validation-corpus", args.validationCorpus,
+                 "Held-out corpus: the best policy is chosen on it")
+      ->group(data);
+  app.add_option("--validation-interval", o.validationInterval, "Validate every N steps")
+      ->capture_default_str()
+      ->group(data);
+  app.add_option("--modules-per-step", o.modulesPerStep, "Modules compiled per candidate per step")
+      ->capture_default_str()
+      ->group(data);
+  args.moduleSampling.addTo(app, "--module-sampling", "How the step's modules are drawn", data);
+
+  auto* policy = "Policy";
+  app.add_option("--initial-policy", args.initialPolicy,
+                 "Start from this MLP policy file (e.g. from bc-train); default: random MLP")
+      ->group(policy);
+  app.add_option("--vocabulary", args.vocabulary,
+                 "Quantile vocabulary (.buckets directory) for a random start; default: built "
+                 "from the heuristic's decisions on the corpus")
+      ->group(policy);
+  app.add_option("--vocabulary-quantiles", o.vocabularyQuantiles,
+                 "Quantiles per feature when the vocabulary is built here")
+      ->capture_default_str()
+      ->group(policy);
+  app.add_option("--hidden", o.mlp.hiddenLayers, "Hidden layer widths of a random MLP")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->group(policy);
+  args.activation.addTo(app, "--activation", "Activation of a random MLP", policy);
+  app.add_flag("--with-sqrt,!--no-with-sqrt", o.mlp.withSqrt,
+               "Also feed sqrt of each normalised feature")
+      ->group(policy);
+  app.add_flag("--scale-by-weights,!--no-scale-by-weights", o.scaleByWeights,
+               "Perturb each weight by |w| + 0.01 (for a pretrained start)")
+      ->group(policy);
+
+  auto* opt = "Optimiser";
+  args.optimizer.addTo(app, "--optimizer", "Blackbox optimiser", opt);
+  es::SamplingOptions& sampling = o.gradientEs.sampling;
+  args.perturbations.addTo(app, "--perturbations", "Perturbation sampling", opt);
+  app.add_option("--directions", sampling.directions,
+                 "Perturbation directions per step (antithetic: 2 candidates each)")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_option("--sigma", sampling.sigma, "Perturbation scale σ")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_flag("--evaluate-center,!--no-evaluate-center", sampling.evaluateCenter,
+               "Also compile the unperturbed policy each step")
+      ->group(opt);
+  app.add_option("--min-success-share", sampling.minSuccessShare,
+                 "Skip a step when fewer candidates than this share compiled everywhere")
+      ->capture_default_str()
+      ->group(opt);
+  args.shaping.addTo(app, "--shaping", "Fitness shaping", opt);
+  app.add_option("--top-directions", args.topDirections, "Keep only the k best directions (0: all)")
+      ->capture_default_str()
+      ->group(opt);
+  args.estimator.addTo(app, "--estimator", "Gradient estimator", opt);
+  app.add_option("--regularization", o.gradientEs.estimator.regularization, "Ridge/lasso penalty α")
+      ->capture_default_str()
+      ->group(opt);
+  es::StepRuleOptions& rule = o.gradientEs.stepRule;
+  args.stepRule.addTo(app, "--step-rule", "Step rule", opt);
+  app.add_option("--learning-rate", rule.learningRate, "Step size")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_option("--momentum", rule.momentum, "Momentum μ")->capture_default_str()->group(opt);
+  app.add_option("--beta1", rule.beta1, "Adam β1")->capture_default_str()->group(opt);
+  app.add_option("--beta2", rule.beta2, "Adam β2")->capture_default_str()->group(opt);
+  app.add_option("--epsilon", rule.epsilon, "Adam ε")->capture_default_str()->group(opt);
+  app.add_option("--weight-decay", rule.weightDecay, "L2 weight decay λ")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_option("--max-gradient-norm", args.maxGradientNorm, "Clip the gradient (0: no clipping)")
+      ->capture_default_str()
+      ->group(opt);
+  args.convention.addTo(
+      app, "--convention",
+      "native, or ml-compiler-opt's normalisation and Adam (to carry its hyperparameters over)",
+      opt);
+  es::TrustRegionOptions& tr = o.trustRegion.trustRegion;
+  app.add_option("--tr-initial-radius", tr.initialRadius, "Trust region: initial radius")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_option("--tr-minimum-radius", tr.minimumRadius, "Trust region: smallest radius")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_option("--cma-sigma", o.sepCma.initialSigma, "sep-CMA-ES: initial σ")
+      ->capture_default_str()
+      ->group(opt);
+  app.add_option("--cma-population", args.cmaPopulation,
+                 "sep-CMA-ES: candidates per step (0: 4 + 3 ln n)")
+      ->capture_default_str()
+      ->group(opt);
+
+  auto* run = "Run";
+  app.add_option("--steps", o.steps, "Training steps")->capture_default_str()->group(run);
+  app.add_option("--seed", o.seed, "Seeds perturbations, module sampling, initial policy")
+      ->capture_default_str()
+      ->group(run);
+  app.add_option("-o,--output", args.output, "The run's HDF5 file")
+      ->capture_default_str()
+      ->group(run);
+  app.add_option("--snapshot-interval", o.snapshotInterval, "Store the policy every N steps")
+      ->capture_default_str()
+      ->group(run);
+  args.evaluator.addTo(app);
+}
+
+// Applies the flags that need translation and the shared sampling settings.
+Status finishOptions(Args& args, const CLI::App& app) {
+  es::EsTrainerOptions& o = args.options;
+  o.corpus = args.corpus;
+  if (!args.validationCorpus.empty())
+    o.validationCorpus = args.validationCorpus;
+  if (!args.initialPolicy.empty())
+    o.initialPolicy = args.initialPolicy;
+  if (!args.vocabulary.empty())
+    o.vocabulary = args.vocabulary;
+  o.output = args.output;
+  o.sampling = args.moduleSampling.value();
+  o.mlp.activation = args.activation.value();
+  o.optimizer = args.optimizer.value();
+  o.gradientEs.sampling.sampling = args.perturbations.value();
+  o.gradientEs.shaping.method = args.shaping.value();
+  o.gradientEs.estimator.method = args.estimator.value();
+  o.gradientEs.stepRule.rule = args.stepRule.value();
+  o.gradientEs.convention = args.convention.value();
+  if (args.topDirections > 0)
+    o.gradientEs.shaping.topDirections = args.topDirections;
+  if (args.maxGradientNorm > 0)
+    o.gradientEs.stepRule.maxGradientNorm = args.maxGradientNorm;
+  if (args.cmaPopulation > 0)
+    o.sepCma.populationSize = args.cmaPopulation;
+  // The trust region shares the sampling, shaping and estimator settings.
+  o.trustRegion.sampling = o.gradientEs.sampling;
+  o.trustRegion.shaping = o.gradientEs.shaping;
+  o.trustRegion.estimator = o.gradientEs.estimator;
+  o.trustRegion.convention = o.gradientEs.convention;
+  o.sepCma.minSuccessShare = o.gradientEs.sampling.minSuccessShare;
+  Expected<evaluators::EvaluatorOptions> evaluator = args.evaluator.toOptions();
+  if (!evaluator)
+    return evaluator.error();
+  o.evaluator = evaluator.take();
+
+  // The effective config: every option that has a value, as TOML that
+  // --config (and --resume) read back.
+  o.configToml.clear();
+  o.configValues.clear();
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_lnames().empty())
+      continue;
+    const std::string& name = option->get_lnames().front();
+    if (name == "help" || name == "config" || name == "resume")
+      continue;
+    std::vector<std::string> values = option->results();
+    if (option->get_expected_max() == 0) {
+      // A flag: its state, given or not.
+      values = {option->count() > 0 && option->as<bool>() ? "true" : "false"};
+    } else if (option->count() == 0) {
+      values.clear();
+      std::string defaults = option->get_default_str();
+      if (!defaults.empty() && defaults.front() == '[' && defaults.back() == ']')
+        defaults = defaults.substr(1, defaults.size() - 2);
+      for (size_t begin = 0; !defaults.empty() && begin <= defaults.size();) {
+        size_t comma = defaults.find(',', begin);
+        values.push_back(
+            defaults.substr(begin, comma == std::string::npos ? comma : comma - begin));
+        if (comma == std::string::npos)
+          break;
+        begin = comma + 1;
+      }
+    }
+    if (values.empty())
+      continue;
+    std::string joined, toml;
+    for (const std::string& v : values) {
+      joined += (joined.empty() ? "" : ",") + v;
+      toml += (toml.empty() ? "" : ", ") + tomlValue(v);
+    }
+    o.configValues[name] = joined;
+    bool list = option->get_items_expected_max() > 1;
+    o.configToml += name + " = " + (list ? "[" + toml + "]" : toml) + "\n";
+  }
+  return Status::ok();
+}
+
+void printProgress(const es::StepProgress& p) {
+  std::fprintf(
+      stderr,
+      "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s  "
+      "elapsed %.0fs  eta %.0fs\n",
+      static_cast<long long>(p.step + 1), static_cast<long long>(p.steps), p.evaluationsPerSecond,
+      p.meanReward, p.bestReward, p.failedCompilations, p.skipped ? "  (skipped)" : "",
+      p.validationTotalReward ? ("  validation " + std::to_string(*p.validationTotalReward)).c_str()
+                              : "",
+      p.elapsedSeconds, p.etaSeconds);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"es-train: train an inlining-for-size policy with evolution strategies on real "
+               "clang-22 compilations"};
+  Args args;
+  defineOptions(app, args);
+  CLI11_PARSE(app, argc, argv);
+
+  bool resuming = !args.resume.empty();
+  if (resuming) {
+    // The run's own config, with this command line's evaluator flags on top.
+    Expected<results::RunRecord> stored = results::readRunFile(args.resume);
+    if (!stored)
+      return fail(stored.error());
+    fs::path config =
+        fs::temp_directory_path() / ("es-train-resume-" + std::to_string(getpid()) + ".toml");
+    std::ofstream(config) << stored->configToml;
+    CLI::App replay;
+    Args restored;
+    defineOptions(replay, restored);
+    std::vector<std::string> replayArgs{"es-train", "--config", config.string()};
+    for (const char* flag : {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache"})
+      if (app.count(flag))
+        for (const std::string& r : app[flag]->results()) {
+          replayArgs.push_back(flag);
+          replayArgs.push_back(r);
+        }
+    if (app.count("--no-baseline-cache"))
+      replayArgs.push_back("--no-baseline-cache");
+    std::vector<const char*> replayArgv;
+    for (const std::string& a : replayArgs)
+      replayArgv.push_back(a.c_str());
+    try {
+      replay.parse(static_cast<int>(replayArgv.size()), const_cast<char**>(replayArgv.data()));
+    } catch (const CLI::ParseError& e) {
+      fs::remove(config);
+      return fail(makeError(args.resume + ": stored config does not parse: " + e.what()));
+    }
+    fs::remove(config);
+    restored.output = args.resume;
+    args = std::move(restored);
+    if (Status s = finishOptions(args, replay); !s)
+      return fail(s.error());
+  } else {
+    if (args.corpus.empty())
+      return fail(makeError("--corpus is required (or --resume RUN.h5)"));
+    if (Status s = finishOptions(args, app); !s)
+      return fail(s.error());
+    std::printf("# effective config\n%s\n", args.options.configToml.c_str());
+    std::fflush(stdout);
+  }
+
+  Expected<es::EsTrainer> trainer =
+      resuming ? es::EsTrainer::resume(args.options) : es::EsTrainer::create(args.options);
+  if (!trainer)
+    return fail(trainer.error());
+  const results::RunRecord& record = trainer->record();
+  std::fprintf(
+      stderr, "%s %s, %s parameters, %zu training modules%s; run file %s\n",
+      resuming ? "resuming" : "training", record.attributes.at("policy").c_str(),
+      record.attributes.at("parameters").c_str(), record.moduleNames.size(),
+      record.validationModuleNames.empty()
+          ? ""
+          : (", " + std::to_string(record.validationModuleNames.size()) + " validation modules")
+                .c_str(),
+      args.options.output.c_str());
+  Expected<es::EsTrainerSummary> summary = trainer->run(printProgress);
+  if (!summary)
+    return fail(summary.error());
+  std::printf(
+      "done: %lld steps (%lld this run), %llu compilations, %llu failed, %lld skipped "
+      "steps, %.1f s; final mean reward %+.5f",
+      static_cast<long long>(summary->stepsTotal), static_cast<long long>(summary->stepsRun),
+      static_cast<unsigned long long>(summary->compilations),
+      static_cast<unsigned long long>(summary->failedCompilations),
+      static_cast<long long>(summary->skippedSteps), summary->seconds, summary->finalMeanReward);
+  if (summary->bestValidationTotalReward)
+    std::printf("; best validation reward %+.5f", *summary->bestValidationTotalReward);
+  std::printf("\nresults: %s\n", summary->output.c_str());
+  return 0;
+}

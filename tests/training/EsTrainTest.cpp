@@ -1,0 +1,191 @@
+// es-train on the real zlib corpus: a short run writes a valid run file; the
+// numbers do not depend on the number of workers; a run killed with SIGKILL
+// and resumed from its file ends with the same policy, bit for bit, as an
+// uninterrupted one.
+#include "TestSupport.h"
+#include "mlgo/es/EsTrainer.h"
+#include "mlgo/results/RunFile.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace mlgo::es {
+namespace {
+
+fs::path corpusDirectory(const std::string& name) {
+  const char* dir = std::getenv("MLGO_CORPORA_DIR");
+  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
+}
+
+EsTrainerOptions smallRun(const fs::path& output, size_t workers, const fs::path& scratch) {
+  EsTrainerOptions o;
+  o.corpus = corpusDirectory("zlib");
+  o.modulesPerStep = 3;
+  o.vocabularyQuantiles = 50;
+  o.mlp.hiddenLayers = {8};
+  o.gradientEs.sampling.directions = 3;
+  o.gradientEs.sampling.sigma = 0.5;
+  o.gradientEs.stepRule.learningRate = 0.05;
+  o.steps = 3;
+  o.seed = 7;
+  o.snapshotInterval = 1;
+  o.output = output;
+  o.evaluator.workers = workers;
+  o.evaluator.scratchDirectory = scratch;
+  o.configToml = "# test\n";
+  return o;
+}
+
+bool isTiming(const std::string& name) {
+  return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds";
+}
+
+void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b) {
+  ASSERT_EQ(a.steps(), b.steps());
+  for (const auto& [name, values] : a.stepScalars) {
+    if (isTiming(name))
+      continue;
+    ASSERT_TRUE(b.stepScalars.count(name)) << name;
+    const std::vector<double>& other = b.stepScalars.at(name);
+    ASSERT_EQ(values.size(), other.size()) << name;
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_TRUE(values[i] == other[i] || (std::isnan(values[i]) && std::isnan(other[i])))
+          << name << "[" << i << "]: " << values[i] << " vs " << other[i];
+  }
+  EXPECT_EQ(a.stepModules, b.stepModules);
+  EXPECT_EQ(a.stepSizes, b.stepSizes);
+  for (size_t s = 0; s < a.steps(); ++s)
+    for (size_t c = 0; c < a.candidateRewards[s].size(); ++c) {
+      double x = a.candidateRewards[s][c], y = b.candidateRewards[s][c];
+      EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << "step " << s << " candidate " << c;
+    }
+  ASSERT_TRUE(a.finalPolicy && b.finalPolicy);
+  EXPECT_EQ(a.finalPolicy->policyJson, b.finalPolicy->policyJson);
+  ASSERT_TRUE(a.checkpoint && b.checkpoint);
+  EXPECT_EQ(a.checkpoint->optimizerState, b.checkpoint->optimizerState);
+}
+
+TEST(EsTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
+  mlgo::testing::ScratchDirectory dir;
+  results::RunRecord records[2];
+  for (size_t workers : {size_t{1}, size_t{2}}) {
+    fs::path output = dir / ("run-" + std::to_string(workers) + ".h5");
+    Expected<EsTrainer> trainer = EsTrainer::create(smallRun(output, workers, dir.path()));
+    ASSERT_TRUE(trainer) << trainer.error().message;
+    Expected<EsTrainerSummary> summary = trainer->run();
+    ASSERT_TRUE(summary) << summary.error().message;
+    EXPECT_EQ(summary->stepsTotal, 3);
+    EXPECT_EQ(summary->compilations, 3u * 6u * 3u);
+    Expected<results::RunRecord> stored = results::readRunFile(output);
+    ASSERT_TRUE(stored) << stored.error().message;
+    EXPECT_EQ(stored->trainer, "es-train");
+    EXPECT_EQ(stored->steps(), 3u);
+    EXPECT_EQ(stored->candidateRewards.front().size(), 6u);
+    EXPECT_EQ(stored->stepSizes.front().size(), 6u * 3u);
+    EXPECT_EQ(stored->moduleNames.size(), 15u);
+    EXPECT_EQ(stored->snapshots.size(), 4u); // the start and after each step
+    ASSERT_TRUE(stored->checkpoint);
+    EXPECT_EQ(stored->checkpoint->step, 3);
+    // Rewards are real: compiled sizes against -Oz, not all zero.
+    bool anyNonZero = false;
+    for (const auto& row : stored->candidateRewards)
+      for (double r : row)
+        anyNonZero |= std::isfinite(r) && r != 0.0;
+    EXPECT_TRUE(anyNonZero);
+    records[workers - 1] = stored.take();
+  }
+  expectSameNumbers(records[0], records[1]);
+}
+
+pid_t spawn(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  return pid;
+}
+
+int waitFor(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+TEST(EsTrain, ResumeAfterSigkillReachesTheSameFinalPolicy) {
+  const char* esTrain = std::getenv("MLGO_ES_TRAIN");
+  ASSERT_NE(esTrain, nullptr) << "set MLGO_ES_TRAIN to the es-train binary";
+  mlgo::testing::ScratchDirectory dir;
+  auto command = [&](const fs::path& output) {
+    return std::vector<std::string>{esTrain,
+                                    "--corpus",
+                                    corpusDirectory("zlib").string(),
+                                    "--modules-per-step",
+                                    "3",
+                                    "--vocabulary-quantiles",
+                                    "50",
+                                    "--hidden",
+                                    "8",
+                                    "--directions",
+                                    "3",
+                                    "--sigma",
+                                    "0.5",
+                                    "--learning-rate",
+                                    "0.05",
+                                    "--steps",
+                                    "5",
+                                    "--seed",
+                                    "11",
+                                    "--workers",
+                                    "2",
+                                    "--scratch",
+                                    dir.path().string(),
+                                    "-o",
+                                    output.string()};
+  };
+  fs::path whole = dir / "whole.h5", killed = dir / "killed.h5";
+  int status = waitFor(spawn(command(whole)));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  // Start the same run and kill it once it has checkpointed two steps.
+  pid_t pid = spawn(command(killed));
+  bool reached = false;
+  for (int i = 0; i < 1200 && !reached; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Expected<results::RunRecord> partial = results::readRunFile(killed);
+    reached = partial && partial->steps() >= 2;
+  }
+  ASSERT_TRUE(reached) << "the run never checkpointed step 2";
+  kill(pid, SIGKILL);
+  status = waitFor(pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  Expected<results::RunRecord> partial = results::readRunFile(killed);
+  ASSERT_TRUE(partial) << "the run file is unreadable after SIGKILL: " << partial.error().message;
+  ASSERT_LT(partial->steps(), 5u) << "killed too late to test resuming";
+
+  // Resume with another number of workers: it must not matter.
+  status = waitFor(spawn({esTrain, "--resume", killed.string(), "--workers", "1"}));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  Expected<results::RunRecord> a = results::readRunFile(whole);
+  Expected<results::RunRecord> b = results::readRunFile(killed);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(b->steps(), 5u);
+  expectSameNumbers(*a, *b);
+  EXPECT_EQ(a->snapshots.size(), b->snapshots.size());
+}
+
+} // namespace
+} // namespace mlgo::es

@@ -4,9 +4,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -46,33 +44,6 @@ bool isSafeModuleName(const std::string& name) {
 }
 
 } // namespace
-
-Expected<std::string> readFileBytes(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec))
-    return makeError(file.string() + ": no such file");
-  if (!fs::is_regular_file(file, ec))
-    return makeError(file.string() + ": not a regular file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return makeError(file.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad())
-    return makeError(file.string() + ": read error");
-  return buffer.str();
-}
-
-Status writeFileBytes(const fs::path& file, std::string_view bytes) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out)
-    return makeError(file.string() + ": cannot open for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out)
-    return makeError(file.string() + ": write error");
-  return Status::ok();
-}
 
 std::vector<std::string> splitCommandFile(std::string_view contents) {
   std::vector<std::string> arguments;
@@ -163,16 +134,7 @@ Status writeCorpusDescription(const fs::path& file, const CorpusDescription& des
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   os.flush();
-  // Written beside the target and renamed, so a reader never sees half a file.
-  fs::path temporary = file;
-  temporary += ".tmp";
-  if (Status written = writeFileBytes(temporary, text); !written)
-    return written;
-  std::error_code ec;
-  fs::rename(temporary, file, ec);
-  if (ec)
-    return makeError(file.string() + ": cannot replace: " + ec.message());
-  return Status::ok();
+  return writeFileAtomically(file, text);
 }
 
 Expected<Corpus> Corpus::load(const fs::path& directory) {

@@ -1,4 +1,5 @@
 #include "mlgo/policies/PolicyFile.h"
+#include "mlgo/support/Files.h"
 
 #include "BuiltinPolicies.h"
 #include "TensorSpecInternal.h"
@@ -9,9 +10,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -331,19 +329,6 @@ private:
   std::string origin_;
 };
 
-Expected<std::string> readText(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
-    return makeError(file.string() + ": no such file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return makeError(file.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad())
-    return makeError(file.string() + ": read error");
-  return buffer.str();
-}
 
 } // namespace
 
@@ -423,32 +408,11 @@ Status savePolicy(const Policy& policy, const fs::path& file) {
   Expected<std::string> text = policyToJson(policy);
   if (!text)
     return makeError(file.string() + ": " + text.error().message);
-  fs::path temporary = file;
-  temporary += ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return makeError(temporary.string() + ": cannot open for writing");
-    out << *text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      return makeError(temporary.string() + ": write error");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temporary, file, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    return makeError(file.string() + ": cannot replace: " + ec.message());
-  }
-  return Status::ok();
+  return writeFileAtomically(file, *text);
 }
 
 Expected<std::unique_ptr<Policy>> loadPolicy(const fs::path& file) {
-  Expected<std::string> text = readText(file);
+  Expected<std::string> text = readFileBytes(file);
   if (!text)
     return text.error();
   return policyFromJson(*text, file.string());

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/Files.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -75,8 +76,7 @@ std::string joinCommandFile(const std::vector<std::string>& arguments);
 Status writeModuleFiles(const std::filesystem::path& directory, std::string_view name,
                         std::string_view bitcode, std::string_view commandFileContents);
 
-// Reads a whole file; the error names it.
-Expected<std::string> readFileBytes(const std::filesystem::path& file);
-Status writeFileBytes(const std::filesystem::path& file, std::string_view bytes);
+using mlgo::readFileBytes;
+using mlgo::writeFileBytes;
 
 } // namespace mlgo::corpus

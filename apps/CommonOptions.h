@@ -8,7 +8,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
+#include <string_view>
+#include <unistd.h>
 #include <vector>
 
 namespace mlgo::apps {
@@ -55,5 +63,135 @@ struct EvaluatorArgs {
     return options;
   }
 };
+
+// --- Shared by the trainers (bc-train, ppo-train) -----------------------------
+
+// An enumerated option held as its name, so --help and the stored config show
+// names, not codes; checked against the library's own spellings and converted
+// once parsing is done.
+template <class E> struct EnumOption {
+  std::string text;
+  std::vector<E> values;
+  std::function<std::string_view(E)> name;
+
+  EnumOption(E initial, std::vector<E> all, std::function<std::string_view(E)> nameOf)
+      : text(nameOf(initial)), values(std::move(all)), name(std::move(nameOf)) {}
+  std::vector<std::string> names() const {
+    std::vector<std::string> result;
+    for (E v : values)
+      result.emplace_back(name(v));
+    return result;
+  }
+  CLI::Option* addTo(CLI::App& app, const std::string& flag, const std::string& help,
+                     const std::string& group) {
+    std::string joined;
+    for (const std::string& n : names())
+      joined += (joined.empty() ? "" : " | ") + n;
+    return app.add_option(flag, text, help + ": " + joined)
+        ->check(CLI::IsMember(names()))
+        ->capture_default_str()
+        ->group(group);
+  }
+  E value() const {
+    for (E v : values)
+      if (name(v) == text)
+        return v;
+    return values.front(); // unreachable: IsMember checked the text
+  }
+};
+
+// A TOML scalar: numbers and booleans as they are, anything else quoted.
+inline std::string tomlValue(const std::string& value) {
+  if (value == "true" || value == "false")
+    return value;
+  if (!value.empty()) {
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    if (end == value.c_str() + value.size())
+      return value;
+  }
+  std::string quoted = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\')
+      quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// The effective config of a parsed `app`: every long option with a value
+// (given, or its default), as TOML that --config reads back and flattened to
+// key → value. Flags are stored as true/false; --help, --config and --resume
+// are not stored.
+inline void effectiveConfig(const CLI::App& app, std::string& toml,
+                            std::map<std::string, std::string, std::less<>>& values) {
+  toml.clear();
+  values.clear();
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_lnames().empty())
+      continue;
+    const std::string& name = option->get_lnames().front();
+    if (name == "help" || name == "config" || name == "resume")
+      continue;
+    std::vector<std::string> results = option->results();
+    if (option->get_expected_max() == 0) {
+      results = {option->count() > 0 && option->as<bool>() ? "true" : "false"};
+    } else if (option->count() == 0) {
+      results.clear();
+      std::string defaults = option->get_default_str();
+      if (!defaults.empty() && defaults.front() == '[' && defaults.back() == ']')
+        defaults = defaults.substr(1, defaults.size() - 2);
+      for (size_t begin = 0; !defaults.empty() && begin <= defaults.size();) {
+        size_t comma = defaults.find(',', begin);
+        results.push_back(
+            defaults.substr(begin, comma == std::string::npos ? comma : comma - begin));
+        if (comma == std::string::npos)
+          break;
+        begin = comma + 1;
+      }
+    }
+    if (results.empty())
+      continue;
+    std::string joined, list;
+    for (const std::string& v : results) {
+      joined += (joined.empty() ? "" : ",") + v;
+      list += (list.empty() ? "" : ", ") + tomlValue(v);
+    }
+    values[name] = joined;
+    bool many = option->get_items_expected_max() > 1;
+    toml += name + " = " + (many ? "[" + list + "]" : list) + "\n";
+  }
+}
+
+// For --resume: parses a run's stored config into `replay` (an App already
+// given the tool's options), with the evaluator flags given on `commandLine`
+// on top: they change where and how fast compilations run, never the numbers.
+inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
+                                const std::string& storedToml, const CLI::App& commandLine,
+                                const std::string& origin) {
+  std::filesystem::path config = std::filesystem::temp_directory_path() /
+                                 (program + "-resume-" + std::to_string(getpid()) + ".toml");
+  std::ofstream(config) << storedToml;
+  std::vector<std::string> args{program, "--config", config.string()};
+  for (const char* flag : {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache"})
+    if (commandLine.count(flag))
+      for (const std::string& r : commandLine[flag]->results()) {
+        args.push_back(flag);
+        args.push_back(r);
+      }
+  if (commandLine.count("--no-baseline-cache"))
+    args.push_back("--no-baseline-cache");
+  std::vector<const char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(a.c_str());
+  Status status;
+  try {
+    replay.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  } catch (const CLI::ParseError& e) {
+    status = makeError(origin + ": stored config does not parse: " + e.what());
+  }
+  std::filesystem::remove(config);
+  return status;
+}
 
 } // namespace mlgo::apps

@@ -6,12 +6,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -41,40 +39,46 @@ std::string ExitStatus::describe() const {
 Expected<ChildProcess> ChildProcess::spawn(const std::string& program,
                                            const std::vector<std::string>& arguments,
                                            const fs::path& outputFile) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outputFile.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-
-  // The child must not inherit the trainer's blocked or ignored signals
-  // (e.g. SIGPIPE ignored for the channel).
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
+  // Everything the child needs is prepared before fork: between fork and
+  // exec only async-signal-safe calls are allowed (other threads may hold
+  // the allocator's locks).
   std::vector<char*> argv;
   argv.reserve(arguments.size() + 2);
   argv.push_back(const_cast<char*>(program.c_str()));
   for (const std::string& a : arguments)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  const std::string output = outputFile.string();
+  const pid_t parent = getpid();
 
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (rc != 0)
-    return makeError("cannot start " + program + ": " + std::strerror(rc));
+  // fork + exec rather than posix_spawn, for PR_SET_PDEATHSIG: a trainer
+  // that is killed (SIGKILL runs no cleanup) must not leave compilers
+  // behind, and a clang whose channel peer vanished would otherwise spin.
+  pid_t pid = fork();
+  if (pid < 0)
+    return makeError("cannot start " + program + ": fork: " + std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) // the parent died before prctl took effect
+      _exit(127);
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0)
+      _exit(127);
+    dup2(in, STDIN_FILENO);
+    dup2(out, STDOUT_FILENO);
+    dup2(out, STDERR_FILENO);
+    // The trainer ignores SIGPIPE (for the channel) and may block signals in
+    // its threads; the compiler gets the defaults.
+    struct sigaction defaultAction {};
+    defaultAction.sa_handler = SIG_DFL;
+    sigaction(SIGPIPE, &defaultAction, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execv(program.c_str(), argv.data());
+    _exit(127); // exec failed: reported as exit code 127
+  }
   return ChildProcess(pid);
 }
 

@@ -4,11 +4,17 @@
 #include "TestSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/evaluators/Process.h"
 #include "mlgo/policies/Policy.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
+#include <fstream>
 #include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -144,6 +150,57 @@ TEST(SizeReward, MatchesMlCompilerOpt) {
   EXPECT_DOUBLE_EQ(sizeReward(100, 100), 0.0);
   EXPECT_NEAR(sizeReward(90, 100), 1.0 - 90.01 / 100.01, 1e-15);
   EXPECT_LT(sizeReward(110, 100), 0.0);
+}
+
+} // namespace
+} // namespace mlgo::evaluators
+
+namespace mlgo::evaluators {
+namespace {
+
+bool processIsGone(pid_t pid) {
+  // Gone, or a zombie waiting for init to reap it: either way not running.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return true;
+  size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// A trainer killed with SIGKILL runs no cleanup: its compilers must die with
+// it rather than linger (a clang whose channel peer vanished spins).
+TEST(ChildProcess, DiesWithAKilledParent) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t trainer = fork();
+  ASSERT_GE(trainer, 0);
+  if (trainer == 0) {
+    close(fds[0]);
+    Expected<ChildProcess> child = ChildProcess::spawn("/bin/sleep", {"100"}, "/dev/null");
+    pid_t pid = child ? child->pid() : -1;
+    if (write(fds[1], &pid, sizeof pid) != sizeof pid)
+      _exit(1);
+    pause();
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t compiler = -1;
+  ASSERT_EQ(read(fds[0], &compiler, sizeof compiler), static_cast<ssize_t>(sizeof compiler));
+  close(fds[0]);
+  ASSERT_GT(compiler, 0);
+  EXPECT_FALSE(processIsGone(compiler));
+  kill(trainer, SIGKILL);
+  int status;
+  waitpid(trainer, &status, 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    gone = processIsGone(compiler);
+  }
+  EXPECT_TRUE(gone) << "the child outlived its killed parent";
+  if (!gone)
+    kill(compiler, SIGKILL);
 }
 
 } // namespace

@@ -1,6 +1,6 @@
-// Child processes for compilations: spawned with posix_spawn, stdout and
-// stderr captured to a file (its tail is kept for the record), waited for
-// with a deadline, killed and reaped on every path so no zombie is left.
+// Child processes for compilations: started with fork + exec (the child dies with its parent:
+// PR_SET_PDEATHSIG), stdout and stderr captured to a file (its tail is kept for the record), waited
+// for with a deadline, killed and reaped on every path so no zombie is left.
 #pragma once
 
 #include "mlgo/support/Expected.h"

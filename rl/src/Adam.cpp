@@ -1,0 +1,104 @@
+#include "mlgo/rl/Adam.h"
+
+#include <cassert>
+#include <cmath>
+#include <string>
+
+namespace mlgo::rl {
+
+namespace {
+
+constexpr const char* kMoment1 = "adam_m";
+constexpr const char* kMoment2 = "adam_v";
+constexpr const char* kUpdates = "adam_t";
+
+std::string field(std::string_view prefix, const char* name) {
+  return std::string(prefix) + "." + name;
+}
+
+} // namespace
+
+Status AdamOptions::validate(std::string_view prefix) const {
+  if (!(learningRate > 0) || !std::isfinite(learningRate))
+    return makeError(field(prefix, "learningRate") + ": must be positive, got " +
+                     std::to_string(learningRate));
+  if (!(beta1 >= 0 && beta1 < 1))
+    return makeError(field(prefix, "beta1") + ": must be in [0, 1), got " + std::to_string(beta1));
+  if (!(beta2 >= 0 && beta2 < 1))
+    return makeError(field(prefix, "beta2") + ": must be in [0, 1), got " + std::to_string(beta2));
+  if (!(epsilon > 0) || !std::isfinite(epsilon))
+    return makeError(field(prefix, "epsilon") + ": must be positive, got " +
+                     std::to_string(epsilon));
+  if (maxGradientNorm && !(*maxGradientNorm > 0))
+    return makeError(field(prefix, "maxGradientNorm") + ": must be positive, got " +
+                     std::to_string(*maxGradientNorm));
+  return Status::ok();
+}
+
+AdamOptions mlCompilerOptAdam(double learningRate) {
+  AdamOptions options;
+  options.learningRate = learningRate;
+  options.epsilon = 3.125e-4;
+  return options;
+}
+
+AdamState AdamState::zeros(size_t dimension) {
+  const auto n = static_cast<Eigen::Index>(dimension);
+  return {Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n), 0};
+}
+
+void AdamState::saveTo(results::StateValues& values) const {
+  values.vectors[kMoment1] = std::vector<double>(m.data(), m.data() + m.size());
+  values.vectors[kMoment2] = std::vector<double>(v.data(), v.data() + v.size());
+  values.integers[kUpdates] = t;
+}
+
+Expected<AdamState> AdamState::restore(const results::StateValues& values, size_t dimension) {
+  auto m = values.vectors.find(kMoment1);
+  auto v = values.vectors.find(kMoment2);
+  auto t = values.integers.find(kUpdates);
+  if (m == values.vectors.end() || v == values.vectors.end() || t == values.integers.end())
+    return makeError("optimizer state: adam_m, adam_v or adam_t is missing");
+  if (m->second.size() != dimension || v->second.size() != dimension)
+    return makeError("optimizer state: Adam moments have " + std::to_string(m->second.size()) +
+                     " and " + std::to_string(v->second.size()) + " values, the policy " +
+                     std::to_string(dimension) + " parameters");
+  if (t->second < 0)
+    return makeError("optimizer state: adam_t is negative");
+  const auto n = static_cast<Eigen::Index>(dimension);
+  AdamState state;
+  state.m = Eigen::Map<const Eigen::VectorXd>(m->second.data(), n);
+  state.v = Eigen::Map<const Eigen::VectorXd>(v->second.data(), n);
+  state.t = t->second;
+  return state;
+}
+
+AdamUpdate adamStep(const AdamOptions& options, AdamState& state, std::span<const double> gradient,
+                    std::span<double> parameters) {
+  assert(gradient.size() == parameters.size());
+  assert(static_cast<size_t>(state.m.size()) == parameters.size());
+  const auto n = static_cast<Eigen::Index>(parameters.size());
+  Eigen::Map<const Eigen::VectorXd> rawGradient(gradient.data(), n);
+  Eigen::Map<Eigen::VectorXd> theta(parameters.data(), n);
+
+  AdamUpdate update;
+  update.gradientNorm = rawGradient.norm();
+  double scale = 1.0;
+  if (options.maxGradientNorm && update.gradientNorm > *options.maxGradientNorm) {
+    scale = *options.maxGradientNorm / update.gradientNorm;
+    update.clipped = true;
+  }
+  state.m = options.beta1 * state.m + (1 - options.beta1) * scale * rawGradient;
+  state.v = options.beta2 * state.v + (1 - options.beta2) * (scale * rawGradient).cwiseAbs2();
+  ++state.t;
+  const double t = static_cast<double>(state.t);
+  const double rate = options.learningRate * std::sqrt(1 - std::pow(options.beta2, t)) /
+                      (1 - std::pow(options.beta1, t));
+  Eigen::VectorXd step =
+      rate * (state.m.array() / (state.v.array().sqrt() + options.epsilon)).matrix();
+  theta -= step;
+  update.stepNorm = step.norm();
+  return update;
+}
+
+} // namespace mlgo::rl

@@ -1,0 +1,223 @@
+// BcTrainer on synthetic traces (no clang): it learns a separable labelling
+// to ≥ 99 % held-out accuracy, splits by module, writes a valid run file and a
+// loadable policy, does not depend on the number of threads, and a run
+// stopped after k epochs and resumed ends bit for bit where an uninterrupted
+// one does.
+#include "mlgo/rl/BcTrainer.h"
+#include "RlTestSupport.h"
+#include "TestSupport.h"
+#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/results/RunFile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace mlgo::rl {
+namespace {
+
+using namespace testing;
+
+// Inline iff a > b, with a margin of 50 so the classes are separable in the
+// quantile-normalised space as well; c is noise.
+int64_t separable(double a, double b, double) {
+  if (std::abs(a - b) < 50)
+    return -1; // rejected: draw again
+  return a > b ? 1 : 0;
+}
+
+BcTrainerOptions syntheticRun(const mlgo::testing::ScratchDirectory& dir, const fs::path& trace) {
+  BcTrainerOptions o;
+  o.traces = {trace};
+  o.heldoutFraction = 0.25;
+  o.vocabularyQuantiles = 100;
+  o.mlp.hiddenLayers = {16, 8};
+  o.mlp.activation = policies::Activation::Tanh;
+  o.adam.learningRate = 0.01;
+  o.minibatchSize = 32;
+  o.epochs = 40;
+  o.seed = 4;
+  o.snapshotInterval = 10;
+  o.output = dir / "bc.h5";
+  o.policyOutput = dir / "bc.json";
+  o.evaluator.workers = 1;
+  o.configToml = "# test\n";
+  return o;
+}
+
+bool isTiming(const std::string& name) {
+  return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds";
+}
+
+void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b) {
+  ASSERT_EQ(a.steps(), b.steps());
+  for (const auto& [name, values] : a.stepScalars) {
+    if (isTiming(name))
+      continue;
+    ASSERT_TRUE(b.stepScalars.count(name)) << name;
+    EXPECT_EQ(values, b.stepScalars.at(name)) << name;
+  }
+  EXPECT_EQ(a.snapshots, b.snapshots);
+  EXPECT_EQ(a.bestPolicy, b.bestPolicy);
+  ASSERT_TRUE(a.finalPolicy && b.finalPolicy);
+  EXPECT_EQ(a.finalPolicy->policyJson, b.finalPolicy->policyJson);
+  ASSERT_TRUE(a.checkpoint && b.checkpoint);
+  EXPECT_EQ(a.checkpoint->optimizerState, b.checkpoint->optimizerState);
+  EXPECT_EQ(a.checkpoint->trainerState, b.checkpoint->trainerState);
+  EXPECT_EQ(a.moduleNames, b.moduleNames);
+  EXPECT_EQ(a.validationModuleNames, b.validationModuleNames);
+}
+
+TEST(BcTrainer, LearnsASeparableLabellingOnHeldOutModules) {
+  mlgo::testing::ScratchDirectory dir;
+  fs::path trace = dir / "synthetic.h5";
+  writeSyntheticTrace(trace, 24, 60, 11, separable);
+  Expected<BcTrainer> trainer = BcTrainer::create(syntheticRun(dir, trace));
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  Expected<BcTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->epochsTotal, 40);
+  EXPECT_EQ(summary->trainingModules, 18u);
+  EXPECT_EQ(summary->heldoutModules, 6u);
+  EXPECT_EQ(summary->trainingDecisions, 18u * 60u);
+  EXPECT_EQ(summary->heldoutDecisions, 6u * 60u);
+  ASSERT_TRUE(summary->finalHeldoutAccuracy);
+  EXPECT_GE(*summary->finalHeldoutAccuracy, 0.99);
+  EXPECT_GE(summary->finalTrainAccuracy, 0.99);
+  ASSERT_TRUE(summary->heldoutMajorityAccuracy);
+  EXPECT_LT(*summary->heldoutMajorityAccuracy, 0.7); // the task is not trivial
+
+  // The run file: one row per epoch, no compilations, the modules split.
+  Expected<results::RunRecord> stored = results::readRunFile(dir / "bc.h5");
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->trainer, "bc-train");
+  EXPECT_EQ(stored->steps(), 40u);
+  EXPECT_TRUE(stored->candidateRewards.front().empty());
+  EXPECT_TRUE(stored->stepModules.empty());
+  for (const char* scalar : {"train_loss", "train_accuracy", "heldout_loss", "heldout_accuracy",
+                             "seconds_step", "heldout_inline_share"})
+    ASSERT_EQ(stored->stepScalars.at(scalar).size(), 40u) << scalar;
+  EXPECT_GE(stored->stepScalars.at("heldout_accuracy").back(), 0.99);
+  EXPECT_LT(stored->stepScalars.at("train_loss").back(),
+            stored->stepScalars.at("train_loss").front());
+  std::set<std::string> training(stored->moduleNames.begin(), stored->moduleNames.end());
+  for (const std::string& name : stored->validationModuleNames)
+    EXPECT_FALSE(training.count(name)) << name << " is in both sets";
+  EXPECT_EQ(training.size() + stored->validationModuleNames.size(), 24u);
+  EXPECT_EQ(stored->snapshots.size(), 5u); // the start, and every 10 epochs
+  ASSERT_TRUE(stored->finalPolicy && stored->bestPolicy && stored->checkpoint);
+  EXPECT_EQ(stored->checkpoint->step, 40);
+  EXPECT_EQ(stored->checkpoint->optimizer, "adam");
+  EXPECT_EQ(stored->checkpoint->optimizerState.integers.at("adam_t"), 40 * ((18 * 60 + 31) / 32));
+
+  // The policy file is the final policy, loadable as an MLP that does not
+  // read the label.
+  Expected<policies::MlpPolicy> policy = policies::loadMlpPolicy(dir / "bc.json");
+  ASSERT_TRUE(policy) << policy.error().message;
+  for (const policies::TensorSpec& input : policy->inputs())
+    EXPECT_NE(input.name, "inlining_default");
+  EXPECT_EQ(policies::policyToJson(*policy).hasValue() ? *policies::policyToJson(*policy) : "",
+            stored->finalPolicy->policyJson);
+}
+
+TEST(BcTrainer, ThreadsDoNotChangeTheNumbers) {
+  mlgo::testing::ScratchDirectory dir;
+  fs::path trace = dir / "synthetic.h5";
+  writeSyntheticTrace(trace, 10, 40, 3, separable);
+  results::RunRecord records[2];
+  for (size_t workers : {size_t{1}, size_t{2}}) {
+    BcTrainerOptions o = syntheticRun(dir, trace);
+    o.epochs = 3;
+    o.minibatchSize = 200; // several chunks per mini-batch
+    o.evaluator.workers = workers;
+    o.output = dir / ("bc-" + std::to_string(workers) + ".h5");
+    Expected<BcTrainer> trainer = BcTrainer::create(o);
+    ASSERT_TRUE(trainer) << trainer.error().message;
+    ASSERT_TRUE(trainer->run());
+    records[workers - 1] = trainer->record();
+  }
+  expectSameNumbers(records[0], records[1]);
+}
+
+TEST(BcTrainer, ResumedRunEndsWhereAnUninterruptedOneDoes) {
+  mlgo::testing::ScratchDirectory dir;
+  fs::path trace = dir / "synthetic.h5";
+  writeSyntheticTrace(trace, 10, 40, 5, separable);
+  BcTrainerOptions whole = syntheticRun(dir, trace);
+  whole.epochs = 7;
+  whole.snapshotInterval = 2;
+  whole.output = dir / "whole.h5";
+  BcTrainerOptions parts = whole;
+  parts.output = dir / "parts.h5";
+  parts.policyOutput = dir / "parts.json";
+
+  Expected<BcTrainer> a = BcTrainer::create(whole);
+  ASSERT_TRUE(a) << a.error().message;
+  ASSERT_TRUE(a->run());
+  {
+    Expected<BcTrainer> first = BcTrainer::create(parts);
+    ASSERT_TRUE(first) << first.error().message;
+    Expected<BcTrainerSummary> stopped = first->run({}, 3);
+    ASSERT_TRUE(stopped);
+    EXPECT_EQ(stopped->epochsRun, 3);
+    EXPECT_FALSE(stopped->policyOutput); // not finished: no policy file yet
+    EXPECT_FALSE(fs::exists(parts.policyOutput));
+  }
+  Expected<BcTrainer> b = BcTrainer::resume(parts);
+  ASSERT_TRUE(b) << b.error().message;
+  Expected<BcTrainerSummary> rest = b->run();
+  ASSERT_TRUE(rest) << rest.error().message;
+  EXPECT_EQ(rest->epochsRun, 4);
+  EXPECT_EQ(rest->epochsTotal, 7);
+  Expected<results::RunRecord> ra = results::readRunFile(whole.output);
+  Expected<results::RunRecord> rb = results::readRunFile(parts.output);
+  ASSERT_TRUE(ra && rb);
+  expectSameNumbers(*ra, *rb);
+  Expected<policies::MlpPolicy> pa = policies::loadMlpPolicy(whole.policyOutput);
+  Expected<policies::MlpPolicy> pb = policies::loadMlpPolicy(parts.policyOutput);
+  ASSERT_TRUE(pa && pb);
+  EXPECT_TRUE(std::equal(pa->parameters().begin(), pa->parameters().end(), pb->parameters().begin(),
+                         pb->parameters().end()));
+
+  // Resuming another trainer's file is refused, naming it.
+  results::RunRecord other = *ra;
+  other.trainer = "ppo-train";
+  ASSERT_TRUE(results::writeRunFile(dir / "other.h5", other));
+  BcTrainerOptions wrong = whole;
+  wrong.output = dir / "other.h5";
+  Expected<BcTrainer> refused = BcTrainer::resume(wrong);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("ppo-train"), std::string::npos);
+}
+
+TEST(BcTrainerOptions, ValidateNamesTheField) {
+  BcTrainerOptions o;
+  EXPECT_NE(o.validate().error().message.find("traces"), std::string::npos);
+  o.traces = {"t.h5"};
+  EXPECT_TRUE(o.validate());
+  o.heldoutFraction = 1;
+  EXPECT_NE(o.validate().error().message.find("heldoutFraction"), std::string::npos);
+  o.heldoutFraction = 0.2;
+  o.adam.epsilon = 0;
+  EXPECT_NE(o.validate().error().message.find("adam.epsilon"), std::string::npos);
+}
+
+TEST(BcTrainer, TracesWithOtherFeaturesAreRefused) {
+  mlgo::testing::ScratchDirectory dir;
+  writeSyntheticTrace(dir / "a.h5", 3, 10, 1, separable);
+  Expected<results::TraceWriter> writer =
+      results::TraceWriter::create(dir / "b.h5", {{"a", policies::TensorType::Int64, {1}, 0}}, {});
+  ASSERT_TRUE(writer);
+  ASSERT_TRUE(writer->close());
+  BcTrainerOptions o = syntheticRun(dir, dir / "a.h5");
+  o.traces.push_back(dir / "b.h5");
+  Expected<BcTrainer> trainer = BcTrainer::create(o);
+  ASSERT_FALSE(trainer);
+  EXPECT_NE(trainer.error().message.find("b.h5"), std::string::npos);
+}
+
+} // namespace
+} // namespace mlgo::rl

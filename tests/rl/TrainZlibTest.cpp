@@ -1,0 +1,373 @@
+// ppo-train and bc-train on the real zlib corpus with clang-22: short runs
+// write valid run files; PPO's numbers do not depend on the number of workers;
+// a PPO run stopped after k iterations and resumed (in-process, and through
+// the CLI after SIGKILL) ends with the same policy bit for bit as an
+// uninterrupted one; BC's policy warm-starts PPO.
+#include "TestSupport.h"
+#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/results/RunFile.h"
+#include "mlgo/results/TraceFile.h"
+#include "mlgo/rl/BcTrainer.h"
+#include "mlgo/rl/PpoTrainer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace mlgo::rl {
+namespace {
+
+fs::path corpusDirectory(const std::string& name) {
+  const char* dir = std::getenv("MLGO_CORPORA_DIR");
+  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
+}
+
+PpoTrainerOptions smallPpo(const fs::path& output, size_t workers, const fs::path& scratch) {
+  PpoTrainerOptions o;
+  o.corpus = corpusDirectory("zlib");
+  o.modulesPerIteration = 4;
+  o.vocabularyQuantiles = 50;
+  o.mlp.hiddenLayers = {8};
+  o.adam.learningRate = 0.01; // visible movement in a few updates
+  o.minibatchSize = 32;
+  o.updatesPerIteration = 6;
+  o.iterations = 3;
+  o.seed = 5;
+  o.snapshotInterval = 1;
+  o.output = output;
+  o.policyOutput = fs::path(output).replace_extension(".json");
+  o.evaluator.workers = workers;
+  o.evaluator.scratchDirectory = scratch;
+  o.configToml = "# test\n";
+  return o;
+}
+
+bool isTiming(const std::string& name) {
+  return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds";
+}
+
+void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b) {
+  ASSERT_EQ(a.steps(), b.steps());
+  for (const auto& [name, values] : a.stepScalars) {
+    if (isTiming(name))
+      continue;
+    ASSERT_TRUE(b.stepScalars.count(name)) << name;
+    const std::vector<double>& other = b.stepScalars.at(name);
+    ASSERT_EQ(values.size(), other.size()) << name;
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_TRUE(values[i] == other[i] || (std::isnan(values[i]) && std::isnan(other[i])))
+          << name << "[" << i << "]: " << values[i] << " vs " << other[i];
+  }
+  EXPECT_EQ(a.stepModules, b.stepModules);
+  EXPECT_EQ(a.stepSizes, b.stepSizes);
+  EXPECT_EQ(a.snapshots, b.snapshots);
+  ASSERT_TRUE(a.finalPolicy && b.finalPolicy);
+  EXPECT_EQ(a.finalPolicy->policyJson, b.finalPolicy->policyJson);
+  ASSERT_TRUE(a.checkpoint && b.checkpoint);
+  EXPECT_EQ(a.checkpoint->optimizerState, b.checkpoint->optimizerState);
+  // Moving baselines and β: NaN (not yet compiled) compares unequal with ==.
+  const auto& ta = a.checkpoint->trainerState.vectors;
+  const auto& tb = b.checkpoint->trainerState.vectors;
+  ASSERT_EQ(ta.size(), tb.size());
+  for (const auto& [key, values] : ta) {
+    ASSERT_EQ(values.size(), tb.at(key).size()) << key;
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_TRUE(values[i] == tb.at(key)[i] ||
+                  (std::isnan(values[i]) && std::isnan(tb.at(key)[i])))
+          << key << "[" << i << "]";
+  }
+}
+
+TEST(PpoTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
+  mlgo::testing::ScratchDirectory dir;
+  results::RunRecord records[2];
+  for (size_t workers : {size_t{1}, size_t{2}}) {
+    fs::path output = dir / ("ppo-" + std::to_string(workers) + ".h5");
+    Expected<PpoTrainer> trainer = PpoTrainer::create(smallPpo(output, workers, dir.path()));
+    ASSERT_TRUE(trainer) << trainer.error().message;
+    const std::vector<double> initial(trainer->policy().parameters().begin(),
+                                      trainer->policy().parameters().end());
+    Expected<PpoTrainerSummary> summary = trainer->run();
+    ASSERT_TRUE(summary) << summary.error().message;
+    EXPECT_EQ(summary->iterationsTotal, 3);
+    EXPECT_EQ(summary->compilations, 3u * 4u);
+    EXPECT_EQ(summary->failedCompilations, 0u);
+    EXPECT_EQ(summary->updates, 3 * 6);
+    EXPECT_GT(summary->decisions, 0u);
+    // The policy learned something: its weights moved.
+    EXPECT_FALSE(
+        std::equal(initial.begin(), initial.end(), trainer->policy().parameters().begin()));
+
+    Expected<results::RunRecord> stored = results::readRunFile(output);
+    ASSERT_TRUE(stored) << stored.error().message;
+    EXPECT_EQ(stored->trainer, "ppo-train");
+    EXPECT_EQ(stored->steps(), 3u);
+    EXPECT_EQ(stored->candidateRewards.front().size(), 1u);
+    EXPECT_EQ(stored->stepModules.front().size(), 4u);
+    EXPECT_EQ(stored->stepSizes.front().size(), 4u);
+    EXPECT_EQ(stored->moduleNames.size(), 15u);
+    EXPECT_EQ(stored->snapshots.size(), 4u); // the start and after each iteration
+    for (const char* scalar : {"reward_mean", "loss_total", "loss_policy_gradient", "loss_entropy",
+                               "loss_kl_penalty", "kl_old_new", "entropy_after", "adaptive_kl_beta",
+                               "training_decisions", "seconds_update"}) {
+      ASSERT_TRUE(stored->stepScalars.count(scalar)) << scalar;
+      for (double v : stored->stepScalars.at(scalar))
+        EXPECT_TRUE(std::isfinite(v)) << scalar;
+    }
+    // Rewards are real: sizes against -Oz, and sampling does change sizes.
+    bool anyNonZero = false;
+    for (const auto& row : stored->candidateRewards)
+      anyNonZero |= std::isfinite(row[0]) && row[0] != 0.0;
+    EXPECT_TRUE(anyNonZero);
+    ASSERT_TRUE(stored->checkpoint);
+    EXPECT_EQ(stored->checkpoint->step, 3);
+    EXPECT_EQ(stored->checkpoint->optimizer, "adam");
+    EXPECT_EQ(stored->checkpoint->optimizerState.integers.at("adam_t"), 18);
+    const std::vector<double>& averages =
+        stored->checkpoint->trainerState.vectors.at("moving_average_sizes");
+    ASSERT_EQ(averages.size(), 15u);
+    size_t visited = 0;
+    for (double a : averages)
+      visited += !std::isnan(a);
+    EXPECT_GT(visited, 0u);
+    ASSERT_TRUE(stored->finalPolicy);
+    // The policy file is the final policy.
+    ASSERT_TRUE(summary->policyOutput);
+    Expected<policies::MlpPolicy> saved = policies::loadMlpPolicy(*summary->policyOutput);
+    ASSERT_TRUE(saved) << saved.error().message;
+    EXPECT_EQ(*policies::policyToJson(*saved), stored->finalPolicy->policyJson);
+    records[workers - 1] = stored.take();
+  }
+  expectSameNumbers(records[0], records[1]);
+}
+
+TEST(PpoTrain, ResumedRunEndsWhereAnUninterruptedOneDoes) {
+  mlgo::testing::ScratchDirectory dir;
+  PpoTrainerOptions whole = smallPpo(dir / "whole.h5", 2, dir.path());
+  whole.iterations = 3;
+  whole.validationCorpus = corpusDirectory("zlib");
+  whole.validationInterval = 2;
+  PpoTrainerOptions parts = whole;
+  parts.output = dir / "parts.h5";
+
+  Expected<PpoTrainer> a = PpoTrainer::create(whole);
+  ASSERT_TRUE(a) << a.error().message;
+  Expected<PpoTrainerSummary> all = a->run();
+  ASSERT_TRUE(all) << all.error().message;
+  ASSERT_TRUE(all->bestValidationTotalReward);
+  {
+    Expected<PpoTrainer> first = PpoTrainer::create(parts);
+    ASSERT_TRUE(first) << first.error().message;
+    Expected<PpoTrainerSummary> stopped = first->run({}, 2);
+    ASSERT_TRUE(stopped) << stopped.error().message;
+    EXPECT_EQ(stopped->iterationsRun, 2);
+  }
+  parts.evaluator.workers = 1; // may differ on resume
+  Expected<PpoTrainer> b = PpoTrainer::resume(parts);
+  ASSERT_TRUE(b) << b.error().message;
+  Expected<PpoTrainerSummary> rest = b->run();
+  ASSERT_TRUE(rest) << rest.error().message;
+  EXPECT_EQ(rest->iterationsRun, 1);
+  Expected<results::RunRecord> ra = results::readRunFile(whole.output);
+  Expected<results::RunRecord> rb = results::readRunFile(parts.output);
+  ASSERT_TRUE(ra && rb);
+  expectSameNumbers(*ra, *rb);
+  EXPECT_EQ(ra->validations, rb->validations);
+  EXPECT_EQ(ra->validations.size(), 2u);
+  EXPECT_EQ(ra->bestPolicy, rb->bestPolicy);
+}
+
+TEST(BcTrain, RecordsTheCorpusAndWarmStartsPpo) {
+  mlgo::testing::ScratchDirectory dir;
+  BcTrainerOptions bc;
+  bc.corpus = corpusDirectory("zlib");
+  bc.vocabularyQuantiles = 50;
+  bc.mlp.hiddenLayers = {8};
+  bc.epochs = 60;
+  bc.output = dir / "bc.h5";
+  bc.policyOutput = dir / "bc.json";
+  bc.evaluator.workers = 2;
+  bc.evaluator.scratchDirectory = dir.path();
+  bc.configToml = "# test\n";
+  Expected<BcTrainer> trainer = BcTrainer::create(bc);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  Expected<BcTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->trainingModules + summary->heldoutModules, 15u);
+  EXPECT_EQ(summary->heldoutModules, 3u);
+  EXPECT_GT(summary->trainingDecisions, 100u);
+  ASSERT_TRUE(summary->finalHeldoutAccuracy);
+  EXPECT_GT(*summary->finalHeldoutAccuracy, 0.5);
+
+  // The recording: the heuristic's decisions on every module.
+  Expected<results::Trace> trace = results::readTrace(dir / "bc.trace.h5");
+  ASSERT_TRUE(trace) << trace.error().message;
+  EXPECT_EQ(trace->modules.size(), 15u);
+  EXPECT_EQ(trace->actions, trace->defaultDecisions);
+  Expected<results::RunRecord> stored = results::readRunFile(dir / "bc.h5");
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->trainer, "bc-train");
+  EXPECT_EQ(stored->steps(), 60u);
+  EXPECT_EQ(stored->baselineSizes.size(), stored->moduleNames.size());
+  for (uint64_t size : stored->baselineSizes)
+    EXPECT_GT(size, 0u);
+
+  // PPO starts from the cloned policy; its first iteration samples around
+  // it, so it agrees with the heuristic far more than a coin does.
+  PpoTrainerOptions ppo = smallPpo(dir / "ppo.h5", 2, dir.path());
+  ppo.initialPolicy = dir / "bc.json";
+  ppo.iterations = 1;
+  ppo.modulesPerIteration = 15;
+  Expected<PpoTrainer> warm = PpoTrainer::create(ppo);
+  ASSERT_TRUE(warm) << warm.error().message;
+  ASSERT_TRUE(warm->run());
+  EXPECT_EQ(warm->record().attributes.at("initial_policy"), (dir / "bc.json").string());
+  EXPECT_GT(warm->record().stepScalars.at("heuristic_agreement").front(), 0.7);
+}
+
+pid_t spawn(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  return pid;
+}
+
+int waitFor(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// A SIGKILLed trainer cannot stop the clang processes it started; they stay
+// behind, blocked on their channel. Kills the ones whose command line names
+// this test's scratch directory (and nothing else).
+void killLeftoverCompilers(const fs::path& scratch) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(scratch.string() + "/mlgo-job-") != std::string::npos)
+      kill(static_cast<pid_t>(std::stol(name)), SIGKILL);
+  }
+}
+
+TEST(PpoTrainCli, ResumeAfterSigkillReachesTheSameFinalPolicy) {
+  const char* ppoTrain = std::getenv("MLGO_PPO_TRAIN");
+  ASSERT_NE(ppoTrain, nullptr) << "set MLGO_PPO_TRAIN to the ppo-train binary";
+  mlgo::testing::ScratchDirectory dir;
+  auto command = [&](const fs::path& output) {
+    return std::vector<std::string>{ppoTrain,
+                                    "--corpus",
+                                    corpusDirectory("zlib").string(),
+                                    "--modules-per-iteration",
+                                    "3",
+                                    "--vocabulary-quantiles",
+                                    "50",
+                                    "--hidden",
+                                    "8",
+                                    "--learning-rate",
+                                    "0.01",
+                                    "--minibatch-size",
+                                    "32",
+                                    "--updates-per-iteration",
+                                    "4",
+                                    "--iterations",
+                                    "5",
+                                    "--seed",
+                                    "13",
+                                    "--workers",
+                                    "2",
+                                    "--scratch",
+                                    dir.path().string(),
+                                    "-o",
+                                    output.string(),
+                                    "--policy-output",
+                                    output.string() + ".json"};
+  };
+  fs::path whole = dir / "whole.h5", killed = dir / "killed.h5";
+  int status = waitFor(spawn(command(whole)));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  pid_t pid = spawn(command(killed));
+  bool reached = false;
+  for (int i = 0; i < 1200 && !reached; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Expected<results::RunRecord> partial = results::readRunFile(killed);
+    reached = partial && partial->steps() >= 2;
+  }
+  ASSERT_TRUE(reached) << "the run never checkpointed iteration 2";
+  kill(pid, SIGKILL);
+  status = waitFor(pid);
+  killLeftoverCompilers(dir.path());
+  ASSERT_TRUE(WIFSIGNALED(status));
+  Expected<results::RunRecord> partial = results::readRunFile(killed);
+  ASSERT_TRUE(partial) << "the run file is unreadable after SIGKILL: " << partial.error().message;
+  ASSERT_LT(partial->steps(), 5u) << "killed too late to test resuming";
+
+  status = waitFor(spawn({ppoTrain, "--resume", killed.string(), "--workers", "1"}));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Expected<results::RunRecord> a = results::readRunFile(whole);
+  Expected<results::RunRecord> b = results::readRunFile(killed);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(b->steps(), 5u);
+  expectSameNumbers(*a, *b);
+}
+
+TEST(BcTrainCli, TrainsFromATraceAndResumes) {
+  const char* bcTrain = std::getenv("MLGO_BC_TRAIN");
+  ASSERT_NE(bcTrain, nullptr) << "set MLGO_BC_TRAIN to the bc-train binary";
+  mlgo::testing::ScratchDirectory dir;
+  // bc-train records the corpus itself the first time; the run is then
+  // resumed from its file (a completed run resumes to a no-op).
+  std::vector<std::string> args{bcTrain,
+                                "--config",
+                                (fs::path(MLGO_SOURCE_DIR) / "configs/inlining-bc.toml").string(),
+                                "--corpus",
+                                corpusDirectory("zlib").string(),
+                                "--epochs",
+                                "3",
+                                "--vocabulary-quantiles",
+                                "50",
+                                "--workers",
+                                "2",
+                                "--scratch",
+                                dir.path().string(),
+                                "-o",
+                                (dir / "bc.h5").string(),
+                                "--policy-output",
+                                (dir / "bc.json").string()};
+  int status = waitFor(spawn(args));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Expected<results::RunRecord> stored = results::readRunFile(dir / "bc.h5");
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->steps(), 3u);
+  EXPECT_EQ(stored->config.at("hidden"), "40,40,20"); // from the config file
+  EXPECT_EQ(stored->config.at("epochs"), "3");        // the command line wins
+  EXPECT_TRUE(policies::loadMlpPolicy(dir / "bc.json"));
+  status = waitFor(spawn({bcTrain, "--resume", (dir / "bc.h5").string()}));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Expected<results::RunRecord> again = results::readRunFile(dir / "bc.h5");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->steps(), 3u);
+}
+
+} // namespace
+} // namespace mlgo::rl

@@ -11,10 +11,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace mlgo;
@@ -26,59 +23,6 @@ int fail(const Error& error) {
   return 1;
 }
 
-// An enumerated option: held as its name (so --help and the stored config
-// show names, not codes), checked against the library's own spellings and
-// converted once parsing is done.
-template <class E> struct EnumOption {
-  std::string text;
-  std::vector<E> values;
-  std::string_view (*name)(E);
-
-  EnumOption(E initial, std::vector<E> all, std::string_view (*nameOf)(E))
-      : text(nameOf(initial)), values(std::move(all)), name(nameOf) {}
-  std::vector<std::string> names() const {
-    std::vector<std::string> result;
-    for (E v : values)
-      result.emplace_back(name(v));
-    return result;
-  }
-  CLI::Option* addTo(CLI::App& app, const std::string& flag, const std::string& help,
-                     const std::string& group) {
-    std::string joined;
-    for (const std::string& n : names())
-      joined += (joined.empty() ? "" : " | ") + n;
-    return app.add_option(flag, text, help + ": " + joined)
-        ->check(CLI::IsMember(names()))
-        ->capture_default_str()
-        ->group(group);
-  }
-  E value() const {
-    for (E v : values)
-      if (name(v) == text)
-        return v;
-    return values.front(); // unreachable: IsMember checked the text
-  }
-};
-
-// A TOML scalar: numbers and booleans as they are, anything else quoted.
-std::string tomlValue(const std::string& value) {
-  if (value == "true" || value == "false")
-    return value;
-  if (!value.empty()) {
-    char* end = nullptr;
-    std::strtod(value.c_str(), &end);
-    if (end == value.c_str() + value.size())
-      return value;
-  }
-  std::string quoted = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\')
-      quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 struct Args {
   std::string corpus;
   std::string validationCorpus;
@@ -86,39 +30,41 @@ struct Args {
   std::string vocabulary;
   std::string resume;
   es::EsTrainerOptions options;
-  EnumOption<corpus::SamplingStrategy> moduleSampling{options.sampling,
-                                                      {corpus::SamplingStrategy::WithReplacement,
-                                                       corpus::SamplingStrategy::WithoutReplacement,
-                                                       corpus::SamplingStrategy::BucketRoundRobin},
-                                                      corpus::samplingStrategyName};
-  EnumOption<policies::Activation> activation{
+  apps::EnumOption<corpus::SamplingStrategy> moduleSampling{
+      options.sampling,
+      {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
+       corpus::SamplingStrategy::BucketRoundRobin},
+      corpus::samplingStrategyName};
+  apps::EnumOption<policies::Activation> activation{
       options.mlp.activation,
       {policies::Activation::Relu, policies::Activation::Tanh},
       policies::activationName};
-  EnumOption<es::OptimizerKind> optimizer{options.optimizer,
-                                          {es::OptimizerKind::GradientEs,
-                                           es::OptimizerKind::TrustRegionEs,
-                                           es::OptimizerKind::SepCmaEs},
-                                          es::optimizerKindName};
-  EnumOption<es::Sampling> perturbations{
+  apps::EnumOption<es::OptimizerKind> optimizer{options.optimizer,
+                                                {es::OptimizerKind::GradientEs,
+                                                 es::OptimizerKind::TrustRegionEs,
+                                                 es::OptimizerKind::SepCmaEs},
+                                                es::optimizerKindName};
+  apps::EnumOption<es::Sampling> perturbations{
       options.gradientEs.sampling.sampling,
       {es::Sampling::Antithetic, es::Sampling::ForwardDifference},
       es::samplingName};
-  EnumOption<es::FitnessShaping> shaping{
+  apps::EnumOption<es::FitnessShaping> shaping{
       options.gradientEs.shaping.method,
       {es::FitnessShaping::None, es::FitnessShaping::ZScore, es::FitnessShaping::CentredRank},
       es::fitnessShapingName};
-  EnumOption<es::GradientEstimator> estimator{
+  apps::EnumOption<es::GradientEstimator> estimator{
       options.gradientEs.estimator.method,
       {es::GradientEstimator::MonteCarlo, es::GradientEstimator::LeastSquares,
        es::GradientEstimator::Ridge, es::GradientEstimator::Lasso},
       es::gradientEstimatorName};
-  EnumOption<es::StepRule> stepRule{options.gradientEs.stepRule.rule,
-                                    {es::StepRule::Sgd, es::StepRule::Momentum, es::StepRule::Adam},
-                                    es::stepRuleName};
-  EnumOption<es::Convention> convention{options.gradientEs.convention,
-                                        {es::Convention::Native, es::Convention::MlCompilerOpt},
-                                        es::conventionName};
+  apps::EnumOption<es::StepRule> stepRule{
+      options.gradientEs.stepRule.rule,
+      {es::StepRule::Sgd, es::StepRule::Momentum, es::StepRule::Adam},
+      es::stepRuleName};
+  apps::EnumOption<es::Convention> convention{
+      options.gradientEs.convention,
+      {es::Convention::Native, es::Convention::MlCompilerOpt},
+      es::conventionName};
   int topDirections = 0;
   double maxGradientNorm = 0;
   int cmaPopulation = 0;
@@ -283,45 +229,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
     return evaluator.error();
   o.evaluator = evaluator.take();
 
-  // The effective config: every option that has a value, as TOML that
-  // --config (and --resume) read back.
-  o.configToml.clear();
-  o.configValues.clear();
-  for (const CLI::Option* option : app.get_options()) {
-    if (option->get_lnames().empty())
-      continue;
-    const std::string& name = option->get_lnames().front();
-    if (name == "help" || name == "config" || name == "resume")
-      continue;
-    std::vector<std::string> values = option->results();
-    if (option->get_expected_max() == 0) {
-      // A flag: its state, given or not.
-      values = {option->count() > 0 && option->as<bool>() ? "true" : "false"};
-    } else if (option->count() == 0) {
-      values.clear();
-      std::string defaults = option->get_default_str();
-      if (!defaults.empty() && defaults.front() == '[' && defaults.back() == ']')
-        defaults = defaults.substr(1, defaults.size() - 2);
-      for (size_t begin = 0; !defaults.empty() && begin <= defaults.size();) {
-        size_t comma = defaults.find(',', begin);
-        values.push_back(
-            defaults.substr(begin, comma == std::string::npos ? comma : comma - begin));
-        if (comma == std::string::npos)
-          break;
-        begin = comma + 1;
-      }
-    }
-    if (values.empty())
-      continue;
-    std::string joined, toml;
-    for (const std::string& v : values) {
-      joined += (joined.empty() ? "" : ",") + v;
-      toml += (toml.empty() ? "" : ", ") + tomlValue(v);
-    }
-    o.configValues[name] = joined;
-    bool list = option->get_items_expected_max() > 1;
-    o.configToml += name + " = " + (list ? "[" + toml + "]" : toml) + "\n";
-  }
+  apps::effectiveConfig(app, o.configToml, o.configValues);
   return Status::ok();
 }
 
@@ -352,31 +260,13 @@ int main(int argc, char** argv) {
     Expected<results::RunRecord> stored = results::readRunFile(args.resume);
     if (!stored)
       return fail(stored.error());
-    fs::path config =
-        fs::temp_directory_path() / ("es-train-resume-" + std::to_string(getpid()) + ".toml");
-    std::ofstream(config) << stored->configToml;
     CLI::App replay;
     Args restored;
     defineOptions(replay, restored);
-    std::vector<std::string> replayArgs{"es-train", "--config", config.string()};
-    for (const char* flag : {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache"})
-      if (app.count(flag))
-        for (const std::string& r : app[flag]->results()) {
-          replayArgs.push_back(flag);
-          replayArgs.push_back(r);
-        }
-    if (app.count("--no-baseline-cache"))
-      replayArgs.push_back("--no-baseline-cache");
-    std::vector<const char*> replayArgv;
-    for (const std::string& a : replayArgs)
-      replayArgv.push_back(a.c_str());
-    try {
-      replay.parse(static_cast<int>(replayArgv.size()), const_cast<char**>(replayArgv.data()));
-    } catch (const CLI::ParseError& e) {
-      fs::remove(config);
-      return fail(makeError(args.resume + ": stored config does not parse: " + e.what()));
-    }
-    fs::remove(config);
+    if (Status parsed =
+            apps::parseStoredConfig(replay, "es-train", stored->configToml, app, args.resume);
+        !parsed)
+      return fail(parsed.error());
     restored.output = args.resume;
     args = std::move(restored);
     if (Status s = finishOptions(args, replay); !s)

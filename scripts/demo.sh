@@ -37,4 +37,5 @@ echo "== es-train: a short evolution-strategies run on Lua, validated on zlib (c
   --corpus "$MLGO_BUILD_DIR/corpora/lua/corpus" \
   --validation-corpus "$MLGO_BUILD_DIR/corpora/zlib/corpus" --validation-interval 5 \
   -o "$OUT/es-demo.h5"
-echo "== the run file (HDF5): $OUT/es-demo.h5"
+echo "== the run file (HDF5): $OUT/es-demo.h5, summarised by mlgo-results"
+"$BIN/mlgo-results" summary "$OUT/es-demo.h5"

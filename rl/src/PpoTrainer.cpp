@@ -1,5 +1,7 @@
 #include "mlgo/rl/PpoTrainer.h"
 
+#include "mlgo/results/TrainingModules.h"
+
 #include "TrainerSupport.h"
 
 #include "mlgo/policies/PolicyFile.h"
@@ -126,44 +128,14 @@ Status PpoTrainer::Impl::loadData() {
   evaluator = created.take();
   parallel = RowParallelism(options.evaluator.workers);
 
-  // A module whose -Oz compile fails cannot be rewarded: left out of
-  // sampling, and recorded.
-  std::vector<const corpus::ModuleSpec*> all;
-  for (const corpus::ModuleSpec& m : training->modules())
-    all.push_back(&m);
-  std::vector<evaluators::BaselineResult> baselines = evaluator->baselines(all);
-  record.moduleNames.clear();
-  record.baselineSizes.clear();
-  std::vector<uint64_t> sizes;
-  for (size_t i = 0; i < all.size(); ++i) {
-    record.moduleNames.push_back(all[i]->name);
-    record.baselineSizes.push_back(baselines[i].sizeBytes.value_or(0));
-    if (!baselines[i].sizeBytes) {
-      record.failures.push_back(
-          {-1, -1, all[i]->name, "baseline-unavailable", baselines[i].message, ""});
-      continue;
-    }
-    eligible.push_back(all[i]);
-    eligibleIndex.push_back(static_cast<int64_t>(i));
-    sizes.push_back(all[i]->bitcodeBytes);
-  }
-  if (eligible.empty())
-    return makeError(options.corpus.string() + ": no module has a working -Oz baseline");
-  sampler.emplace(options.sampling, sizes, options.seed);
-
-  if (validation) {
-    std::vector<const corpus::ModuleSpec*> vall;
-    for (const corpus::ModuleSpec& m : validation->modules())
-      vall.push_back(&m);
-    std::vector<evaluators::BaselineResult> vb = evaluator->baselines(vall);
-    record.validationModuleNames.clear();
-    record.validationBaselineSizes.clear();
-    for (size_t i = 0; i < vall.size(); ++i) {
-      record.validationModuleNames.push_back(vall[i]->name);
-      record.validationBaselineSizes.push_back(vb[i].sizeBytes.value_or(0));
-      validationModules.push_back(vall[i]);
-    }
-  }
+  Expected<results::TrainingModules> modules =
+      results::prepareTrainingModules(*evaluator, *training, validation.get(), record);
+  if (!modules)
+    return modules.error();
+  eligible = modules->eligible;
+  eligibleIndex = modules->eligibleIndex;
+  validationModules = modules->validation;
+  sampler.emplace(options.sampling, modules->eligibleBitcodeBytes, options.seed);
   return Status::ok();
 }
 

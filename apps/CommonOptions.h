@@ -5,6 +5,7 @@
 #include "FilterOptions.h"
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/results/RunFile.h"
 
 #include <CLI/CLI.hpp>
 
@@ -192,6 +193,27 @@ inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
   }
   std::filesystem::remove(config);
   return status;
+}
+
+// --resume for a trainer: replaces `args` by the run's stored config (with
+// the evaluator flags of `commandLine` on top), pointed at the run file, and
+// finishes it with the trainer's own `finish`.
+template <class Args>
+Status resumeArguments(Args& args, const CLI::App& commandLine, const std::string& program,
+                       void (*define)(CLI::App&, Args&), Status (*finish)(Args&, const CLI::App&)) {
+  Expected<results::RunRecord> stored = results::readRunFile(args.resume);
+  if (!stored)
+    return stored.error();
+  CLI::App replay;
+  Args restored;
+  define(replay, restored);
+  if (Status parsed =
+          parseStoredConfig(replay, program, stored->configToml, commandLine, args.resume);
+      !parsed)
+    return parsed;
+  restored.output = args.resume;
+  args = std::move(restored);
+  return finish(args, replay);
 }
 
 } // namespace mlgo::apps

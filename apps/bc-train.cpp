@@ -171,19 +171,8 @@ int main(int argc, char** argv) {
 
   const bool resuming = !args.resume.empty();
   if (resuming) {
-    Expected<results::RunRecord> stored = results::readRunFile(args.resume);
-    if (!stored)
-      return fail(stored.error());
-    CLI::App replay;
-    Args restored;
-    defineOptions(replay, restored);
-    if (Status s =
-            apps::parseStoredConfig(replay, "bc-train", stored->configToml, app, args.resume);
-        !s)
-      return fail(s.error());
-    restored.output = args.resume;
-    args = std::move(restored);
-    if (Status s = finishOptions(args, replay); !s)
+    // The run's own config, with this command line's evaluator flags on top.
+    if (Status s = apps::resumeArguments(args, app, "bc-train", defineOptions, finishOptions); !s)
       return fail(s.error());
   } else {
     if (args.traces.empty() && args.corpus.empty())

@@ -257,19 +257,7 @@ int main(int argc, char** argv) {
   bool resuming = !args.resume.empty();
   if (resuming) {
     // The run's own config, with this command line's evaluator flags on top.
-    Expected<results::RunRecord> stored = results::readRunFile(args.resume);
-    if (!stored)
-      return fail(stored.error());
-    CLI::App replay;
-    Args restored;
-    defineOptions(replay, restored);
-    if (Status parsed =
-            apps::parseStoredConfig(replay, "es-train", stored->configToml, app, args.resume);
-        !parsed)
-      return fail(parsed.error());
-    restored.output = args.resume;
-    args = std::move(restored);
-    if (Status s = finishOptions(args, replay); !s)
+    if (Status s = apps::resumeArguments(args, app, "es-train", defineOptions, finishOptions); !s)
       return fail(s.error());
   } else {
     if (args.corpus.empty())

@@ -24,6 +24,9 @@ namespace mlgo::apps {
 
 struct EvaluatorArgs {
   evaluators::EvaluatorOptions defaults;
+  std::string backend = std::string(evaluators::backendName(defaults.backend));
+  std::string inprocessWorker = defaults.inprocessWorker;
+  bool noDecisionCache = false;
   std::string clang = defaults.clang;
   size_t workers = defaults.workers;
   double timeoutSeconds = defaults.compileTimeout.count();
@@ -33,6 +36,18 @@ struct EvaluatorArgs {
   FilterArgs filters;
 
   void addTo(CLI::App& app) {
+    app.add_option("--backend", backend,
+                   "How modules are compiled: inprocess (clang's cc1 inside long-lived worker "
+                   "processes, the policy called directly) or clang (a clang-22 process per "
+                   "module, the policy over a pipe)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"inprocess", "clang"}));
+    app.add_option("--inprocess-worker", inprocessWorker,
+                   "mlgo-inprocess-worker executable (in-process backend)")
+        ->capture_default_str();
+    app.add_flag("--no-decision-cache", noDecisionCache,
+                 "In-process backend: always compile to the end, even when this run has seen "
+                 "the module's decision sequence before");
     app.add_option("--clang", clang, "clang-22 executable")->capture_default_str();
     app.add_option("-j,--workers", workers, "Concurrent compilations")
         ->capture_default_str()
@@ -49,6 +64,12 @@ struct EvaluatorArgs {
 
   Expected<evaluators::EvaluatorOptions> toOptions() const {
     evaluators::EvaluatorOptions options;
+    Expected<evaluators::Backend> parsedBackend = evaluators::parseBackend(backend);
+    if (!parsedBackend)
+      return makeError("--backend: " + parsedBackend.error().message);
+    options.backend = *parsedBackend;
+    options.inprocessWorker = inprocessWorker;
+    options.decisionCache = !noDecisionCache;
     options.clang = clang;
     options.workers = workers;
     options.compileTimeout = std::chrono::duration<double>(timeoutSeconds);

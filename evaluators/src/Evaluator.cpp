@@ -2,26 +2,51 @@
 
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/BaselineCache.h"
+#include "mlgo/evaluators/FeatureLayout.h"
+#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/evaluators/InteractiveChannel.h"
+#include "InProcessPool.h"
+#include "mlgo/policies/PolicyFile.h"
 #include "mlgo/evaluators/Process.h"
 #include "mlgo/support/Progress.h"
 #include "mlgo/support/Random.h"
-
-#include <llvm/Object/ObjectFile.h>
-#include <llvm/Support/Error.h>
-#include <llvm/Support/xxhash.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdio>
 #include <csignal>
+#include <set>
+#include <unordered_map>
 #include <cstring>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
 
 namespace mlgo::evaluators {
+
+// Bookkeeping of the in-process backend, shared by all jobs of an evaluator.
+struct InProcessState {
+  struct CachedObject {
+    uint64_t sizeBytes = 0;
+    uint64_t codeHash = 0;
+  };
+  // (128-bit sequence hash, decision count) -> the object it gave.
+  using SequenceKey = std::array<uint64_t, 3>;
+  struct ModuleEntries {
+    std::map<SequenceKey, CachedObject> objects;
+    double fullCompileSeconds = 0; // summed over compiles that ran to the end
+    size_t fullCompiles = 0;
+  };
+
+  std::mutex mutex;
+  std::unordered_map<std::string, ModuleEntries> modules; // by bitcode path
+  std::set<std::string> unsupportedModules;                // compiled with clang instead
+  EvaluatorStatistics statistics;
+};
 
 namespace {
 
@@ -36,137 +61,6 @@ void ignoreSigpipeOnce() {
     return true;
   }();
   (void)done;
-}
-
-bool sectionCounts(llvm::StringRef name, const std::vector<std::string>& patterns) {
-  for (const std::string& pattern : patterns) {
-    if (!pattern.empty() && pattern.back() == '.' ? name.starts_with(pattern) : name == pattern)
-      return true;
-  }
-  return false;
-}
-
-struct CodeMeasure {
-  uint64_t bytes = 0;
-  uint64_t hash = 0;
-};
-
-// The object's code size: the sizes of the task's sections (.text and
-// .text.* for size tasks, so -ffunction-sections builds count fully), and a
-// hash of their contents. Unreadable objects are errors.
-Expected<CodeMeasure> measureCode(const fs::path& object,
-                                  const std::vector<std::string>& sections) {
-  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> binary =
-      llvm::object::ObjectFile::createObjectFile(object.string());
-  if (!binary)
-    return makeError("not a readable object: " + llvm::toString(binary.takeError()));
-  // A module without code (only data, or nothing) is a valid 0-byte result.
-  CodeMeasure measure;
-  for (const llvm::object::SectionRef& section : binary->getBinary()->sections()) {
-    llvm::Expected<llvm::StringRef> name = section.getName();
-    if (!name) {
-      llvm::consumeError(name.takeError());
-      continue;
-    }
-    if (!sectionCounts(*name, sections))
-      continue;
-    llvm::Expected<llvm::StringRef> contents = section.getContents();
-    if (!contents)
-      return makeError("section " + name->str() +
-                       " is unreadable: " + llvm::toString(contents.takeError()));
-    measure.bytes += section.getSize();
-    measure.hash = llvm::xxh3_64bits(*contents) ^ mix64(measure.hash);
-  }
-  return measure;
-}
-
-// Where each header feature's bytes start, and how a decision's values are
-// gathered for a policy and for the record.
-struct FeatureLayout {
-  std::vector<size_t> offsets;      // per header feature, byte offset in an observation
-  std::vector<size_t> policyInputs; // header indices of the policy's inputs, in its order
-  size_t policyWidth = 0;
-  size_t recordWidth = 0;
-  // Position of the default-decision feature in a recorded row, if any.
-  std::optional<size_t> defaultInRecord;
-
-  static Expected<FeatureLayout> bind(const ChannelHeader& header, const Policy& policy,
-                                      const std::string& defaultFeatureName) {
-    FeatureLayout layout;
-    size_t offset = 0;
-    for (const policies::TensorSpec& spec : header.features) {
-      layout.offsets.push_back(offset);
-      offset += spec.byteSize();
-      layout.recordWidth += spec.elementCount();
-    }
-    Expected<std::vector<size_t>> inputs = policies::bindPolicyInputs(policy, header);
-    if (!inputs)
-      return inputs.error();
-    layout.policyInputs = inputs.take();
-    for (size_t index : layout.policyInputs)
-      layout.policyWidth += header.features[index].elementCount();
-    if (int index = defaultFeatureName.empty() ? -1 : header.findFeature(defaultFeatureName);
-        index >= 0) {
-      size_t flat = 0;
-      for (int i = 0; i < index; ++i)
-        flat += header.features[static_cast<size_t>(i)].elementCount();
-      layout.defaultInRecord = flat;
-    }
-    return layout;
-  }
-
-  void gather(const ChannelHeader& header, const std::byte* observation,
-              const std::vector<size_t>& indices, double* out) const {
-    for (size_t index : indices) {
-      const policies::TensorSpec& spec = header.features[index];
-      const std::byte* data = observation + offsets[index];
-      for (size_t e = 0, n = spec.elementCount(); e < n; ++e)
-        *out++ = policies::tensorElementAsDouble(spec.type, data, e);
-    }
-  }
-};
-
-// The advice as the header's advice tensor wants it.
-std::vector<std::byte> encodeAdvice(const policies::TensorSpec& spec, int64_t advice) {
-  std::vector<std::byte> bytes(spec.byteSize());
-  auto put = [&](auto value) {
-    for (size_t e = 0; e < spec.elementCount(); ++e)
-      std::memcpy(bytes.data() + e * sizeof value, &value, sizeof value);
-  };
-  using policies::TensorType;
-  switch (spec.type) {
-  case TensorType::Float:
-    put(static_cast<float>(advice));
-    break;
-  case TensorType::Double:
-    put(static_cast<double>(advice));
-    break;
-  case TensorType::Int8:
-    put(static_cast<int8_t>(advice));
-    break;
-  case TensorType::UInt8:
-    put(static_cast<uint8_t>(advice));
-    break;
-  case TensorType::Int16:
-    put(static_cast<int16_t>(advice));
-    break;
-  case TensorType::UInt16:
-    put(static_cast<uint16_t>(advice));
-    break;
-  case TensorType::Int32:
-    put(static_cast<int32_t>(advice));
-    break;
-  case TensorType::UInt32:
-    put(static_cast<uint32_t>(advice));
-    break;
-  case TensorType::Int64:
-    put(static_cast<int64_t>(advice));
-    break;
-  case TensorType::UInt64:
-    put(static_cast<uint64_t>(advice));
-    break;
-  }
-  return bytes;
 }
 
 std::string runForIdentity(const std::string& clang, const fs::path& scratch) {
@@ -218,6 +112,18 @@ double sizeReward(uint64_t sizeBytes, uint64_t baselineBytes) {
          (static_cast<double>(sizeBytes) + delta) / (static_cast<double>(baselineBytes) + delta);
 }
 
+std::string_view backendName(Backend backend) {
+  return backend == Backend::InProcess ? "inprocess" : "clang";
+}
+
+Expected<Backend> parseBackend(std::string_view name) {
+  if (name == "inprocess")
+    return Backend::InProcess;
+  if (name == "clang")
+    return Backend::Clang;
+  return makeError("unknown backend \"" + std::string(name) + "\" (inprocess or clang)");
+}
+
 std::string EvaluatorOptions::defaultClang() {
   return MLGO_DEFAULT_CLANG;
 }
@@ -234,6 +140,10 @@ Status EvaluatorOptions::validate() const {
     return makeError("clang: empty path");
   if (access(clang.c_str(), X_OK) != 0)
     return makeError("clang: " + clang + " is not an executable file");
+  if (backend == Backend::InProcess && access(inprocessWorker.c_str(), X_OK) != 0)
+    return makeError("inprocessWorker: " + inprocessWorker +
+                     " is not an executable file (build the mlgo-inprocess-worker target, set "
+                     "MLGO_INPROCESS_WORKER, or use the clang backend)");
   if (workers == 0)
     return makeError("workers: must be at least 1");
   if (compileTimeout.count() <= 0)
@@ -269,7 +179,192 @@ CandidateScore EvaluationResult::score(size_t candidate) const {
 
 Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity)
     : options_(std::move(options)), task_(std::move(task)),
-      compilerIdentity_(std::move(compilerIdentity)) {}
+      compilerIdentity_(std::move(compilerIdentity)),
+      inprocess_(std::make_unique<InProcessState>()) {
+  if (options_.backend == Backend::InProcess)
+    pool_ = std::make_unique<InProcessPool>(options_.inprocessWorker, options_.scratchDirectory,
+                                            options_.stderrTailBytes, options_.jobsPerWorker);
+}
+
+Evaluator::~Evaluator() = default;
+
+EvaluatorStatistics Evaluator::statistics() const {
+  std::lock_guard lock(inprocess_->mutex);
+  EvaluatorStatistics s = inprocess_->statistics;
+  s.workersStarted = pool_ ? pool_->workersStarted() : 0;
+  return s;
+}
+
+std::optional<SerializedPolicy> Evaluator::serialize(const Policy& policy,
+                                                     uint64_t generation) const {
+  Expected<std::string> json = policies::policyToJson(policy);
+  if (!json)
+    return std::nullopt;
+  return SerializedPolicy{nextPolicyId_++, generation, json.take()};
+}
+
+JobResult Evaluator::compile(const corpus::ModuleSpec& module, const Policy* policy,
+                             DecisionMode mode, uint64_t rngKey, bool recordTrajectory) const {
+  std::optional<SerializedPolicy> serialized;
+  if (policy && pool_)
+    serialized = serialize(*policy, nextGeneration_++);
+  return compileJob(module, policy, serialized ? &*serialized : nullptr, mode, rngKey,
+                    recordTrajectory);
+}
+
+JobResult Evaluator::compileJob(const corpus::ModuleSpec& module, const Policy* policy,
+                                const SerializedPolicy* serialized, DecisionMode mode,
+                                uint64_t rngKey, bool recordTrajectory) const {
+  if (pool_ && (!policy || serialized)) {
+    if (std::optional<JobResult> done =
+            compileInProcess(module, serialized, mode, rngKey, recordTrajectory))
+      return std::move(*done);
+  }
+  {
+    std::lock_guard lock(inprocess_->mutex);
+    ++inprocess_->statistics.clangJobs;
+    if (pool_)
+      ++inprocess_->statistics.fallbackJobs;
+  }
+  return compileWithClang(module, policy, mode, rngKey, recordTrajectory);
+}
+
+std::optional<JobResult> Evaluator::compileInProcess(const corpus::ModuleSpec& module,
+                                                     const SerializedPolicy* policy,
+                                                     DecisionMode mode, uint64_t rngKey,
+                                                     bool recordTrajectory) const {
+  const std::string moduleKey = module.bitcode.string();
+  {
+    std::lock_guard lock(inprocess_->mutex);
+    if (inprocess_->unsupportedModules.count(moduleKey))
+      return std::nullopt;
+  }
+  const auto start = Clock::now();
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(options_.compileTimeout);
+  JobResult result;
+  auto finish = [&](JobStatus status, std::string message) -> JobResult {
+    result.status = status;
+    if (!message.empty())
+      result.message = "module \"" + module.name + "\": " + message;
+    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return std::move(result);
+  };
+  auto tail = [&](const std::string& text) {
+    return text.size() <= options_.stderrTailBytes
+               ? text
+               : text.substr(text.size() - options_.stderrTailBytes);
+  };
+
+  Expected<ScratchDirectory> scratch =
+      ScratchDirectory::create(options_.scratchDirectory, "mlgo-job-");
+  if (!scratch)
+    return finish(JobStatus::SetupFailed, scratch.error().message);
+  Expected<std::vector<std::string>> command =
+      corpus::buildCompileCommand(module, options_.filters, scratch->path() / "module.o");
+  if (!command)
+    return finish(JobStatus::SetupFailed, command.error().message);
+
+  protocol::JobMessage job;
+  job.mode = mode;
+  job.rngKey = rngKey;
+  job.recordTrajectory = recordTrajectory && policy;
+  job.consultCache = options_.decisionCache && policy;
+  job.defaultDecisionFeature = task_.defaultDecisionFeature;
+  job.sizeSections = task_.sizeSections;
+  job.arguments = command.take();
+  job.moduleName = module.name;
+
+  std::optional<InProcessState::SequenceKey> asked;
+  std::optional<InProcessState::CachedObject> known;
+  auto cacheKnown = [&](const protocol::CacheQueryMessage& query) {
+    asked = InProcessState::SequenceKey{query.hashLow, query.hashHigh, query.decisions};
+    std::lock_guard lock(inprocess_->mutex);
+    ++inprocess_->statistics.cacheLookups;
+    auto m = inprocess_->modules.find(moduleKey);
+    if (m != inprocess_->modules.end()) {
+      auto hit = m->second.objects.find(*asked);
+      if (hit != m->second.objects.end())
+        known = hit->second;
+    }
+    return known.has_value();
+  };
+
+  WorkerOutcome outcome = pool_->run(job, policy, deadline, cacheKnown);
+  {
+    std::lock_guard lock(inprocess_->mutex);
+    ++inprocess_->statistics.inprocessJobs;
+  }
+  switch (outcome.kind) {
+  case WorkerOutcome::Kind::Answered:
+    break;
+  case WorkerOutcome::Kind::WorkerDied:
+    result.stderrTail = outcome.logTail;
+    return finish(JobStatus::CompilerCrashed, outcome.message);
+  case WorkerOutcome::Kind::WorkerExited:
+    result.stderrTail = outcome.logTail;
+    return finish(JobStatus::CompilerFailed, outcome.message);
+  case WorkerOutcome::Kind::TimedOut:
+    result.stderrTail = outcome.logTail;
+    return finish(JobStatus::TimedOut, outcome.message);
+  case WorkerOutcome::Kind::ProtocolError:
+    result.stderrTail = outcome.logTail;
+    return finish(JobStatus::ProtocolError, outcome.message);
+  case WorkerOutcome::Kind::SetupFailed:
+    return finish(JobStatus::SetupFailed, outcome.message);
+  }
+
+  protocol::ResultMessage& answer = outcome.result;
+  result.decisions = answer.decisions;
+  result.trajectory = std::move(answer.trajectory);
+  switch (answer.status) {
+  case protocol::WorkerStatus::Unsupported: {
+    std::lock_guard lock(inprocess_->mutex);
+    inprocess_->unsupportedModules.insert(moduleKey);
+    std::fprintf(stderr, "note: module \"%s\" is compiled by clang processes: %s\n",
+                 module.name.c_str(), answer.message.c_str());
+    return std::nullopt;
+  }
+  case protocol::WorkerStatus::CompilerFailed:
+    result.stderrTail = tail(answer.diagnostics);
+    return finish(JobStatus::CompilerFailed, "compiler failed: " + answer.message);
+  case protocol::WorkerStatus::PolicyMismatch:
+    return finish(JobStatus::PolicyMismatch, answer.message);
+  case protocol::WorkerStatus::BadObject:
+    return finish(JobStatus::BadObject, answer.message);
+  case protocol::WorkerStatus::SetupFailed:
+    return finish(JobStatus::SetupFailed, answer.message);
+  case protocol::WorkerStatus::Ok:
+    break;
+  }
+  if (answer.cacheHit) {
+    if (!known)
+      return finish(JobStatus::ProtocolError, "the worker claimed a cache hit it was not given");
+    result.sizeBytes = known->sizeBytes;
+    result.codeHash = known->codeHash;
+    result.cacheHit = true;
+  } else {
+    result.sizeBytes = answer.sizeBytes;
+    result.codeHash = answer.codeHash;
+  }
+  JobResult done = finish(JobStatus::Ok, "");
+  std::lock_guard lock(inprocess_->mutex);
+  if (asked) {
+    InProcessState::ModuleEntries& entries = inprocess_->modules[moduleKey];
+    if (done.cacheHit) {
+      ++inprocess_->statistics.cacheHits;
+      if (entries.fullCompiles > 0)
+        inprocess_->statistics.cacheSecondsSaved +=
+            std::max(0.0, entries.fullCompileSeconds / static_cast<double>(entries.fullCompiles) -
+                              done.seconds);
+    } else {
+      entries.objects[*asked] = {done.sizeBytes, done.codeHash};
+      entries.fullCompileSeconds += done.seconds;
+      ++entries.fullCompiles;
+    }
+  }
+  return done;
+}
 
 Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
                                                        CompilerTask task) {
@@ -281,11 +376,15 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   if (!scratch)
     return scratch.error();
   std::string identity = runForIdentity(options.clang, scratch->path());
+  // Baselines from the two backends are kept apart, should they ever differ.
+  if (options.backend == Backend::InProcess)
+    identity += "\nbackend=inprocess";
   return std::unique_ptr<Evaluator>(new Evaluator(std::move(options), std::move(task), identity));
 }
 
-JobResult Evaluator::compile(const corpus::ModuleSpec& module, const Policy* policy,
-                             DecisionMode mode, uint64_t rngKey, bool recordTrajectory) const {
+JobResult Evaluator::compileWithClang(const corpus::ModuleSpec& module, const Policy* policy,
+                                      DecisionMode mode, uint64_t rngKey,
+                                      bool recordTrajectory) const {
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(options_.compileTimeout);
@@ -352,9 +451,6 @@ JobResult Evaluator::compile(const corpus::ModuleSpec& module, const Policy* pol
           FeatureLayout::bind(*header, *policy, task_.defaultDecisionFeature);
       if (!layout)
         return abandon(JobStatus::PolicyMismatch, layout.error().message);
-      std::vector<size_t> allFeatures(header->features.size());
-      for (size_t i = 0; i < allFeatures.size(); ++i)
-        allFeatures[i] = i;
       if (recordTrajectory) {
         result.trajectory.emplace();
         result.trajectory->featureSpecs = header->features;
@@ -382,7 +478,7 @@ JobResult Evaluator::compile(const corpus::ModuleSpec& module, const Policy* pol
           Trajectory& t = *result.trajectory;
           size_t row = t.observations.size();
           t.observations.resize(row + t.width);
-          layout->gather(*header, observation.data(), allFeatures, t.observations.data() + row);
+          layout->gather(*header, observation.data(), layout->allFeatures, t.observations.data() + row);
           t.defaultDecisions.push_back(
               layout->defaultInRecord
                   ? static_cast<int64_t>(t.observations[row + *layout->defaultInRecord])
@@ -485,6 +581,16 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   for (const BaselineResult& b : baselineResults)
     result.baselineBytes.push_back(b.sizeBytes);
 
+  // Every candidate goes to the workers once per evaluation, not per job.
+  std::vector<std::optional<SerializedPolicy>> serialized(request.candidates.size());
+  if (pool_) {
+    const uint64_t generation = nextGeneration_++;
+    for (size_t c = 0; c < request.candidates.size(); ++c)
+      if (request.candidates[c])
+        serialized[c] = serialize(*request.candidates[c], generation);
+  }
+  const EvaluatorStatistics before = statistics();
+
   std::optional<ProgressLine> progress;
   if (request.showProgress)
     progress.emplace("compile", result.jobs.size());
@@ -504,8 +610,9 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                                 "module \"" + module.name + "\": " + baselineResults[m].message;
                           } else {
                             uint64_t key = deriveKey({request.seed, request.step, c, m});
-                            slot = compile(module, request.candidates[c], request.mode, key,
-                                           request.recordTrajectories);
+                            slot = compileJob(module, request.candidates[c],
+                                              serialized[c] ? &*serialized[c] : nullptr,
+                                              request.mode, key, request.recordTrajectories);
                             if (slot.ok())
                               slot.reward =
                                   sizeReward(slot.sizeBytes, *baselineResults[m].sizeBytes);
@@ -517,6 +624,11 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   });
   if (progress)
     progress->finish();
+  // Concurrent evaluations on one evaluator would share these counts.
+  const EvaluatorStatistics after = statistics();
+  result.cacheLookups = after.cacheLookups - before.cacheLookups;
+  result.cacheHits = after.cacheHits - before.cacheHits;
+  result.cacheSecondsSaved = after.cacheSecondsSaved - before.cacheSecondsSaved;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }

@@ -38,7 +38,8 @@ std::string ExitStatus::describe() const {
 
 Expected<ChildProcess> ChildProcess::spawn(const std::string& program,
                                            const std::vector<std::string>& arguments,
-                                           const fs::path& outputFile) {
+                                           const fs::path& outputFile,
+                                           const std::vector<int>& passedFds) {
   // Everything the child needs is prepared before fork: between fork and
   // exec only async-signal-safe calls are allowed (other threads may hold
   // the allocator's locks).
@@ -68,6 +69,16 @@ Expected<ChildProcess> ChildProcess::spawn(const std::string& program,
     dup2(in, STDIN_FILENO);
     dup2(out, STDOUT_FILENO);
     dup2(out, STDERR_FILENO);
+    // Move the passed descriptors out of the way first (a source may sit on
+    // a target number), then into place; dup2 clears close-on-exec.
+    int moved[8];
+    const size_t passed = passedFds.size() < 8 ? passedFds.size() : 8;
+    for (size_t i = 0; i < passed; ++i)
+      if ((moved[i] = fcntl(passedFds[i], F_DUPFD_CLOEXEC, 16)) < 0)
+        _exit(127);
+    for (size_t i = 0; i < passed; ++i)
+      if (dup2(moved[i], static_cast<int>(3 + i)) < 0)
+        _exit(127);
     // The trainer ignores SIGPIPE (for the channel) and may block signals in
     // its threads; the compiler gets the defaults.
     struct sigaction defaultAction {};

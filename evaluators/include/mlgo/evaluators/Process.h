@@ -28,10 +28,12 @@ struct ExitStatus {
 class ChildProcess {
 public:
   // Starts `program` with `arguments` (argv[1…]); stdout and stderr both go
-  // to `outputFile`, stdin is /dev/null.
+  // to `outputFile`, stdin is /dev/null. `passedFds` become the child's
+  // descriptors 3, 4, … (pipes to a worker); nothing else is inherited.
   static Expected<ChildProcess> spawn(const std::string& program,
                                       const std::vector<std::string>& arguments,
-                                      const std::filesystem::path& outputFile);
+                                      const std::filesystem::path& outputFile,
+                                      const std::vector<int>& passedFds = {});
 
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;

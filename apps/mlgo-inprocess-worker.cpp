@@ -1,0 +1,30 @@
+// mlgo-inprocess-worker: started by the evaluator (--backend=inprocess), never
+// by hand. Reads jobs on file descriptor 3 and writes results on 4 (see
+// evaluators/WorkerProtocol.h); clang's diagnostics and crash reports go to
+// stderr, which the evaluator keeps in a log for the record.
+#include "mlgo/inprocess/Worker.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Signals.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+
+int main(int argc, char** argv) {
+  if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf("usage: %s\n  An in-process compile worker of mlgo-es: reads jobs on fd 3,\n"
+                "  writes results on fd 4. Started by the evaluator (--backend=inprocess).\n",
+                argv[0]);
+    return 0;
+  }
+  if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
+    std::fprintf(stderr, "%s: expects the job pipe on fd 3 and the result pipe on fd 4; it is "
+                         "started by the evaluator, not by hand\n",
+                 argv[0]);
+    return 2;
+  }
+  // A crash prints LLVM's stack trace to the log before the signal ends us.
+  llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
+  return mlgo::inprocess::runWorker(3, 4);
+}

@@ -1,0 +1,28 @@
+// Measuring what a compilation produced: the code size of an object file and a
+// hash of the code bytes. Both evaluator backends (clang processes and the
+// in-process workers) measure through this one function, so their sizes mean
+// the same thing.
+#pragma once
+
+#include "mlgo/support/Expected.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mlgo::evaluators {
+
+struct CodeMeasure {
+  uint64_t bytes = 0;
+  uint64_t hash = 0;
+};
+
+// The sizes of the object's sections named in `sections` (exact names, or a
+// prefix ending in '.' such as ".text." for -ffunction-sections builds), and
+// a hash of their contents. A module without code is a valid 0-byte result;
+// an unreadable object is an error.
+Expected<CodeMeasure> measureCode(const std::filesystem::path& object,
+                                  const std::vector<std::string>& sections);
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,111 @@
+// The messages between the trainer and an in-process compile worker
+// (mlgo-inprocess-worker), over a pair of pipes. Both ends are built from
+// this one definition, on the same machine, so values go in native byte
+// order; every message is a frame: u32 kind, u64 payload length, payload.
+//
+//   trainer -> worker   Policy   a policy (JSON policy file text) under an id;
+//                                the worker keeps it until a newer generation
+//                       Job      compile one module (cc1 arguments), under a
+//                                policy id (0: plain -Oz), the decision mode,
+//                                the job's random key
+//                       CacheAnswer  reply to a CacheQuery: known or not
+//   worker -> trainer   CacheQuery   the inliner is done: this decision
+//                                sequence — does the trainer know its size?
+//                       Result   the job's outcome
+//
+// A worker answers each Job with exactly one Result (after at most one
+// CacheQuery). A worker that dies mid-job leaves the pipe at end of file:
+// the trainer records the job as crashed and starts a fresh worker.
+#pragma once
+
+#include "mlgo/evaluators/Trajectory.h"
+#include "mlgo/policies/Policy.h"
+#include "mlgo/support/Expected.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlgo::evaluators::protocol {
+
+enum class MessageKind : uint32_t {
+  Policy = 1,
+  Job = 2,
+  CacheAnswer = 3,
+  CacheQuery = 101,
+  Result = 102,
+};
+
+struct Frame {
+  MessageKind kind{};
+  std::string payload;
+};
+
+// Blocking frame I/O on a file descriptor; errors name what failed. A clean
+// end of file before a frame starts is reported as nullopt.
+Status writeFrame(int fd, MessageKind kind, std::string_view payload);
+Expected<std::optional<Frame>> readFrame(int fd);
+
+struct PolicyMessage {
+  uint64_t id = 0;
+  uint64_t generation = 0; // the worker forgets policies of older generations
+  std::string json;
+};
+
+struct JobMessage {
+  uint64_t policyId = 0; // 0: no policy, a plain compile
+  policies::DecisionMode mode = policies::DecisionMode::Deterministic;
+  uint64_t rngKey = 0;
+  bool recordTrajectory = false;
+  bool consultCache = false; // send a CacheQuery when the inliner is done
+  std::string defaultDecisionFeature;
+  std::vector<std::string> sizeSections;
+  // The full cc1 command line, "-cc1" first, ending in "-o <object>".
+  std::vector<std::string> arguments;
+  std::string moduleName; // for messages only
+};
+
+struct CacheQueryMessage {
+  uint64_t hashLow = 0, hashHigh = 0; // 128-bit hash of the decision sequence
+  uint64_t decisions = 0;
+};
+
+struct CacheAnswerMessage {
+  bool known = false;
+};
+
+enum class WorkerStatus : uint8_t {
+  Ok = 0,
+  CompilerFailed = 1, // clang reported errors (diagnostics say which)
+  PolicyMismatch = 2,
+  BadObject = 3,
+  SetupFailed = 4,
+  Unsupported = 5, // the command needs what a worker cannot give it (e.g. -mllvm)
+};
+
+struct ResultMessage {
+  WorkerStatus status = WorkerStatus::SetupFailed;
+  std::string message;
+  std::string diagnostics;
+  uint64_t sizeBytes = 0;
+  uint64_t codeHash = 0;
+  uint64_t decisions = 0;
+  bool cacheHit = false; // the size is the trainer's cached one; not measured
+  std::optional<Trajectory> trajectory;
+};
+
+std::string encode(const PolicyMessage& message);
+std::string encode(const JobMessage& message);
+std::string encode(const CacheQueryMessage& message);
+std::string encode(const CacheAnswerMessage& message);
+std::string encode(const ResultMessage& message);
+
+Expected<PolicyMessage> decodePolicy(std::string_view payload);
+Expected<JobMessage> decodeJob(std::string_view payload);
+Expected<CacheQueryMessage> decodeCacheQuery(std::string_view payload);
+Expected<CacheAnswerMessage> decodeCacheAnswer(std::string_view payload);
+Expected<ResultMessage> decodeResult(std::string_view payload);
+
+} // namespace mlgo::evaluators::protocol

@@ -1,0 +1,15 @@
+// An in-process compile worker: a long-lived process that compiles modules
+// with clang's own cc1 (libclang-cpp 22) in its address space and answers the
+// inliner's decisions by calling the policy directly, as the ML inliner's
+// model. The trainer starts a few (mlgo-inprocess-worker) and feeds them jobs
+// over pipes (mlgo/evaluators/WorkerProtocol.h); a compiler crash kills only
+// the worker, which the trainer records and replaces.
+#pragma once
+
+namespace mlgo::inprocess {
+
+// Serves jobs read from `input` and writes results to `output` until the
+// input ends (exit code 0) or carries something that is not the protocol (2).
+int runWorker(int input, int output);
+
+} // namespace mlgo::inprocess

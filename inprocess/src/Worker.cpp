@@ -1,0 +1,120 @@
+#include "mlgo/inprocess/Worker.h"
+
+#include "InProcessCompiler.h"
+
+#include "mlgo/evaluators/WorkerProtocol.h"
+#include "mlgo/policies/PolicyFile.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace mlgo::inprocess {
+
+namespace {
+
+namespace protocol = evaluators::protocol;
+
+// A test hook, so the crash and hang paths are exercised with a real worker:
+// MLGO_WORKER_FAULT=abort:<module> or hang:<module> makes this worker abort or
+// stop answering when it is given that module.
+void injectFault(const std::string& module) {
+  const char* fault = std::getenv("MLGO_WORKER_FAULT");
+  if (!fault)
+    return;
+  std::string spec = fault;
+  if (spec == "abort:" + module)
+    std::abort();
+  if (spec == "hang:" + module)
+    std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+struct StoredPolicy {
+  std::unique_ptr<policies::Policy> policy;
+  std::string error; // why the JSON did not give a policy
+};
+
+} // namespace
+
+int runWorker(int input, int output) {
+  initialiseTargets();
+  std::map<uint64_t, StoredPolicy> policies;
+  uint64_t generation = 0;
+  auto protocolError = [](const std::string& what) {
+    std::fprintf(stderr, "mlgo-inprocess-worker: %s\n", what.c_str());
+    return 2;
+  };
+
+  // The trainer answers a cache question before anything else on the pipe.
+  CacheQuestion askCache = [&](const protocol::CacheQueryMessage& query) {
+    if (!protocol::writeFrame(output, protocol::MessageKind::CacheQuery, protocol::encode(query)))
+      return false;
+    Expected<std::optional<protocol::Frame>> frame = protocol::readFrame(input);
+    if (!frame || !*frame || (*frame)->kind != protocol::MessageKind::CacheAnswer)
+      std::exit(protocolError("expected a cache answer"));
+    Expected<protocol::CacheAnswerMessage> answer = protocol::decodeCacheAnswer((*frame)->payload);
+    return answer && answer->known;
+  };
+
+  while (true) {
+    Expected<std::optional<protocol::Frame>> frame = protocol::readFrame(input);
+    if (!frame)
+      return protocolError(frame.error().message);
+    if (!*frame)
+      return 0; // the trainer is done with this worker
+    switch ((*frame)->kind) {
+    case protocol::MessageKind::Policy: {
+      Expected<protocol::PolicyMessage> message = protocol::decodePolicy((*frame)->payload);
+      if (!message)
+        return protocolError(message.error().message);
+      if (message->generation > generation) {
+        policies.clear();
+        generation = message->generation;
+      }
+      StoredPolicy stored;
+      Expected<std::unique_ptr<policies::Policy>> policy =
+          policies::policyFromJson(message->json, "policy " + std::to_string(message->id));
+      if (policy)
+        stored.policy = policy.take();
+      else
+        stored.error = policy.error().message;
+      policies[message->id] = std::move(stored);
+      break;
+    }
+    case protocol::MessageKind::Job: {
+      Expected<protocol::JobMessage> job = protocol::decodeJob((*frame)->payload);
+      if (!job)
+        return protocolError(job.error().message);
+      injectFault(job->moduleName);
+      protocol::ResultMessage result;
+      const policies::Policy* policy = nullptr;
+      if (job->policyId != 0) {
+        auto it = policies.find(job->policyId);
+        if (it == policies.end()) {
+          result.status = protocol::WorkerStatus::SetupFailed;
+          result.message = "policy " + std::to_string(job->policyId) + " was never sent";
+        } else if (!it->second.policy) {
+          result.status = protocol::WorkerStatus::SetupFailed;
+          result.message = it->second.error;
+        } else {
+          policy = it->second.policy.get();
+        }
+      }
+      if (job->policyId == 0 || policy)
+        result = compileModule(*job, policy, askCache);
+      if (!protocol::writeFrame(output, protocol::MessageKind::Result, protocol::encode(result)))
+        return protocolError("cannot send a result");
+      break;
+    }
+    default:
+      return protocolError("unexpected message kind " +
+                           std::to_string(static_cast<uint32_t>((*frame)->kind)));
+    }
+  }
+}
+
+} // namespace mlgo::inprocess

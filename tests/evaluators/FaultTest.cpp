@@ -65,6 +65,8 @@ protected:
 
   EvaluatorOptions options() const {
     EvaluatorOptions o;
+    // The stand-in compiler is a clang process: this is the clang backend.
+    o.backend = Backend::Clang;
     o.clang = std::string(MLGO_TEST_DATA_DIR) + "/fake-clang.py";
     o.workers = 2;
     o.compileTimeout = std::chrono::milliseconds(1500);

@@ -1,4 +1,5 @@
 // The evaluator on the real zlib and Lua corpora with real clang-22.
+#include "TestPolicies.h"
 #include "TestSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
@@ -106,37 +107,13 @@ TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
   traceRequest.candidates = {echo.get()};
   traceRequest.modules = modules_;
   traceRequest.recordTrajectories = true;
-  EvaluationResult traced = evaluator_->evaluate(traceRequest);
-  policies::FeatureSamples samples;
-  const std::vector<policies::TensorSpec>* specs = nullptr;
-  for (const JobResult& job : traced.jobs) {
-    if (!job.trajectory || job.trajectory->decisions() == 0)
-      continue;
-    specs = &job.trajectory->featureSpecs;
-    for (size_t d = 0; d < job.trajectory->decisions(); ++d)
-      for (size_t f = 0; f < specs->size(); ++f)
-        samples[(*specs)[f].name].push_back(job.trajectory->row(d)[f]);
-  }
-  ASSERT_NE(specs, nullptr);
-  policies::VocabularyOptions vocabOptions;
-  vocabOptions.quantiles = 100;
-  Expected<policies::Vocabulary> vocabulary = policies::buildVocabulary(samples, vocabOptions);
-  ASSERT_TRUE(vocabulary) << vocabulary.error().message;
-  policies::MlpOptions options;
-  options.hiddenLayers = {8};
-  options.activation = policies::Activation::Tanh;
-  Expected<std::shared_ptr<const policies::MlpStructure>> structure =
-      policies::MlpStructure::create(*specs, *vocabulary, options);
-  ASSERT_TRUE(structure) << structure.error().message;
-  // Scaled-up weights and an output bias so that both actions occur.
-  policies::MlpPolicy initial = policies::MlpPolicy::initialised(*structure, 11);
-  std::vector<double> theta(initial.parameters().begin(), initial.parameters().end());
-  for (double& w : theta)
-    w *= 3;
-  const size_t inputs = (*structure)->inputWidth(), hidden = 8;
+  std::optional<testing::MixedMlp> mixed = testing::makeMixedMlp(evaluator_->evaluate(traceRequest));
+  ASSERT_TRUE(mixed);
+  const policies::MlpPolicy& mlp = *mixed->policy;
+  const std::vector<double>& theta = mixed->theta;
+  const policies::Vocabulary* vocabulary = &mixed->vocabulary;
+  const size_t inputs = mixed->inputs, hidden = testing::MixedMlp::hidden;
   const size_t outBias = hidden * inputs + hidden + 2 * hidden;
-  theta[outBias + 1] += 0.5;
-  policies::MlpPolicy mlp = initial.withParameters(theta);
 
   EvaluationRequest request;
   request.candidates = {&mlp};

@@ -1,0 +1,249 @@
+// The in-process backend against the clang-process backend on the real zlib
+// and Lua corpora: same baselines, and under the heuristic and a fixed MLP
+// the same decisions, features, sizes and code, module by module. Then the
+// decision-sequence cache, the fallback to clang processes, and worker crashes
+// and hangs.
+#include "TestPolicies.h"
+#include "TestSupport.h"
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/policies/Policy.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace fs = std::filesystem;
+
+namespace mlgo::evaluators {
+namespace {
+
+fs::path corpusDirectory(const std::string& name) {
+  const char* dir = std::getenv("MLGO_CORPORA_DIR");
+  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
+}
+
+class BackendParity : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    Expected<corpus::Corpus> loaded = corpus::Corpus::load(corpusDirectory(GetParam()));
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    corpus_ = std::make_unique<corpus::Corpus>(loaded.take());
+    for (const corpus::ModuleSpec& m : corpus_->modules())
+      modules_.push_back(&m);
+  }
+
+  std::unique_ptr<Evaluator> make(Backend backend, bool cache = false) {
+    EvaluatorOptions options;
+    options.backend = backend;
+    options.decisionCache = cache;
+    options.workers = 2;
+    options.scratchDirectory = scratch_.path();
+    Expected<std::unique_ptr<Evaluator>> evaluator =
+        Evaluator::create(options, CompilerTask::inliningForSize());
+    EXPECT_TRUE(evaluator) << evaluator.error().message;
+    return evaluator ? evaluator.take() : nullptr;
+  }
+
+  EvaluationResult run(Evaluator& evaluator, std::vector<const policies::Policy*> candidates,
+                       bool trajectories = true) {
+    EvaluationRequest request;
+    request.candidates = std::move(candidates);
+    request.modules = modules_;
+    request.recordTrajectories = trajectories;
+    return evaluator.evaluate(request);
+  }
+
+  // Every module: both ok, identical size, code, decisions and trajectory.
+  void expectSame(const EvaluationResult& clang, const EvaluationResult& inprocess,
+                  const std::string& policy) {
+    ASSERT_EQ(clang.jobs.size(), inprocess.jobs.size());
+    size_t decisions = 0, differing = 0;
+    for (size_t j = 0; j < clang.jobs.size(); ++j) {
+      const JobResult &a = clang.jobs[j], &b = inprocess.jobs[j];
+      const std::string& name = modules_[j % modules_.size()]->name;
+      SCOPED_TRACE(policy + " on " + name);
+      ASSERT_TRUE(a.ok()) << jobStatusName(a.status) << ": " << a.message << "\n" << a.stderrTail;
+      ASSERT_TRUE(b.ok()) << jobStatusName(b.status) << ": " << b.message << "\n" << b.stderrTail;
+      EXPECT_EQ(a.sizeBytes, b.sizeBytes);
+      EXPECT_EQ(a.codeHash, b.codeHash);
+      EXPECT_EQ(a.decisions, b.decisions);
+      differing += a.sizeBytes != b.sizeBytes;
+      if (a.trajectory && b.trajectory) {
+        EXPECT_EQ(a.trajectory->featureSpecs, b.trajectory->featureSpecs);
+        EXPECT_EQ(a.trajectory->observations, b.trajectory->observations);
+        EXPECT_EQ(a.trajectory->defaultDecisions, b.trajectory->defaultDecisions);
+        EXPECT_EQ(a.trajectory->actions, b.trajectory->actions);
+      }
+      decisions += a.decisions;
+    }
+    EXPECT_GT(decisions, 0u);
+    std::printf("%s, %s: %zu modules, %zu decisions, %zu modules of different size between "
+                "backends\n",
+                GetParam().c_str(), policy.c_str(), modules_.size(), decisions, differing);
+  }
+
+  mlgo::testing::ScratchDirectory scratch_;
+  std::unique_ptr<corpus::Corpus> corpus_;
+  std::vector<const corpus::ModuleSpec*> modules_;
+};
+
+TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
+  std::unique_ptr<Evaluator> clang = make(Backend::Clang);
+  std::unique_ptr<Evaluator> inprocess = make(Backend::InProcess);
+  ASSERT_TRUE(clang && inprocess);
+
+  std::vector<BaselineResult> clangBaselines = clang->baselines(modules_);
+  std::vector<BaselineResult> inprocessBaselines = inprocess->baselines(modules_);
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    ASSERT_TRUE(clangBaselines[m].sizeBytes) << clangBaselines[m].message;
+    ASSERT_TRUE(inprocessBaselines[m].sizeBytes) << inprocessBaselines[m].message;
+    EXPECT_EQ(*clangBaselines[m].sizeBytes, *inprocessBaselines[m].sizeBytes)
+        << modules_[m]->name;
+  }
+
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  EvaluationResult clangEcho = run(*clang, {echo.get()});
+  EvaluationResult inprocessEcho = run(*inprocess, {echo.get()});
+  expectSame(clangEcho, inprocessEcho, "heuristic");
+
+  std::optional<testing::MixedMlp> mixed = testing::makeMixedMlp(clangEcho);
+  ASSERT_TRUE(mixed);
+  EvaluationResult clangMlp = run(*clang, {&*mixed->policy});
+  EvaluationResult inprocessMlp = run(*inprocess, {&*mixed->policy});
+  expectSame(clangMlp, inprocessMlp, "mlp");
+  size_t inlined = 0, asked = 0;
+  for (const JobResult& job : inprocessMlp.jobs)
+    for (int64_t action : job.trajectory->actions) {
+      inlined += static_cast<size_t>(action);
+      ++asked;
+    }
+  EXPECT_GT(inlined, 0u);
+  EXPECT_LT(inlined, asked);
+
+  // The in-process run really ran in workers, never fell back to clang.
+  EvaluatorStatistics stats = inprocess->statistics();
+  EXPECT_EQ(stats.fallbackJobs, 0u);
+  EXPECT_EQ(stats.clangJobs, 0u);
+  EXPECT_GT(stats.inprocessJobs, 0u);
+  EXPECT_GE(stats.workersStarted, 1u);
+  EXPECT_LE(stats.workersStarted, 2u) << "healthy workers were restarted";
+}
+
+TEST_P(BackendParity, DecisionSequenceCacheGivesTheFullCompilesSizes) {
+  std::unique_ptr<Evaluator> cached = make(Backend::InProcess, /*cache=*/true);
+  ASSERT_TRUE(cached);
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> never = policies::makeConstantPolicy(0);
+  // First: every sequence is new. Second: the echo repeats itself; `never`
+  // repeats it exactly on the modules where the heuristic inlined nothing.
+  EvaluationResult first = run(*cached, {echo.get()}, true);
+  EXPECT_EQ(first.cacheHits, 0u);
+  EXPECT_EQ(first.cacheLookups, modules_.size());
+  std::vector<bool> heuristicInlinedNothing;
+  for (const JobResult& job : first.jobs) {
+    ASSERT_TRUE(job.trajectory);
+    heuristicInlinedNothing.push_back(std::all_of(job.trajectory->actions.begin(),
+                                                  job.trajectory->actions.end(),
+                                                  [](int64_t a) { return a == 0; }));
+  }
+  const size_t sameAsNever = static_cast<size_t>(
+      std::count(heuristicInlinedNothing.begin(), heuristicInlinedNothing.end(), true));
+  ASSERT_LT(sameAsNever, modules_.size()) << "never-inline is no different on this corpus";
+  EvaluationResult second = run(*cached, {echo.get(), never.get()}, true);
+  EXPECT_EQ(second.cacheLookups, 2 * modules_.size());
+  EXPECT_EQ(second.cacheHits, modules_.size() + sameAsNever);
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    SCOPED_TRACE(modules_[m]->name);
+    const JobResult& again = second.job(0, m);
+    ASSERT_TRUE(again.ok()) << again.message;
+    EXPECT_TRUE(again.cacheHit);
+    EXPECT_EQ(again.sizeBytes, first.job(0, m).sizeBytes);
+    EXPECT_EQ(again.codeHash, first.job(0, m).codeHash);
+    EXPECT_EQ(again.decisions, first.job(0, m).decisions);
+    // A hit still ran the inliner to its end: the whole trajectory is there.
+    ASSERT_TRUE(again.trajectory);
+    EXPECT_EQ(again.trajectory->decisions(), again.decisions);
+    EXPECT_EQ(second.job(1, m).cacheHit, heuristicInlinedNothing[m]);
+    ASSERT_TRUE(second.job(1, m).ok());
+    if (heuristicInlinedNothing[m])
+      EXPECT_EQ(second.job(1, m).sizeBytes, first.job(0, m).sizeBytes);
+  }
+  // A policy that decides like the heuristic is a hit on the heuristic's
+  // entries: the cache keys on decisions, not on policies.
+  std::unique_ptr<policies::Policy> echoAgain = policies::makeHeuristicEchoPolicy();
+  EvaluationResult third = run(*cached, {echoAgain.get()}, false);
+  EXPECT_EQ(third.cacheHits, modules_.size());
+  std::printf("%s: cache hits %zu/%zu, %.2f s of compilation saved\n", GetParam().c_str(),
+              second.cacheHits, second.cacheLookups, second.cacheSecondsSaved);
+}
+
+TEST_P(BackendParity, ModulesWithMllvmOptionsFallBackToClang) {
+  EvaluatorOptions options;
+  options.workers = 2;
+  options.scratchDirectory = scratch_.path();
+  // -mllvm options are process-global: a worker refuses them per job.
+  options.filters.addFlags = {"-mllvm", "-inline-threshold=100"};
+  Expected<std::unique_ptr<Evaluator>> evaluator =
+      Evaluator::create(options, CompilerTask::inliningForSize());
+  ASSERT_TRUE(evaluator) << evaluator.error().message;
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  EvaluationResult result = run(**evaluator, {echo.get()}, false);
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    const JobResult& job = result.job(0, m);
+    ASSERT_TRUE(job.ok()) << job.message;
+    EXPECT_EQ(job.sizeBytes, *result.baselineBytes[m]);
+  }
+  EvaluatorStatistics stats = (*evaluator)->statistics();
+  EXPECT_EQ(stats.fallbackJobs, stats.clangJobs);
+  EXPECT_GE(stats.clangJobs, 2 * modules_.size()); // baselines and the policy's jobs
+}
+
+// A worker that aborts (as on an assertion or a compiler crash) or hangs is
+// recorded against its job; the other jobs complete, and the pool goes on
+// with fresh workers.
+TEST_P(BackendParity, WorkerCrashesAndHangsAreRecordedAndTheRestCompletes) {
+  const std::string victim = modules_.back()->name;
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  for (const std::string fault : {"abort", "hang"}) {
+    SCOPED_TRACE(fault);
+    EvaluatorOptions options;
+    options.workers = 2;
+    options.scratchDirectory = scratch_.path();
+    options.compileTimeout = std::chrono::seconds(fault == "hang" ? 8 : 120);
+    Expected<std::unique_ptr<Evaluator>> evaluator =
+        Evaluator::create(options, CompilerTask::inliningForSize());
+    ASSERT_TRUE(evaluator) << evaluator.error().message;
+    // Workers inherit the variable when they start; the fault hits only the
+    // victim's job under a policy, so its baseline is still measured.
+    ::setenv("MLGO_WORKER_FAULT", (fault + ":" + victim).c_str(), 1);
+    EvaluationResult result = run(**evaluator, {echo.get()}, false);
+    ::unsetenv("MLGO_WORKER_FAULT");
+    for (size_t m = 0; m < modules_.size(); ++m) {
+      const JobResult& job = result.job(0, m);
+      SCOPED_TRACE(modules_[m]->name);
+      if (modules_[m]->name == victim) {
+        if (fault == "abort") {
+          EXPECT_EQ(job.status, JobStatus::CompilerCrashed) << job.message;
+          EXPECT_NE(job.message.find("signal 6"), std::string::npos) << job.message;
+          // The worker's own report (LLVM's stack dump) is kept for the record.
+          EXPECT_FALSE(job.stderrTail.empty());
+        } else {
+          EXPECT_EQ(job.status, JobStatus::TimedOut) << job.message;
+        }
+        EXPECT_NE(job.message.find(victim), std::string::npos) << job.message;
+      } else {
+        EXPECT_TRUE(job.ok()) << jobStatusName(job.status) << ": " << job.message;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Recipes, BackendParity, ::testing::Values("zlib", "lua"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+} // namespace
+} // namespace mlgo::evaluators

@@ -32,6 +32,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -136,12 +137,20 @@ public:
       layout_ = layout.take();
       inputs_.resize(layout_->policyWidth);
     }
+    // The default decision costs a full inline-cost analysis per call site:
+    // computed only when the policy reads it or the trajectory records it.
+    needsDefault_ = defaultIndex_ >= 0 &&
+                    (job.job->recordTrajectory || !layout_ ||
+                     std::find(layout_->policyInputs.begin(), layout_->policyInputs.end(),
+                               static_cast<size_t>(defaultIndex_)) != layout_->policyInputs.end());
     if (job.job->recordTrajectory) {
       job.trajectory.emplace();
       job.trajectory->featureSpecs = header_.features;
       job.trajectory->width = layout_ ? layout_->recordWidth : 0;
     }
   }
+
+  bool needsDefaultDecision() const { return needsDefault_; }
 
   void setDefaultDecision(bool inline_) {
     if (defaultIndex_ < 0)
@@ -191,6 +200,7 @@ private:
   policies::ChannelHeader header_;
   std::vector<uint64_t> storage_;
   int defaultIndex_ = -1;
+  bool needsDefault_ = true;
   std::optional<FeatureLayout> layout_;
   std::vector<double> inputs_;
   int64_t advice_ = 0;
@@ -216,7 +226,9 @@ public:
 protected:
   std::unique_ptr<llvm::MLInlineAdvice>
   getAdviceFromModel(llvm::CallBase& call, llvm::OptimizationRemarkEmitter& remarks) override {
-    static_cast<PolicyRunner&>(*ModelRunner).setDefaultDecision(defaultAdvice(call));
+    auto& runner = static_cast<PolicyRunner&>(*ModelRunner);
+    if (runner.needsDefaultDecision())
+      runner.setDefaultDecision(defaultAdvice(call));
     return MLInlineAdvisor::getAdviceFromModel(call, remarks);
   }
 

@@ -236,10 +236,14 @@ Status finishOptions(Args& args, const CLI::App& app) {
 void printProgress(const es::StepProgress& p) {
   std::fprintf(
       stderr,
-      "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s  "
+      "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s%s  "
       "elapsed %.0fs  eta %.0fs\n",
       static_cast<long long>(p.step + 1), static_cast<long long>(p.steps), p.evaluationsPerSecond,
       p.meanReward, p.bestReward, p.failedCompilations, p.skipped ? "  (skipped)" : "",
+      p.cacheLookups ? ("  cache " + std::to_string(p.cacheHits) + "/" +
+                        std::to_string(p.cacheLookups))
+                           .c_str()
+                     : "",
       p.validationTotalReward ? ("  validation " + std::to_string(*p.validationTotalReward)).c_str()
                               : "",
       p.elapsedSeconds, p.etaSeconds);
@@ -294,6 +298,14 @@ int main(int argc, char** argv) {
       static_cast<long long>(summary->skippedSteps), summary->seconds, summary->finalMeanReward);
   if (summary->bestValidationTotalReward)
     std::printf("; best validation reward %+.5f", *summary->bestValidationTotalReward);
+  if (summary->cacheLookups)
+    std::printf("\ndecision-sequence cache: %llu of %llu compilations repeated a known sequence "
+                "(%.0f%%), ~%.0f s of compilation saved",
+                static_cast<unsigned long long>(summary->cacheHits),
+                static_cast<unsigned long long>(summary->cacheLookups),
+                100.0 * static_cast<double>(summary->cacheHits) /
+                    static_cast<double>(summary->cacheLookups),
+                summary->cacheSecondsSaved);
   std::printf("\nresults: %s\n", summary->output.c_str());
   return 0;
 }

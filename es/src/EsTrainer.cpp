@@ -394,6 +394,11 @@ Expected<StepProgress> EsTrainer::Impl::runStep(Clock::time_point runStart) {
   put("compilations", static_cast<double>(result.jobs.size()));
   put("failed_compilations", static_cast<double>(failed));
   put("decisions", static_cast<double>(decisions));
+  // Decision-sequence cache (in-process backend): compilations whose
+  // decisions this run had seen before, and the compile time that saved.
+  put("cache_lookups", static_cast<double>(result.cacheLookups));
+  put("cache_hits", static_cast<double>(result.cacheHits));
+  put("cache_seconds_saved", result.cacheSecondsSaved);
   put("skipped", told->skipped ? 1.0 : 0.0);
   put("used_rewards", static_cast<double>(told->usedRewards));
   put("dropped_pairs", static_cast<double>(told->droppedPairs));
@@ -414,6 +419,8 @@ Expected<StepProgress> EsTrainer::Impl::runStep(Clock::time_point runStart) {
   progress.bestReward = finite.empty() ? kNaN : finite.back();
   progress.failedCompilations = failed;
   progress.skipped = told->skipped;
+  progress.cacheLookups = result.cacheLookups;
+  progress.cacheHits = result.cacheHits;
 
   const int64_t done = step + 1;
   const bool last = done >= options.steps;
@@ -581,6 +588,9 @@ Expected<EsTrainerSummary> EsTrainer::run(const ProgressCallback& progress,
     summary.failedCompilations +=
         static_cast<uint64_t>(impl.record.stepScalars["failed_compilations"].back());
     summary.skippedSteps += step->skipped;
+    summary.cacheLookups += step->cacheLookups;
+    summary.cacheHits += step->cacheHits;
+    summary.cacheSecondsSaved += impl.record.stepScalars["cache_seconds_saved"].back();
     summary.finalMeanReward = step->meanReward;
     if (progress)
       progress(*step);

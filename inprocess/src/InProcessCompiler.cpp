@@ -84,8 +84,7 @@ policies::TensorType fromLlvm(llvm::TensorType type) {
     return policies::TensorType::UInt32;
   case llvm::TensorType::UInt64:
     return policies::TensorType::UInt64;
-  case llvm::TensorType::Int64:
-  case llvm::TensorType::Invalid:
+  default: // Int64, and LLVM's Invalid/Total markers
     break;
   }
   return policies::TensorType::Int64;

@@ -387,6 +387,9 @@ Expected<PpoProgress> PpoTrainer::Impl::runIteration(Clock::time_point runStart)
   put("compilations", static_cast<double>(result.jobs.size()));
   put("failed_compilations", static_cast<double>(failed));
   put("decisions", static_cast<double>(decisions));
+  put("cache_lookups", static_cast<double>(result.cacheLookups));
+  put("cache_hits", static_cast<double>(result.cacheHits));
+  put("cache_seconds_saved", result.cacheSecondsSaved);
   put("training_decisions", static_cast<double>(rows));
   put("inline_share", share(inlined, rows));
   put("heuristic_agreement", share(agreeing, withDefault));

@@ -113,6 +113,10 @@ TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
   EvaluationResult clangMlp = run(*clang, {&*mixed->policy});
   EvaluationResult inprocessMlp = run(*inprocess, {&*mixed->policy});
   expectSame(clangMlp, inprocessMlp, "mlp");
+  // Without a trajectory the worker skips the default decision the MLP does
+  // not read: the compilation must not change.
+  expectSame(run(*clang, {&*mixed->policy}, false), run(*inprocess, {&*mixed->policy}, false),
+             "mlp, no trajectory");
   size_t inlined = 0, asked = 0;
   for (const JobResult& job : inprocessMlp.jobs)
     for (int64_t action : job.trajectory->actions) {
@@ -167,8 +171,9 @@ TEST_P(BackendParity, DecisionSequenceCacheGivesTheFullCompilesSizes) {
     EXPECT_EQ(again.trajectory->decisions(), again.decisions);
     EXPECT_EQ(second.job(1, m).cacheHit, heuristicInlinedNothing[m]);
     ASSERT_TRUE(second.job(1, m).ok());
-    if (heuristicInlinedNothing[m])
+    if (heuristicInlinedNothing[m]) {
       EXPECT_EQ(second.job(1, m).sizeBytes, first.job(0, m).sizeBytes);
+    }
   }
   // A policy that decides like the heuristic is a hit on the heuristic's
   // entries: the cache keys on decisions, not on policies.

@@ -91,6 +91,8 @@ struct StepProgress {
   double etaSeconds = 0;
   bool skipped = false;
   std::optional<double> validationTotalReward;
+  size_t cacheLookups = 0; // decision-sequence cache (in-process backend)
+  size_t cacheHits = 0;
 };
 
 struct EsTrainerSummary {
@@ -102,6 +104,9 @@ struct EsTrainerSummary {
   double seconds = 0;
   double finalMeanReward = 0;
   std::optional<double> bestValidationTotalReward;
+  uint64_t cacheLookups = 0;
+  uint64_t cacheHits = 0;
+  double cacheSecondsSaved = 0;
   std::filesystem::path output;
 };
 

@@ -240,10 +240,10 @@ void printProgress(const es::StepProgress& p) {
       "elapsed %.0fs  eta %.0fs\n",
       static_cast<long long>(p.step + 1), static_cast<long long>(p.steps), p.evaluationsPerSecond,
       p.meanReward, p.bestReward, p.failedCompilations, p.skipped ? "  (skipped)" : "",
-      p.cacheLookups ? ("  cache " + std::to_string(p.cacheHits) + "/" +
-                        std::to_string(p.cacheLookups))
-                           .c_str()
-                     : "",
+      p.cacheLookups
+          ? ("  cache " + std::to_string(p.cacheHits) + "/" + std::to_string(p.cacheLookups))
+                .c_str()
+          : "",
       p.validationTotalReward ? ("  validation " + std::to_string(*p.validationTotalReward)).c_str()
                               : "",
       p.elapsedSeconds, p.etaSeconds);

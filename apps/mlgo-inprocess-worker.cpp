@@ -19,8 +19,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
-    std::fprintf(stderr, "%s: expects the job pipe on fd 3 and the result pipe on fd 4; it is "
-                         "started by the evaluator, not by hand\n",
+    std::fprintf(stderr,
+                 "%s: expects the job pipe on fd 3 and the result pipe on fd 4; it is "
+                 "started by the evaluator, not by hand\n",
                  argv[0]);
     return 2;
   }

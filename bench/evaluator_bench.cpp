@@ -1,7 +1,8 @@
 // Evaluator benchmark: prints figures, asserts nothing.
 //  (a) modules/s compiling a corpus, same modules and workers:
 //      plain `clang -cc1` per module (no policy, the floor of any process-
-//      per-module tool); the same plain -Oz compile in in-process workers; an MLP policy through clang's interactive channel
+//      per-module tool); the same plain -Oz compile in in-process workers; an MLP policy through
+//      clang's interactive channel
 //      (--backend=clang); the MLP inside in-process workers without the
 //      decision-sequence cache (--backend=inprocess --no-decision-cache);
 //      a second pass of the same MLP with the cache (every sequence known);

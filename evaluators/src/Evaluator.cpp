@@ -1,13 +1,13 @@
 #include "mlgo/evaluators/Evaluator.h"
 
+#include "InProcessPool.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/FeatureLayout.h"
-#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/evaluators/InteractiveChannel.h"
-#include "InProcessPool.h"
-#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/evaluators/Process.h"
+#include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/Progress.h"
 #include "mlgo/support/Random.h"
 
@@ -17,12 +17,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <csignal>
-#include <set>
-#include <unordered_map>
+#include <cstdio>
 #include <cstring>
+#include <set>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -44,7 +44,7 @@ struct InProcessState {
 
   std::mutex mutex;
   std::unordered_map<std::string, ModuleEntries> modules; // by bitcode path
-  std::set<std::string> unsupportedModules;                // compiled with clang instead
+  std::set<std::string> unsupportedModules;               // compiled with clang instead
   EvaluatorStatistics statistics;
 };
 
@@ -62,6 +62,28 @@ void ignoreSigpipeOnce() {
   }();
   (void)done;
 }
+
+// One job's clock and result: started now, due at the compile timeout;
+// finish() stamps the status, the message (prefixed with the module) and the
+// seconds.
+struct JobRun {
+  JobRun(const corpus::ModuleSpec& module, std::chrono::duration<double> timeout)
+      : module(module), start(Clock::now()),
+        deadline(start + std::chrono::duration_cast<Clock::duration>(timeout)) {}
+
+  JobResult finish(JobStatus status, std::string message) {
+    result.status = status;
+    if (!message.empty())
+      result.message = "module \"" + module.name + "\": " + message;
+    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return std::move(result);
+  }
+
+  const corpus::ModuleSpec& module;
+  const Clock::time_point start;
+  const Clock::time_point deadline;
+  JobResult result;
+};
 
 std::string runForIdentity(const std::string& clang, const fs::path& scratch) {
   fs::path log = scratch / "version.txt";
@@ -239,16 +261,11 @@ std::optional<JobResult> Evaluator::compileInProcess(const corpus::ModuleSpec& m
     if (inprocess_->unsupportedModules.count(moduleKey))
       return std::nullopt;
   }
-  const auto start = Clock::now();
-  const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(options_.compileTimeout);
-  JobResult result;
-  auto finish = [&](JobStatus status, std::string message) -> JobResult {
-    result.status = status;
-    if (!message.empty())
-      result.message = "module \"" + module.name + "\": " + message;
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return std::move(result);
+  JobRun run(module, options_.compileTimeout);
+  JobResult& result = run.result;
+  const Clock::time_point deadline = run.deadline;
+  auto finish = [&](JobStatus status, std::string message) {
+    return run.finish(status, std::move(message));
   };
   auto tail = [&](const std::string& text) {
     return text.size() <= options_.stderrTailBytes
@@ -385,16 +402,11 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
 JobResult Evaluator::compileWithClang(const corpus::ModuleSpec& module, const Policy* policy,
                                       DecisionMode mode, uint64_t rngKey,
                                       bool recordTrajectory) const {
-  const auto start = Clock::now();
-  const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(options_.compileTimeout);
-  JobResult result;
-  auto finish = [&](JobStatus status, std::string message) -> JobResult {
-    result.status = status;
-    if (!message.empty())
-      result.message = "module \"" + module.name + "\": " + message;
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return std::move(result);
+  JobRun run(module, options_.compileTimeout);
+  JobResult& result = run.result;
+  const Clock::time_point deadline = run.deadline;
+  auto finish = [&](JobStatus status, std::string message) {
+    return run.finish(status, std::move(message));
   };
 
   Expected<ScratchDirectory> scratch =
@@ -474,18 +486,8 @@ JobResult Evaluator::compileWithClang(const corpus::ModuleSpec& module, const Po
         if (Status sent = channel->sendAdvice(advice.data(), advice.size()); !sent)
           return abandon(JobStatus::ProtocolError, sent.error().message);
         ++result.decisions;
-        if (result.trajectory) {
-          Trajectory& t = *result.trajectory;
-          size_t row = t.observations.size();
-          t.observations.resize(row + t.width);
-          layout->gather(*header, observation.data(), layout->allFeatures, t.observations.data() + row);
-          t.defaultDecisions.push_back(
-              layout->defaultInRecord
-                  ? static_cast<int64_t>(t.observations[row + *layout->defaultInRecord])
-                  : -1);
-          t.actions.push_back(decision.advice);
-          t.logProbabilities.push_back(decision.logProbability);
-        }
+        if (result.trajectory)
+          layout->record(*header, observation.data(), decision, *result.trajectory);
       }
     }
   }

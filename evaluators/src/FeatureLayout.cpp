@@ -42,6 +42,17 @@ void FeatureLayout::gather(const policies::ChannelHeader& header, const std::byt
   }
 }
 
+void FeatureLayout::record(const policies::ChannelHeader& header, const std::byte* observation,
+                           const policies::Decision& decision, Trajectory& trajectory) const {
+  size_t row = trajectory.observations.size();
+  trajectory.observations.resize(row + trajectory.width);
+  gather(header, observation, allFeatures, trajectory.observations.data() + row);
+  trajectory.defaultDecisions.push_back(
+      defaultInRecord ? static_cast<int64_t>(trajectory.observations[row + *defaultInRecord]) : -1);
+  trajectory.actions.push_back(decision.advice);
+  trajectory.logProbabilities.push_back(decision.logProbability);
+}
+
 // The advice as the header's advice tensor wants it.
 std::vector<std::byte> encodeAdvice(const policies::TensorSpec& spec, int64_t advice) {
   std::vector<std::byte> bytes(spec.byteSize());

@@ -248,8 +248,8 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
   Reader r(payload);
   JobMessage m;
   m.policyId = r.value<uint64_t>();
-  m.mode = r.value<uint8_t>() ? policies::DecisionMode::Sampling
-                              : policies::DecisionMode::Deterministic;
+  m.mode =
+      r.value<uint8_t>() ? policies::DecisionMode::Sampling : policies::DecisionMode::Deterministic;
   m.rngKey = r.value<uint64_t>();
   m.recordTrajectory = r.value<uint8_t>() != 0;
   m.consultCache = r.value<uint8_t>() != 0;

@@ -111,8 +111,8 @@ public:
     if (!defaultName.empty() && !hasDefault)
       specs.push_back(llvm::TensorSpec::createSpec<int64_t>(defaultName, {1}));
     for (const llvm::TensorSpec& spec : specs)
-      header_.features.push_back(policies::TensorSpec{spec.name(), fromLlvm(spec.type()),
-                                                      spec.shape(), spec.port()});
+      header_.features.push_back(
+          policies::TensorSpec{spec.name(), fromLlvm(spec.type()), spec.shape(), spec.port()});
     header_.advice = policies::TensorSpec{"inlining_decision", policies::TensorType::Int64, {1}};
     // 8-byte aligned storage for every tensor, contiguous.
     storage_.assign((header_.observationBytes() + 7) / 8 + 1, 0);
@@ -170,9 +170,10 @@ private:
 
   void* evaluateUntyped() override {
     if (!layout_) {
-      advice_ = defaultIndex_ >= 0 ? *reinterpret_cast<const int64_t*>(
-                                         observation() + layout_offset(defaultIndex_))
-                                   : 0;
+      advice_ =
+          defaultIndex_ >= 0
+              ? *reinterpret_cast<const int64_t*>(observation() + layout_offset(defaultIndex_))
+              : 0;
       return &advice_;
     }
     layout_->gather(header_, observation(), layout_->policyInputs, inputs_.data());
@@ -180,18 +181,8 @@ private:
     advice_ = decision.advice;
     ++job_.decisions;
     job_.adviceSequence.push_back(decision.advice);
-    if (job_.trajectory) {
-      Trajectory& t = *job_.trajectory;
-      size_t row = t.observations.size();
-      t.observations.resize(row + t.width);
-      layout_->gather(header_, observation(), layout_->allFeatures, t.observations.data() + row);
-      t.defaultDecisions.push_back(
-          layout_->defaultInRecord
-              ? static_cast<int64_t>(t.observations[row + *layout_->defaultInRecord])
-              : -1);
-      t.actions.push_back(decision.advice);
-      t.logProbabilities.push_back(decision.logProbability);
-    }
+    if (job_.trajectory)
+      layout_->record(header_, observation(), decision, *job_.trajectory);
     return &advice_;
   }
 
@@ -387,8 +378,7 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
   active.rng = RandomStream(job.rngKey);
   invocation->getCodeGenOpts().PassBuilderCallbacks.push_back([](llvm::PassBuilder& builder) {
     builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
-      analyses.registerPass(
-          [] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
+      analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
       if (activeJob)
         activeJob->moduleAnalyses = &analyses;
     });

@@ -19,15 +19,11 @@ namespace fs = std::filesystem;
 namespace mlgo::evaluators {
 namespace {
 
-fs::path corpusDirectory(const std::string& name) {
-  const char* dir = std::getenv("MLGO_CORPORA_DIR");
-  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
-}
-
 class BackendParity : public ::testing::TestWithParam<std::string> {
 protected:
   void SetUp() override {
-    Expected<corpus::Corpus> loaded = corpus::Corpus::load(corpusDirectory(GetParam()));
+    Expected<corpus::Corpus> loaded =
+        corpus::Corpus::load(mlgo::testing::realCorpusDirectory(GetParam()));
     ASSERT_TRUE(loaded) << loaded.error().message;
     corpus_ = std::make_unique<corpus::Corpus>(loaded.take());
     for (const corpus::ModuleSpec& m : corpus_->modules())
@@ -99,8 +95,7 @@ TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
   for (size_t m = 0; m < modules_.size(); ++m) {
     ASSERT_TRUE(clangBaselines[m].sizeBytes) << clangBaselines[m].message;
     ASSERT_TRUE(inprocessBaselines[m].sizeBytes) << inprocessBaselines[m].message;
-    EXPECT_EQ(*clangBaselines[m].sizeBytes, *inprocessBaselines[m].sizeBytes)
-        << modules_[m]->name;
+    EXPECT_EQ(*clangBaselines[m].sizeBytes, *inprocessBaselines[m].sizeBytes) << modules_[m]->name;
   }
 
   std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();

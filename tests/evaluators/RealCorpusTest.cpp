@@ -18,15 +18,11 @@ namespace fs = std::filesystem;
 namespace mlgo::evaluators {
 namespace {
 
-fs::path corpusDirectory(const std::string& name) {
-  const char* dir = std::getenv("MLGO_CORPORA_DIR");
-  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
-}
-
 class EvaluatorOnRealCorpus : public ::testing::TestWithParam<std::string> {
 protected:
   void SetUp() override {
-    Expected<corpus::Corpus> loaded = corpus::Corpus::load(corpusDirectory(GetParam()));
+    Expected<corpus::Corpus> loaded =
+        corpus::Corpus::load(mlgo::testing::realCorpusDirectory(GetParam()));
     ASSERT_TRUE(loaded) << loaded.error().message;
     corpus_ = std::make_unique<corpus::Corpus>(loaded.take());
     for (const corpus::ModuleSpec& m : corpus_->modules())
@@ -107,7 +103,8 @@ TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
   traceRequest.candidates = {echo.get()};
   traceRequest.modules = modules_;
   traceRequest.recordTrajectories = true;
-  std::optional<testing::MixedMlp> mixed = testing::makeMixedMlp(evaluator_->evaluate(traceRequest));
+  std::optional<testing::MixedMlp> mixed =
+      testing::makeMixedMlp(evaluator_->evaluate(traceRequest));
   ASSERT_TRUE(mixed);
   const policies::MlpPolicy& mlp = *mixed->policy;
   const std::vector<double>& theta = mixed->theta;

@@ -67,8 +67,7 @@ inline std::optional<MixedMlp> makeMixedMlp(const EvaluationResult& traced) {
   for (double& w : mixed.theta)
     w *= 3;
   mixed.inputs = mixed.structure->inputWidth();
-  const size_t outBias =
-      MixedMlp::hidden * mixed.inputs + MixedMlp::hidden + 2 * MixedMlp::hidden;
+  const size_t outBias = MixedMlp::hidden * mixed.inputs + MixedMlp::hidden + 2 * MixedMlp::hidden;
   mixed.theta[outBias + 1] += 0.5;
   mixed.policy.emplace(initial.withParameters(mixed.theta));
   return mixed;

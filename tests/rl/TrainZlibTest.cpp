@@ -29,14 +29,9 @@ namespace fs = std::filesystem;
 namespace mlgo::rl {
 namespace {
 
-fs::path corpusDirectory(const std::string& name) {
-  const char* dir = std::getenv("MLGO_CORPORA_DIR");
-  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
-}
-
 PpoTrainerOptions smallPpo(const fs::path& output, size_t workers, const fs::path& scratch) {
   PpoTrainerOptions o;
-  o.corpus = corpusDirectory("zlib");
+  o.corpus = mlgo::testing::realCorpusDirectory("zlib");
   o.modulesPerIteration = 4;
   o.vocabularyQuantiles = 50;
   o.mlp.hiddenLayers = {8};
@@ -54,14 +49,10 @@ PpoTrainerOptions smallPpo(const fs::path& output, size_t workers, const fs::pat
   return o;
 }
 
-bool isTiming(const std::string& name) {
-  return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds";
-}
-
 void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b) {
   ASSERT_EQ(a.steps(), b.steps());
   for (const auto& [name, values] : a.stepScalars) {
-    if (isTiming(name))
+    if (mlgo::testing::isSchedulingDependentScalar(name))
       continue;
     ASSERT_TRUE(b.stepScalars.count(name)) << name;
     const std::vector<double>& other = b.stepScalars.at(name);
@@ -157,7 +148,7 @@ TEST(PpoTrain, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   mlgo::testing::ScratchDirectory dir;
   PpoTrainerOptions whole = smallPpo(dir / "whole.h5", 2, dir.path());
   whole.iterations = 3;
-  whole.validationCorpus = corpusDirectory("zlib");
+  whole.validationCorpus = mlgo::testing::realCorpusDirectory("zlib");
   whole.validationInterval = 2;
   PpoTrainerOptions parts = whole;
   parts.output = dir / "parts.h5";
@@ -192,7 +183,7 @@ TEST(PpoTrain, ResumedRunEndsWhereAnUninterruptedOneDoes) {
 TEST(BcTrain, RecordsTheCorpusAndWarmStartsPpo) {
   mlgo::testing::ScratchDirectory dir;
   BcTrainerOptions bc;
-  bc.corpus = corpusDirectory("zlib");
+  bc.corpus = mlgo::testing::realCorpusDirectory("zlib");
   bc.vocabularyQuantiles = 50;
   bc.mlp.hiddenLayers = {8};
   bc.epochs = 60;
@@ -276,7 +267,7 @@ TEST(PpoTrainCli, ResumeAfterSigkillReachesTheSameFinalPolicy) {
   auto command = [&](const fs::path& output) {
     return std::vector<std::string>{ppoTrain,
                                     "--corpus",
-                                    corpusDirectory("zlib").string(),
+                                    mlgo::testing::realCorpusDirectory("zlib").string(),
                                     "--modules-per-iteration",
                                     "3",
                                     "--vocabulary-quantiles",
@@ -341,7 +332,7 @@ TEST(BcTrainCli, TrainsFromATraceAndResumes) {
                                 "--config",
                                 (fs::path(MLGO_SOURCE_DIR) / "configs/inlining-bc.toml").string(),
                                 "--corpus",
-                                corpusDirectory("zlib").string(),
+                                mlgo::testing::realCorpusDirectory("zlib").string(),
                                 "--epochs",
                                 "3",
                                 "--vocabulary-quantiles",

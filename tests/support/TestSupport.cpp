@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -49,6 +50,16 @@ int runProgram(const std::string& program, const std::vector<std::string>& argum
 
 std::string clangPath() {
   return MLGO_CLANG_PATH;
+}
+
+bool isSchedulingDependentScalar(const std::string& name) {
+  return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds" || name == "cache_hits" ||
+         name == "cache_seconds_saved";
+}
+
+std::filesystem::path realCorpusDirectory(const std::string& name) {
+  const char* dir = std::getenv("MLGO_CORPORA_DIR");
+  return (dir ? std::filesystem::path(dir) : std::filesystem::path("corpora")) / name / "corpus";
 }
 
 std::string llvmTool(const std::string& name) {

@@ -27,6 +27,15 @@ private:
 int runProgram(const std::string& program, const std::vector<std::string>& arguments);
 
 std::string clangPath();
+// A corpus built by a recipe: $MLGO_CORPORA_DIR/<name>/corpus (CTest sets the
+// variable to build/corpora), else corpora/<name>/corpus.
+std::filesystem::path realCorpusDirectory(const std::string& name);
+
+// Run-file step scalars that legitimately differ between identical runs:
+// timings, and the decision-sequence cache's hits (two jobs with the same
+// sequence in flight at once both miss; which one fills the cache first
+// depends on scheduling). Everything else must be equal.
+bool isSchedulingDependentScalar(const std::string& name);
 std::string llvmTool(const std::string& name);
 
 void writeText(const std::filesystem::path& file, const std::string& text);

@@ -23,14 +23,9 @@ namespace fs = std::filesystem;
 namespace mlgo::es {
 namespace {
 
-fs::path corpusDirectory(const std::string& name) {
-  const char* dir = std::getenv("MLGO_CORPORA_DIR");
-  return (dir ? fs::path(dir) : fs::path("corpora")) / name / "corpus";
-}
-
 EsTrainerOptions smallRun(const fs::path& output, size_t workers, const fs::path& scratch) {
   EsTrainerOptions o;
-  o.corpus = corpusDirectory("zlib");
+  o.corpus = mlgo::testing::realCorpusDirectory("zlib");
   o.modulesPerStep = 3;
   o.vocabularyQuantiles = 50;
   o.mlp.hiddenLayers = {8};
@@ -47,14 +42,10 @@ EsTrainerOptions smallRun(const fs::path& output, size_t workers, const fs::path
   return o;
 }
 
-bool isTiming(const std::string& name) {
-  return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds";
-}
-
 void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b) {
   ASSERT_EQ(a.steps(), b.steps());
   for (const auto& [name, values] : a.stepScalars) {
-    if (isTiming(name))
+    if (mlgo::testing::isSchedulingDependentScalar(name))
       continue;
     ASSERT_TRUE(b.stepScalars.count(name)) << name;
     const std::vector<double>& other = b.stepScalars.at(name);
@@ -131,7 +122,7 @@ TEST(EsTrain, ResumeAfterSigkillReachesTheSameFinalPolicy) {
   auto command = [&](const fs::path& output) {
     return std::vector<std::string>{esTrain,
                                     "--corpus",
-                                    corpusDirectory("zlib").string(),
+                                    mlgo::testing::realCorpusDirectory("zlib").string(),
                                     "--modules-per-step",
                                     "3",
                                     "--vocabulary-quantiles",

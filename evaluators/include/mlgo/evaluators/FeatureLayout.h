@@ -5,6 +5,7 @@
 // Shared by both evaluator backends so that a policy sees identical inputs.
 #pragma once
 
+#include "mlgo/evaluators/Trajectory.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/policies/TensorSpec.h"
 #include "mlgo/support/Expected.h"
@@ -35,6 +36,12 @@ struct FeatureLayout {
   // flattened and converted to double, written to `out`.
   void gather(const policies::ChannelHeader& header, const std::byte* observation,
               const std::vector<size_t>& indices, double* out) const;
+
+  // Appends one decision to `trajectory` (whose width is recordWidth): every
+  // feature's values, the compiler's own decision, the action and its
+  // log-probability.
+  void record(const policies::ChannelHeader& header, const std::byte* observation,
+              const policies::Decision& decision, Trajectory& trajectory) const;
 };
 
 // The advice as the header's advice tensor wants it (every element = advice).

@@ -19,17 +19,8 @@ namespace fs = std::filesystem;
 namespace mlgo::evaluators {
 namespace {
 
-class BackendParity : public ::testing::TestWithParam<std::string> {
+class BackendParity : public testing::RealCorpusTest {
 protected:
-  void SetUp() override {
-    Expected<corpus::Corpus> loaded =
-        corpus::Corpus::load(mlgo::testing::realCorpusDirectory(GetParam()));
-    ASSERT_TRUE(loaded) << loaded.error().message;
-    corpus_ = std::make_unique<corpus::Corpus>(loaded.take());
-    for (const corpus::ModuleSpec& m : corpus_->modules())
-      modules_.push_back(&m);
-  }
-
   std::unique_ptr<Evaluator> make(Backend backend, bool cache = false) {
     EvaluatorOptions options;
     options.backend = backend;
@@ -79,10 +70,6 @@ protected:
                 "backends\n",
                 GetParam().c_str(), policy.c_str(), modules_.size(), decisions, differing);
   }
-
-  mlgo::testing::ScratchDirectory scratch_;
-  std::unique_ptr<corpus::Corpus> corpus_;
-  std::vector<const corpus::ModuleSpec*> modules_;
 };
 
 TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {

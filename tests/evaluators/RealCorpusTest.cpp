@@ -18,15 +18,12 @@ namespace fs = std::filesystem;
 namespace mlgo::evaluators {
 namespace {
 
-class EvaluatorOnRealCorpus : public ::testing::TestWithParam<std::string> {
+class EvaluatorOnRealCorpus : public testing::RealCorpusTest {
 protected:
   void SetUp() override {
-    Expected<corpus::Corpus> loaded =
-        corpus::Corpus::load(mlgo::testing::realCorpusDirectory(GetParam()));
-    ASSERT_TRUE(loaded) << loaded.error().message;
-    corpus_ = std::make_unique<corpus::Corpus>(loaded.take());
-    for (const corpus::ModuleSpec& m : corpus_->modules())
-      modules_.push_back(&m);
+    testing::RealCorpusTest::SetUp();
+    if (HasFatalFailure())
+      return;
     EvaluatorOptions options;
     options.workers = 2;
     options.scratchDirectory = scratch_.path();
@@ -37,9 +34,6 @@ protected:
     evaluator_ = evaluator.take();
   }
 
-  mlgo::testing::ScratchDirectory scratch_;
-  std::unique_ptr<corpus::Corpus> corpus_;
-  std::vector<const corpus::ModuleSpec*> modules_;
   std::unique_ptr<Evaluator> evaluator_;
 };
 

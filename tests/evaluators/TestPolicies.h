@@ -1,7 +1,9 @@
-// Policies for evaluator tests on real corpora, built from a heuristic trace
-// of the corpus itself.
+// Fixtures and policies for evaluator tests on real corpora: the recipe's
+// corpus loaded once per test, policies built from a heuristic trace of it.
 #pragma once
 
+#include "TestSupport.h"
+#include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/Vocabulary.h"
@@ -13,6 +15,24 @@
 #include <vector>
 
 namespace mlgo::evaluators::testing {
+
+// A test on one recipe's corpus (the parameter: "zlib", "lua"), loaded in
+// SetUp; `modules_` lists all of it.
+class RealCorpusTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    Expected<corpus::Corpus> loaded =
+        corpus::Corpus::load(mlgo::testing::realCorpusDirectory(GetParam()));
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    corpus_ = std::make_unique<corpus::Corpus>(loaded.take());
+    for (const corpus::ModuleSpec& m : corpus_->modules())
+      modules_.push_back(&m);
+  }
+
+  mlgo::testing::ScratchDirectory scratch_;
+  std::unique_ptr<corpus::Corpus> corpus_;
+  std::vector<const corpus::ModuleSpec*> modules_;
+};
 
 // A small tanh MLP (8 hidden units, 100-quantile vocabulary from the trace)
 // whose weights are scaled up and whose "inline" logit is raised, so that it

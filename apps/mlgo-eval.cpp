@@ -128,6 +128,11 @@ int runEvaluate(const RunArgs& args) {
                              1)
                   : 0.0,
               score.meanReward, result.seconds);
+  evaluators::EvaluatorStatistics stats = (*evaluator)->statistics();
+  std::printf("backend: %s; %zu in-process compilations (%zu workers started), %zu by clang "
+              "processes (%zu of them fallbacks)\n",
+              std::string(evaluators::backendName((*evaluator)->options().backend)).c_str(),
+              stats.inprocessJobs, stats.workersStarted, stats.clangJobs, stats.fallbackJobs);
 
   if (!args.trace.empty()) {
     results::TraceAttributes attributes{{"policy", (*policy)->describe()},

@@ -9,7 +9,10 @@
 //  (b) the same at 1 and 2 workers (scaling);
 //  (c) ns per policy decision (MLP 64x64 on clang's 38 inliner features).
 //
-// Usage: mlgo_bench_evaluator [CORPUS_DIR] [--repeat N]
+// Usage: mlgo_bench_evaluator [CORPUS_DIR] [--repeat N] [--heuristic]
+// --heuristic times the heuristic-echo policy instead of the MLP: the same
+// decisions as plain -Oz, so the difference to the plain columns is the cost
+// of asking a policy (LLVM's ML advisor features, the channel or the call).
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/policies/Mlp.h"
@@ -75,8 +78,11 @@ makeEvaluator(size_t workers, const fs::path& scratch,
 int main(int argc, char** argv) {
   fs::path corpusDir = "build/corpora/lua/corpus";
   int repeat = 1;
+  bool heuristic = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+    if (std::strcmp(argv[i], "--heuristic") == 0)
+      heuristic = true;
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
       repeat = std::atoi(argv[++i]);
     else
       corpusDir = argv[i];
@@ -136,9 +142,11 @@ int main(int argc, char** argv) {
 
   // Seconds for one pass of `mlp` over the corpus (baselines are memoised
   // by the first pass, so later passes time the policy's compiles alone).
+  const policies::Policy* timed =
+      heuristic ? echo.get() : static_cast<const policies::Policy*>(&mlp);
   auto timePolicy = [&](evaluators::Evaluator& evaluator) {
     evaluators::EvaluationRequest request;
-    request.candidates = {&mlp};
+    request.candidates = {timed};
     request.modules = modules;
     auto start = Clock::now();
     evaluators::EvaluationResult result = evaluator.evaluate(request);
@@ -149,8 +157,9 @@ int main(int argc, char** argv) {
   };
   const double n = static_cast<double>(modules.size());
   std::printf("modules/s (best of %d passes; higher is better)\n", repeat);
+  std::printf("policy timed: %s\n", timed->describe().c_str());
   std::printf("%-8s %12s %14s %12s %14s %12s %12s\n", "workers", "plain cc1", "plain inproc",
-              "MLP clang", "MLP inprocess", "MLP cached", "inproc/cc1");
+              "pol. clang", "pol. inprocess", "pol. cached", "inproc/cc1");
   double inprocessSeconds[3] = {0, 0, 0};
   for (size_t workers : {size_t{1}, size_t{2}}) {
     auto clang = makeEvaluator(workers, scratch, evaluators::Backend::Clang);
@@ -172,7 +181,7 @@ int main(int argc, char** argv) {
     std::printf("%-8zu %12.1f %14.1f %12.1f %14.1f %12.1f %11.2fx\n", workers, n / plain,
                 n / plainWorkers, n / viaClang, n / viaWorkers, n / viaCache, plain / viaWorkers);
   }
-  std::printf("\nscaling 1 -> 2 workers (MLP in-process): %.2fx\n",
+  std::printf("\nscaling 1 -> 2 workers (policy in-process): %.2fx\n",
               inprocessSeconds[1] / inprocessSeconds[2]);
 
   // (c) decide() alone on recorded observations.

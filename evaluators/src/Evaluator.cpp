@@ -45,6 +45,9 @@ struct InProcessState {
   std::mutex mutex;
   std::unordered_map<std::string, ModuleEntries> modules; // by bitcode path
   std::set<std::string> unsupportedModules;               // compiled with clang instead
+  // Modules whose pipeline asks the policy again after the first inliner run:
+  // a prefix of their decisions does not determine the object; never cached.
+  std::set<std::string> uncacheableModules;
   EvaluatorStatistics statistics;
 };
 
@@ -298,6 +301,8 @@ std::optional<JobResult> Evaluator::compileInProcess(const corpus::ModuleSpec& m
     asked = InProcessState::SequenceKey{query.hashLow, query.hashHigh, query.decisions};
     std::lock_guard lock(inprocess_->mutex);
     ++inprocess_->statistics.cacheLookups;
+    if (inprocess_->uncacheableModules.count(moduleKey))
+      return false;
     auto m = inprocess_->modules.find(moduleKey);
     if (m != inprocess_->modules.end()) {
       auto hit = m->second.objects.find(*asked);
@@ -366,7 +371,10 @@ std::optional<JobResult> Evaluator::compileInProcess(const corpus::ModuleSpec& m
   }
   JobResult done = finish(JobStatus::Ok, "");
   std::lock_guard lock(inprocess_->mutex);
-  if (asked) {
+  if (answer.decisionsAfterQuery) {
+    inprocess_->uncacheableModules.insert(moduleKey);
+    inprocess_->modules.erase(moduleKey);
+  } else if (asked) {
     InProcessState::ModuleEntries& entries = inprocess_->modules[moduleKey];
     if (done.cacheHit) {
       ++inprocess_->statistics.cacheHits;

@@ -220,6 +220,7 @@ std::string encode(const ResultMessage& m) {
   w.value(m.codeHash);
   w.value(m.decisions);
   w.value<uint8_t>(m.cacheHit);
+  w.value<uint8_t>(m.decisionsAfterQuery);
   w.value<uint8_t>(m.trajectory.has_value());
   if (m.trajectory) {
     const Trajectory& t = *m.trajectory;
@@ -286,6 +287,7 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   m.codeHash = r.value<uint64_t>();
   m.decisions = r.value<uint64_t>();
   m.cacheHit = r.value<uint8_t>() != 0;
+  m.decisionsAfterQuery = r.value<uint8_t>() != 0;
   if (r.value<uint8_t>()) {
     Trajectory t;
     uint64_t specs = r.value<uint64_t>();

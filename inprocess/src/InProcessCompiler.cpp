@@ -60,6 +60,7 @@ struct ActiveJob {
   std::optional<std::string> mismatch; // the policy's inputs are not what LLVM offers
   bool inlinerDone = false;
   bool cacheHit = false;
+  bool decisionsAfterQuery = false;
 };
 
 thread_local ActiveJob* activeJob = nullptr;
@@ -179,6 +180,7 @@ private:
     layout_->gather(header_, observation(), layout_->policyInputs, inputs_.data());
     policies::Decision decision = job_.policy->decide(inputs_, job_.job->mode, job_.rng);
     advice_ = decision.advice;
+    job_.decisionsAfterQuery |= job_.inlinerDone;
     ++job_.decisions;
     job_.adviceSequence.push_back(decision.advice);
     if (job_.trajectory)
@@ -402,6 +404,7 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
   result.diagnostics = diagnostics;
   result.decisions = active.decisions;
   result.trajectory = std::move(active.trajectory);
+  result.decisionsAfterQuery = active.decisionsAfterQuery;
   if (active.mismatch)
     return fail(protocol::WorkerStatus::PolicyMismatch, *active.mismatch);
   if (!compiled)

@@ -93,6 +93,10 @@ struct ResultMessage {
   uint64_t codeHash = 0;
   uint64_t decisions = 0;
   bool cacheHit = false; // the size is the trainer's cached one; not measured
+  // The policy was asked after the cache question (a pipeline that runs the
+  // inliner more than once): the sequence hashed was not the whole one, so
+  // this module must not be cached.
+  bool decisionsAfterQuery = false;
   std::optional<Trajectory> trajectory;
 };
 

@@ -3,8 +3,10 @@
 #pragma once
 
 #include "FilterOptions.h"
+#include "mlgo/corpus/Sampler.h"
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/policies/Mlp.h"
 #include "mlgo/results/RunFile.h"
 
 #include <CLI/CLI.hpp>
@@ -121,6 +123,19 @@ template <class E> struct EnumOption {
     return values.front(); // unreachable: IsMember checked the text
   }
 };
+
+// Choices the trainers share, offered the same way by each.
+inline EnumOption<corpus::SamplingStrategy> samplingOption(corpus::SamplingStrategy initial) {
+  return {initial,
+          {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
+           corpus::SamplingStrategy::BucketRoundRobin},
+          corpus::samplingStrategyName};
+}
+
+inline EnumOption<policies::Activation> activationOption(policies::Activation initial) {
+  return {
+      initial, {policies::Activation::Relu, policies::Activation::Tanh}, policies::activationName};
+}
 
 // A TOML scalar: numbers and booleans as they are, anything else quoted.
 inline std::string tomlValue(const std::string& value) {

@@ -29,10 +29,8 @@ struct Args {
   std::string vocabulary;
   std::string resume;
   rl::BcTrainerOptions options;
-  apps::EnumOption<policies::Activation> activation{
-      options.mlp.activation,
-      {policies::Activation::Relu, policies::Activation::Tanh},
-      policies::activationName};
+  apps::EnumOption<policies::Activation> activation =
+      apps::activationOption(options.mlp.activation);
   double maxGradientNorm = 0;
   std::string output = options.output.string();
   std::string policyOutput = options.policyOutput.string();

@@ -30,15 +30,10 @@ struct Args {
   std::string vocabulary;
   std::string resume;
   rl::PpoTrainerOptions options;
-  apps::EnumOption<corpus::SamplingStrategy> moduleSampling{
-      options.sampling,
-      {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
-       corpus::SamplingStrategy::BucketRoundRobin},
-      corpus::samplingStrategyName};
-  apps::EnumOption<policies::Activation> activation{
-      options.mlp.activation,
-      {policies::Activation::Relu, policies::Activation::Tanh},
-      policies::activationName};
+  apps::EnumOption<corpus::SamplingStrategy> moduleSampling =
+      apps::samplingOption(options.sampling);
+  apps::EnumOption<policies::Activation> activation =
+      apps::activationOption(options.mlp.activation);
   apps::EnumOption<rl::AdvantageNormalization> normalization{
       options.advantageNormalization,
       {rl::AdvantageNormalization::None, rl::AdvantageNormalization::MiniBatch,

@@ -3,6 +3,7 @@
 // a PPO run stopped after k iterations and resumed (in-process, and through
 // the CLI after SIGKILL) ends with the same policy bit for bit as an
 // uninterrupted one; BC's policy warm-starts PPO.
+#include "RunRecordAssertions.h"
 #include "TestSupport.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/results/RunFile.h"
@@ -50,24 +51,10 @@ PpoTrainerOptions smallPpo(const fs::path& output, size_t workers, const fs::pat
 }
 
 void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b) {
-  ASSERT_EQ(a.steps(), b.steps());
-  for (const auto& [name, values] : a.stepScalars) {
-    if (mlgo::testing::isSchedulingDependentScalar(name))
-      continue;
-    ASSERT_TRUE(b.stepScalars.count(name)) << name;
-    const std::vector<double>& other = b.stepScalars.at(name);
-    ASSERT_EQ(values.size(), other.size()) << name;
-    for (size_t i = 0; i < values.size(); ++i)
-      EXPECT_TRUE(values[i] == other[i] || (std::isnan(values[i]) && std::isnan(other[i])))
-          << name << "[" << i << "]: " << values[i] << " vs " << other[i];
-  }
-  EXPECT_EQ(a.stepModules, b.stepModules);
-  EXPECT_EQ(a.stepSizes, b.stepSizes);
+  mlgo::testing::expectSameStepNumbers(a, b);
+  if (::testing::Test::HasFatalFailure())
+    return;
   EXPECT_EQ(a.snapshots, b.snapshots);
-  ASSERT_TRUE(a.finalPolicy && b.finalPolicy);
-  EXPECT_EQ(a.finalPolicy->policyJson, b.finalPolicy->policyJson);
-  ASSERT_TRUE(a.checkpoint && b.checkpoint);
-  EXPECT_EQ(a.checkpoint->optimizerState, b.checkpoint->optimizerState);
   // Moving baselines and β: NaN (not yet compiled) compares unequal with ==.
   const auto& ta = a.checkpoint->trainerState.vectors;
   const auto& tb = b.checkpoint->trainerState.vectors;
@@ -75,9 +62,7 @@ void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b)
   for (const auto& [key, values] : ta) {
     ASSERT_EQ(values.size(), tb.at(key).size()) << key;
     for (size_t i = 0; i < values.size(); ++i)
-      EXPECT_TRUE(values[i] == tb.at(key)[i] ||
-                  (std::isnan(values[i]) && std::isnan(tb.at(key)[i])))
-          << key << "[" << i << "]";
+      EXPECT_TRUE(mlgo::testing::sameOrBothNaN(values[i], tb.at(key)[i])) << key << "[" << i << "]";
   }
 }
 

@@ -352,48 +352,37 @@ std::string_view kindName(ObjectKind kind) {
   return "object";
 }
 
-Expected<Id> openDataset(hid_t file, const Place& place) {
+// Opens the object at `place` with `open`; on failure, says why: no such
+// object, an object of another kind than `wanted` (nullopt: any kind), or
+// HDF5's own reason.
+Expected<Id> openAs(hid_t file, const Place& place, hid_t (*open)(hid_t, const char*, hid_t),
+                    Id::Closer close, std::optional<ObjectKind> wanted, const char* what) {
   if (Status valid = checkObjectPath(place); !valid)
     return valid.error();
   // Open first (the common case, and the fast one); explain a failure after.
-  Id dataset(H5Dopen2(file, std::string(place.object).c_str(), H5P_DEFAULT), H5Dclose);
-  if (dataset.valid())
-    return dataset;
+  Id object(open(file, std::string(place.object).c_str(), H5P_DEFAULT), close);
+  if (object.valid())
+    return object;
   std::string detail = takeHdf5Detail();
   std::optional<ObjectKind> kind = kindOf(file, place.object);
   if (!kind)
-    return place.error("no such dataset");
-  if (*kind != ObjectKind::Dataset)
-    return place.error("is a " + std::string(kindName(*kind)) + ", not a dataset");
-  return place.error("cannot open dataset (" + detail + ")");
+    return place.error(std::string("no such ") + what);
+  if (wanted && *kind != *wanted)
+    return place.error("is a " + std::string(kindName(*kind)) + ", not a " + what);
+  return place.error(std::string("cannot open ") + what + " (" + detail + ")");
+}
+
+Expected<Id> openDataset(hid_t file, const Place& place) {
+  return openAs(file, place, H5Dopen2, H5Dclose, ObjectKind::Dataset, "dataset");
 }
 
 Expected<Id> openGroup(hid_t file, const Place& place) {
-  if (Status valid = checkObjectPath(place); !valid)
-    return valid.error();
-  Id group(H5Gopen2(file, std::string(place.object).c_str(), H5P_DEFAULT), H5Gclose);
-  if (group.valid())
-    return group;
-  std::string detail = takeHdf5Detail();
-  std::optional<ObjectKind> kind = kindOf(file, place.object);
-  if (!kind)
-    return place.error("no such group");
-  if (*kind != ObjectKind::Group)
-    return place.error("is a " + std::string(kindName(*kind)) + ", not a group");
-  return place.error("cannot open group (" + detail + ")");
+  return openAs(file, place, H5Gopen2, H5Gclose, ObjectKind::Group, "group");
 }
 
 // A group, dataset or named datatype, for attributes.
 Expected<Id> openObject(hid_t file, const Place& place) {
-  if (Status valid = checkObjectPath(place); !valid)
-    return valid.error();
-  Id object(H5Oopen(file, std::string(place.object).c_str(), H5P_DEFAULT), H5Oclose);
-  if (object.valid())
-    return object;
-  std::string detail = takeHdf5Detail();
-  if (!kindOf(file, place.object))
-    return place.error("no such object");
-  return place.error("cannot open object (" + detail + ")");
+  return openAs(file, place, H5Oopen, H5Oclose, std::nullopt, "object");
 }
 
 // Link creation that makes missing parent groups.

@@ -4,7 +4,7 @@
 // agreement, snapshots, checkpoint; --resume continues it) and a policy file
 // that es-train and ppo-train start from (--initial-policy).
 #include "mlgo/results/RunFile.h"
-#include "mlgo/rl/BcTrainer.h"
+#include "mlgo/training/BcTrainer.h"
 
 #include "CommonOptions.h"
 
@@ -28,7 +28,7 @@ struct Args {
   std::string recordedTrace;
   std::string vocabulary;
   std::string resume;
-  rl::BcTrainerOptions options;
+  training::BcTrainerOptions options;
   apps::EnumOption<policies::Activation> activation =
       apps::activationOption(options.mlp.activation);
   double maxGradientNorm = 0;
@@ -38,7 +38,7 @@ struct Args {
 };
 
 void defineOptions(CLI::App& app, Args& args) {
-  rl::BcTrainerOptions& o = args.options;
+  training::BcTrainerOptions& o = args.options;
   app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
   app.add_option("--resume", args.resume,
                  "Continue the run in this HDF5 file from its checkpoint (its stored config is "
@@ -119,7 +119,7 @@ void defineOptions(CLI::App& app, Args& args) {
 }
 
 Status finishOptions(Args& args, const CLI::App& app) {
-  rl::BcTrainerOptions& o = args.options;
+  training::BcTrainerOptions& o = args.options;
   o.traces.assign(args.traces.begin(), args.traces.end());
   if (!args.corpus.empty())
     o.corpus = args.corpus;
@@ -148,7 +148,7 @@ std::string percent(std::optional<double> value) {
   return text;
 }
 
-void printProgress(const rl::BcProgress& p) {
+void printProgress(const training::BcProgress& p) {
   std::fprintf(stderr,
                "epoch %lld/%lld  train loss %.4f agreement %s  held-out loss %s agreement %s  "
                "elapsed %.1fs  eta %.0fs\n",
@@ -182,8 +182,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  Expected<rl::BcTrainer> trainer =
-      resuming ? rl::BcTrainer::resume(args.options) : rl::BcTrainer::create(args.options);
+  Expected<training::BcTrainer> trainer = resuming ? training::BcTrainer::resume(args.options)
+                                                   : training::BcTrainer::create(args.options);
   if (!trainer)
     return fail(trainer.error());
   const results::RunRecord& record = trainer->record();
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
                record.attributes.at("training_decisions").c_str(),
                record.validationModuleNames.size(),
                record.attributes.at("heldout_decisions").c_str(), args.options.output.c_str());
-  Expected<rl::BcTrainerSummary> summary = trainer->run(printProgress);
+  Expected<training::BcTrainerSummary> summary = trainer->run(printProgress);
   if (!summary)
     return fail(summary.error());
   std::printf("done: %lld epochs (%lld this run), %.1f s; training agreement %s",

@@ -2,8 +2,8 @@
 // real clang-22 compilations against -Oz. Every flag can be set in a TOML
 // config (--config); the effective config is printed and stored in the run's
 // HDF5 file, from which --resume continues a killed run.
-#include "mlgo/es/EsTrainer.h"
 #include "mlgo/results/RunFile.h"
+#include "mlgo/training/EsTrainer.h"
 
 #include "CommonOptions.h"
 
@@ -29,7 +29,7 @@ struct Args {
   std::string initialPolicy;
   std::string vocabulary;
   std::string resume;
-  es::EsTrainerOptions options;
+  training::EsTrainerOptions options;
   apps::EnumOption<corpus::SamplingStrategy> moduleSampling =
       apps::samplingOption(options.sampling);
   apps::EnumOption<policies::Activation> activation =
@@ -70,7 +70,7 @@ struct Args {
 // Every option of es-train, bound to `args`. Used twice on --resume: once
 // for the command line, once for the config stored in the run file.
 void defineOptions(CLI::App& app, Args& args) {
-  es::EsTrainerOptions& o = args.options;
+  training::EsTrainerOptions& o = args.options;
   app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
   app.add_option("--resume", args.resume,
                  "Continue the run in this HDF5 file from its checkpoint (its stored config is "
@@ -190,7 +190,7 @@ void defineOptions(CLI::App& app, Args& args) {
 
 // Applies the flags that need translation and the shared sampling settings.
 Status finishOptions(Args& args, const CLI::App& app) {
-  es::EsTrainerOptions& o = args.options;
+  training::EsTrainerOptions& o = args.options;
   o.corpus = args.corpus;
   if (!args.validationCorpus.empty())
     o.validationCorpus = args.validationCorpus;
@@ -228,7 +228,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
   return Status::ok();
 }
 
-void printProgress(const es::StepProgress& p) {
+void printProgress(const training::StepProgress& p) {
   std::fprintf(
       stderr,
       "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s%s  "
@@ -267,8 +267,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  Expected<es::EsTrainer> trainer =
-      resuming ? es::EsTrainer::resume(args.options) : es::EsTrainer::create(args.options);
+  Expected<training::EsTrainer> trainer = resuming ? training::EsTrainer::resume(args.options)
+                                                   : training::EsTrainer::create(args.options);
   if (!trainer)
     return fail(trainer.error());
   const results::RunRecord& record = trainer->record();
@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
           : (", " + std::to_string(record.validationModuleNames.size()) + " validation modules")
                 .c_str(),
       args.options.output.c_str());
-  Expected<es::EsTrainerSummary> summary = trainer->run(printProgress);
+  Expected<training::EsTrainerSummary> summary = trainer->run(printProgress);
   if (!summary)
     return fail(summary.error());
   std::printf(

@@ -8,6 +8,7 @@
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
+#include "mlgo/training/TraceRecording.h"
 
 #include "CommonOptions.h"
 
@@ -138,7 +139,7 @@ int runEvaluate(const RunArgs& args) {
     results::TraceAttributes attributes{{"policy", (*policy)->describe()},
                                         {"corpus", args.corpus},
                                         {"compiler", (*evaluator)->compilerIdentity()}};
-    Status written = results::writeTrace(args.trace, result, 0, modules, attributes);
+    Status written = training::writeTrace(args.trace, result, 0, modules, attributes);
     if (!written)
       return fail(written.error());
     std::printf("trace: %s (%llu decisions)\n", args.trace.c_str(),

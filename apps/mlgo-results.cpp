@@ -6,8 +6,8 @@
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/results/Analysis.h"
-#include "mlgo/results/AnalysisEvaluation.h"
 #include "mlgo/results/RunFile.h"
+#include "mlgo/training/PolicyEvaluation.h"
 
 #include "CommonOptions.h"
 
@@ -79,7 +79,7 @@ public:
     std::fprintf(stderr, "compiling the %s policy of %s on %s (%zu modules)\n",
                  std::string(results::policyChoiceName(choice)).c_str(), file.c_str(),
                  corpus_.directory().c_str(), corpus_.size());
-    return results::evaluatePolicySizes(run, choice, corpus_, *evaluator_, file, true);
+    return training::evaluatePolicySizes(run, choice, corpus_, *evaluator_, file, true);
   }
 
 private:

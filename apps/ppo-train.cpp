@@ -4,7 +4,7 @@
 // ml-compiler-opt's ppo_nn_agent.gin values); the effective config is printed
 // and stored in the run's HDF5 file, from which --resume continues.
 #include "mlgo/results/RunFile.h"
-#include "mlgo/rl/PpoTrainer.h"
+#include "mlgo/training/PpoTrainer.h"
 
 #include "CommonOptions.h"
 
@@ -29,7 +29,7 @@ struct Args {
   std::string initialPolicy;
   std::string vocabulary;
   std::string resume;
-  rl::PpoTrainerOptions options;
+  training::PpoTrainerOptions options;
   apps::EnumOption<corpus::SamplingStrategy> moduleSampling =
       apps::samplingOption(options.sampling);
   apps::EnumOption<policies::Activation> activation =
@@ -49,7 +49,7 @@ struct Args {
 // Every option of ppo-train, bound to `args`; used twice on --resume (the
 // command line, then the run's stored config).
 void defineOptions(CLI::App& app, Args& args) {
-  rl::PpoTrainerOptions& o = args.options;
+  training::PpoTrainerOptions& o = args.options;
   app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
   app.add_option("--resume", args.resume,
                  "Continue the run in this HDF5 file from its checkpoint (its stored config is "
@@ -177,7 +177,7 @@ void defineOptions(CLI::App& app, Args& args) {
 }
 
 Status finishOptions(Args& args, const CLI::App& app) {
-  rl::PpoTrainerOptions& o = args.options;
+  training::PpoTrainerOptions& o = args.options;
   o.corpus = args.corpus;
   if (!args.validationCorpus.empty())
     o.validationCorpus = args.validationCorpus;
@@ -203,7 +203,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
   return Status::ok();
 }
 
-void printProgress(const rl::PpoProgress& p) {
+void printProgress(const training::PpoProgress& p) {
   std::string validation =
       p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
   std::fprintf(stderr,
@@ -239,8 +239,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  Expected<rl::PpoTrainer> trainer =
-      resuming ? rl::PpoTrainer::resume(args.options) : rl::PpoTrainer::create(args.options);
+  Expected<training::PpoTrainer> trainer = resuming ? training::PpoTrainer::resume(args.options)
+                                                    : training::PpoTrainer::create(args.options);
   if (!trainer)
     return fail(trainer.error());
   const results::RunRecord& record = trainer->record();
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
                resuming ? "resuming" : "training", record.attributes.at("policy").c_str(),
                record.attributes.at("parameters").c_str(), record.moduleNames.size(),
                validation.c_str(), args.options.output.c_str());
-  Expected<rl::PpoTrainerSummary> summary = trainer->run(printProgress);
+  Expected<training::PpoTrainerSummary> summary = trainer->run(printProgress);
   if (!summary)
     return fail(summary.error());
   std::printf("done: %lld iterations (%lld this run), %llu compilations, %llu failed, %llu "

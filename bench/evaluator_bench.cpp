@@ -18,6 +18,7 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
+#include "mlgo/training/TraceRecording.h"
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
   traceRequest.recordTrajectories = true;
   evaluators::EvaluationResult traced = evaluator2->evaluate(traceRequest);
   fs::path traceFile = scratch / ("mlgo-bench-trace-" + std::to_string(getpid()) + ".h5");
-  if (Status s = results::writeTrace(traceFile, traced, 0, modules, {}); !s) {
+  if (Status s = training::writeTrace(traceFile, traced, 0, modules, {}); !s) {
     std::fprintf(stderr, "%s\n", s.error().message.c_str());
     return 1;
   }

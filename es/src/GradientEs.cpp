@@ -38,7 +38,7 @@ GradientEs::Options GradientEs::Options::mlCompilerOpt(double sigma, Sampling sa
 
 StateArchive GradientEs::State::toArchive() const {
   StateArchive archive;
-  archive.setHeader(OptimizerKind::GradientEs, static_cast<size_t>(point.size()));
+  setOptimizerHeader(archive, OptimizerKind::GradientEs, static_cast<size_t>(point.size()));
   archive.setInteger("step", step);
   archive.setVector("point", point);
   archive.setVector("scale", scale);
@@ -55,7 +55,7 @@ Expected<GradientEs::State> GradientEs::State::fromArchive(const StateArchive& a
   if (*dimension < 1)
     return makeError("state field \"dimension\": must be at least 1");
   const auto n = static_cast<size_t>(*dimension);
-  MLGO_ES_RETURN_IF_ERROR(archive.checkHeader(OptimizerKind::GradientEs, n));
+  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::GradientEs, n));
   State state;
   Expected<int64_t> step = archive.integer("step");
   if (!step)
@@ -64,7 +64,7 @@ Expected<GradientEs::State> GradientEs::State::fromArchive(const StateArchive& a
   for (auto [name, target] : {std::pair{"point", &state.point}, std::pair{"scale", &state.scale},
                               std::pair{"stepRule.first", &state.stepRule.first},
                               std::pair{"stepRule.second", &state.stepRule.second}}) {
-    Expected<Eigen::VectorXd> values = archive.vector(name, n);
+    Expected<Eigen::VectorXd> values = eigenVector(archive, name, n);
     if (!values)
       return values.error();
     *target = values.take();
@@ -108,7 +108,7 @@ Status GradientEs::setState(State state) {
 }
 
 Status GradientEs::restoreState(const StateArchive& archive) {
-  MLGO_ES_RETURN_IF_ERROR(archive.checkHeader(OptimizerKind::GradientEs, dimension()));
+  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::GradientEs, dimension()));
   Expected<State> state = State::fromArchive(archive);
   if (!state)
     return state.error();

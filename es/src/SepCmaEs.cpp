@@ -26,7 +26,7 @@ Status SepCmaEs::Options::validate() const {
 
 StateArchive SepCmaEs::State::toArchive() const {
   StateArchive archive;
-  archive.setHeader(OptimizerKind::SepCmaEs, static_cast<size_t>(mean.size()));
+  setOptimizerHeader(archive, OptimizerKind::SepCmaEs, static_cast<size_t>(mean.size()));
   archive.setInteger("step", step);
   archive.setVector("mean", mean);
   archive.setReal("sigma", sigma);
@@ -43,7 +43,7 @@ Expected<SepCmaEs::State> SepCmaEs::State::fromArchive(const StateArchive& archi
   if (*dimension < 1)
     return makeError("state field \"dimension\": must be at least 1");
   const auto n = static_cast<size_t>(*dimension);
-  MLGO_ES_RETURN_IF_ERROR(archive.checkHeader(OptimizerKind::SepCmaEs, n));
+  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::SepCmaEs, n));
   State state;
   Expected<int64_t> step = archive.integer("step");
   if (!step)
@@ -57,7 +57,7 @@ Expected<SepCmaEs::State> SepCmaEs::State::fromArchive(const StateArchive& archi
        {std::pair{"mean", &state.mean}, std::pair{"diagonalCovariance", &state.diagonalCovariance},
         std::pair{"sigmaPath", &state.sigmaPath},
         std::pair{"covariancePath", &state.covariancePath}}) {
-    Expected<Eigen::VectorXd> values = archive.vector(name, n);
+    Expected<Eigen::VectorXd> values = eigenVector(archive, name, n);
     if (!values)
       return values.error();
     *target = values.take();
@@ -139,7 +139,7 @@ Status SepCmaEs::setState(State state) {
 }
 
 Status SepCmaEs::restoreState(const StateArchive& archive) {
-  MLGO_ES_RETURN_IF_ERROR(archive.checkHeader(OptimizerKind::SepCmaEs, dimension()));
+  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::SepCmaEs, dimension()));
   Expected<State> state = State::fromArchive(archive);
   if (!state)
     return state.error();

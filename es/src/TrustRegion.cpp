@@ -114,7 +114,7 @@ Expected<std::vector<int64_t>> toIntegers(std::string_view field,
 
 StateArchive TrustRegionEs::State::toArchive() const {
   StateArchive archive;
-  archive.setHeader(OptimizerKind::TrustRegionEs, static_cast<size_t>(point.size()));
+  setOptimizerHeader(archive, OptimizerKind::TrustRegionEs, static_cast<size_t>(point.size()));
   archive.setInteger("step", step);
   archive.setVector("point", point);
   archive.setVector("scale", scale);
@@ -139,7 +139,7 @@ Expected<TrustRegionEs::State> TrustRegionEs::State::fromArchive(const StateArch
   if (*dimension < 1)
     return makeError("state field \"dimension\": must be at least 1");
   const auto n = static_cast<size_t>(*dimension);
-  MLGO_ES_RETURN_IF_ERROR(archive.checkHeader(OptimizerKind::TrustRegionEs, n));
+  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::TrustRegionEs, n));
   State state;
   Expected<int64_t> step = archive.integer("step");
   if (!step)
@@ -148,7 +148,7 @@ Expected<TrustRegionEs::State> TrustRegionEs::State::fromArchive(const StateArch
   for (auto [name, target] : {std::pair{"point", &state.point}, std::pair{"scale", &state.scale},
                               std::pair{"acceptedPoint", &state.acceptedPoint},
                               std::pair{"modelGradient", &state.modelGradient}}) {
-    Expected<Eigen::VectorXd> values = archive.vector(name, n);
+    Expected<Eigen::VectorXd> values = eigenVector(archive, name, n);
     if (!values)
       return values.error();
     *target = values.take();
@@ -232,7 +232,7 @@ Status TrustRegionEs::setState(State state) {
 }
 
 Status TrustRegionEs::restoreState(const StateArchive& archive) {
-  MLGO_ES_RETURN_IF_ERROR(archive.checkHeader(OptimizerKind::TrustRegionEs, dimension()));
+  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::TrustRegionEs, dimension()));
   Expected<State> state = State::fromArchive(archive);
   if (!state)
     return state.error();

@@ -43,7 +43,8 @@ void FeatureLayout::gather(const policies::ChannelHeader& header, const std::byt
 }
 
 void FeatureLayout::record(const policies::ChannelHeader& header, const std::byte* observation,
-                           const policies::Decision& decision, Trajectory& trajectory) const {
+                           const policies::Decision& decision,
+                           policies::Trajectory& trajectory) const {
   size_t row = trajectory.observations.size();
   trajectory.observations.resize(row + trajectory.width);
   gather(header, observation, allFeatures, trajectory.observations.data() + row);

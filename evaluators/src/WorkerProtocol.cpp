@@ -223,7 +223,7 @@ std::string encode(const ResultMessage& m) {
   w.value<uint8_t>(m.decisionsAfterQuery);
   w.value<uint8_t>(m.trajectory.has_value());
   if (m.trajectory) {
-    const Trajectory& t = *m.trajectory;
+    const policies::Trajectory& t = *m.trajectory;
     w.value<uint64_t>(t.featureSpecs.size());
     for (const policies::TensorSpec& spec : t.featureSpecs)
       writeSpec(w, spec);
@@ -289,7 +289,7 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   m.cacheHit = r.value<uint8_t>() != 0;
   m.decisionsAfterQuery = r.value<uint8_t>() != 0;
   if (r.value<uint8_t>()) {
-    Trajectory t;
+    policies::Trajectory t;
     uint64_t specs = r.value<uint64_t>();
     for (uint64_t i = 0; i < specs && i < payload.size(); ++i)
       t.featureSpecs.push_back(readSpec(r));

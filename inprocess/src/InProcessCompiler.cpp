@@ -41,7 +41,7 @@ namespace mlgo::inprocess {
 namespace {
 
 using evaluators::FeatureLayout;
-using evaluators::Trajectory;
+using policies::Trajectory;
 namespace protocol = evaluators::protocol;
 
 // What the advisor, the model runner and the pass callbacks of the running

@@ -280,11 +280,11 @@ public:
     column<std::string>(keysPath, keys);
     column<std::string>(valuesPath, values);
   }
-  void state(std::string_view groupPath, const StateValues& state) {
+  void state(std::string_view groupPath, const StateArchive& state) {
     group(groupPath);
-    for (const auto& [key, value] : state.integers)
+    for (const auto& [key, value] : state.integers())
       attribute<int64_t>(groupPath, escapeName(key), value);
-    for (const auto& [key, values] : state.vectors)
+    for (const auto& [key, values] : state.vectors())
       column<double>(childPath(groupPath, escapeName(key)), values);
   }
 
@@ -525,14 +525,20 @@ public:
     return map;
   }
 
-  StateValues state(std::string_view groupPath) {
-    StateValues state;
+  StateArchive state(std::string_view groupPath) {
+    StateArchive::Integers integers;
+    StateArchive::Vectors vectors;
     for (const std::string& name : attributeNames(groupPath))
-      insert(state.integers, groupPath, key(groupPath, name), attribute<int64_t>(groupPath, name));
+      insert(integers, groupPath, key(groupPath, name), attribute<int64_t>(groupPath, name));
     for (const std::string& name : children(groupPath)) {
       std::string path = childPath(groupPath, name);
-      insert(state.vectors, groupPath, key(groupPath, name), column<double>(path));
+      insert(vectors, groupPath, key(groupPath, name), column<double>(path));
     }
+    StateArchive state;
+    for (const auto& [name, value] : integers)
+      state.setInteger(name, value);
+    for (auto& [name, values] : vectors)
+      state.setVector(name, std::move(values));
     return state;
   }
 
@@ -754,9 +760,9 @@ public:
     return std::nullopt;
   }
 
-  static Found of(const StateValues& a, const StateValues& b) {
-    return first({member("integers", of(a.integers, b.integers)),
-                  member("vectors", of(a.vectors, b.vectors))});
+  static Found of(const StateArchive& a, const StateArchive& b) {
+    return first({member("integers", of(a.integers(), b.integers())),
+                  member("vectors", of(a.vectors(), b.vectors()))});
   }
   static Found of(const FailureRecord& a, const FailureRecord& b) {
     return first(

@@ -9,9 +9,8 @@ namespace mlgo::results {
 
 namespace {
 
-using evaluators::JobResult;
-using evaluators::Trajectory;
 using policies::TensorSpec;
+using policies::Trajectory;
 
 // Extendible decision datasets compress well (small integers stored as
 // float64); level 1 gets most of the gain for little CPU.
@@ -211,14 +210,12 @@ Expected<TraceWriter> TraceWriter::create(const fs::path& path,
   return TraceWriter(std::move(file), std::move(featureSpecs), width);
 }
 
-Status TraceWriter::addModule(std::string_view name, const JobResult& job,
-                              std::optional<uint64_t> baselineBytes) {
+Status TraceWriter::addModule(const TraceModule& row, const Trajectory* trajectory) {
   const fs::path& path = file_.path();
-  std::string module = "module " + std::string(name);
+  std::string module = "module " + row.name;
   if (!file_.isOpen())
     return traceError(path, module + ": the trace is closed");
 
-  const Trajectory* trajectory = job.trajectory ? &*job.trajectory : nullptr;
   uint64_t decisions = 0;
   if (trajectory) {
     std::string difference = describeSpecDifference(trajectory->featureSpecs, featureSpecs_);
@@ -255,23 +252,22 @@ Status TraceWriter::addModule(std::string_view name, const JobResult& job,
     then([&] { return file_.appendRows<int64_t>(kDecisionModules, moduleColumn); });
   }
 
-  std::string nameText(name);
-  std::string statusText(evaluators::jobStatusName(job.status));
-  uint64_t size = job.ok() ? job.sizeBytes : 0;
-  uint64_t codeHash = job.ok() ? job.codeHash : 0;
-  double reward = job.ok() ? job.reward : std::numeric_limits<double>::quiet_NaN();
-  uint64_t baseline = baselineBytes.value_or(0);
-  int64_t hasBaseline = baselineBytes.has_value() ? 1 : 0;
+  const bool ok = row.ok();
+  uint64_t size = ok ? row.sizeBytes : 0;
+  uint64_t codeHash = ok ? row.codeHash : 0;
+  double reward = ok ? row.reward : std::numeric_limits<double>::quiet_NaN();
+  uint64_t baseline = row.baselineBytes.value_or(0);
+  int64_t hasBaseline = row.baselineBytes.has_value() ? 1 : 0;
   uint64_t firstDecision = decisions_;
-  then([&] { return file_.appendRows<std::string>(kModuleNames, one(nameText)); });
-  then([&] { return file_.appendRows<std::string>(kModuleStatuses, one(statusText)); });
-  then([&] { return file_.appendRows<std::string>(kModuleMessages, one(job.message)); });
+  then([&] { return file_.appendRows<std::string>(kModuleNames, one(row.name)); });
+  then([&] { return file_.appendRows<std::string>(kModuleStatuses, one(row.status)); });
+  then([&] { return file_.appendRows<std::string>(kModuleMessages, one(row.message)); });
   then([&] { return file_.appendRows<uint64_t>(kModuleSizes, one(size)); });
   then([&] { return file_.appendRows<uint64_t>(kModuleBaselineSizes, one(baseline)); });
   then([&] { return file_.appendRows<int64_t>(kModuleHasBaseline, one(hasBaseline)); });
   then([&] { return file_.appendRows<double>(kModuleRewards, one(reward)); });
   then([&] { return file_.appendRows<uint64_t>(kModuleCodeHashes, one(codeHash)); });
-  then([&] { return file_.appendRows<double>(kModuleSeconds, one(job.seconds)); });
+  then([&] { return file_.appendRows<double>(kModuleSeconds, one(row.seconds)); });
   then([&] { return file_.appendRows<uint64_t>(kModuleFirstDecisions, one(firstDecision)); });
   then([&] { return file_.appendRows<uint64_t>(kModuleDecisionCounts, one(decisions)); });
   if (!status) {
@@ -529,27 +525,6 @@ policies::FeatureSamples featureSamples(const Trace& trace) {
   policies::FeatureSamples samples;
   appendFeatureSamples(trace, samples);
   return samples;
-}
-
-Status writeTrace(const std::filesystem::path& path, const evaluators::EvaluationResult& result,
-                  size_t candidate, const std::vector<const corpus::ModuleSpec*>& modules,
-                  const TraceAttributes& attributes) {
-  const evaluators::Trajectory* first = nullptr;
-  for (size_t m = 0; m < result.moduleCount && !first; ++m)
-    if (result.job(candidate, m).trajectory)
-      first = &*result.job(candidate, m).trajectory;
-  if (!first)
-    return makeError(path.string() + ": no module recorded a trajectory (every compile failed "
-                                     "or the evaluation did not record trajectories)");
-  Expected<TraceWriter> writer = TraceWriter::create(path, first->featureSpecs, attributes);
-  if (!writer)
-    return writer.error();
-  for (size_t m = 0; m < result.moduleCount; ++m)
-    if (Status added =
-            writer->addModule(modules[m]->name, result.job(candidate, m), result.baselineBytes[m]);
-        !added)
-      return added;
-  return writer->close();
 }
 
 } // namespace mlgo::results

@@ -47,29 +47,29 @@ AdamState AdamState::zeros(size_t dimension) {
   return {Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n), 0};
 }
 
-void AdamState::saveTo(results::StateValues& values) const {
-  values.vectors[kMoment1] = std::vector<double>(m.data(), m.data() + m.size());
-  values.vectors[kMoment2] = std::vector<double>(v.data(), v.data() + v.size());
-  values.integers[kUpdates] = t;
+void AdamState::saveTo(StateArchive& archive) const {
+  archive.setVector(kMoment1, m);
+  archive.setVector(kMoment2, v);
+  archive.setInteger(kUpdates, t);
 }
 
-Expected<AdamState> AdamState::restore(const results::StateValues& values, size_t dimension) {
-  auto m = values.vectors.find(kMoment1);
-  auto v = values.vectors.find(kMoment2);
-  auto t = values.integers.find(kUpdates);
-  if (m == values.vectors.end() || v == values.vectors.end() || t == values.integers.end())
+Expected<AdamState> AdamState::restore(const StateArchive& archive, size_t dimension) {
+  Expected<std::vector<double>> m = archive.vector(kMoment1);
+  Expected<std::vector<double>> v = archive.vector(kMoment2);
+  Expected<int64_t> t = archive.integer(kUpdates);
+  if (!m || !v || !t)
     return makeError("optimizer state: adam_m, adam_v or adam_t is missing");
-  if (m->second.size() != dimension || v->second.size() != dimension)
-    return makeError("optimizer state: Adam moments have " + std::to_string(m->second.size()) +
-                     " and " + std::to_string(v->second.size()) + " values, the policy " +
+  if (m->size() != dimension || v->size() != dimension)
+    return makeError("optimizer state: Adam moments have " + std::to_string(m->size()) + " and " +
+                     std::to_string(v->size()) + " values, the policy " +
                      std::to_string(dimension) + " parameters");
-  if (t->second < 0)
+  if (*t < 0)
     return makeError("optimizer state: adam_t is negative");
   const auto n = static_cast<Eigen::Index>(dimension);
   AdamState state;
-  state.m = Eigen::Map<const Eigen::VectorXd>(m->second.data(), n);
-  state.v = Eigen::Map<const Eigen::VectorXd>(v->second.data(), n);
-  state.t = t->second;
+  state.m = Eigen::Map<const Eigen::VectorXd>(m->data(), n);
+  state.v = Eigen::Map<const Eigen::VectorXd>(v->data(), n);
+  state.t = *t;
   return state;
 }
 

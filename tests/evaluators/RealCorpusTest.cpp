@@ -122,7 +122,7 @@ TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
     const JobResult& job = result.job(0, m);
     ASSERT_TRUE(job.ok()) << job.message;
     ASSERT_TRUE(job.trajectory);
-    const Trajectory& t = *job.trajectory;
+    const policies::Trajectory& t = *job.trajectory;
     for (size_t d = 0; d < t.decisions(); ++d) {
       std::vector<double> x;
       for (size_t f = 0; f < t.featureSpecs.size(); ++f) {

@@ -21,7 +21,7 @@ ResultMessage sampleResult() {
   m.decisions = 2;
   m.cacheHit = true;
   m.decisionsAfterQuery = true;
-  Trajectory t;
+  policies::Trajectory t;
   t.featureSpecs = {{"callee_users", policies::TensorType::Int64, {1}, 0},
                     {"embedding", policies::TensorType::Float, {3}, 1}};
   t.width = 4;

@@ -109,18 +109,18 @@ RunRecord makeFullRecord() {
   Checkpoint& c = r.checkpoint.emplace();
   c.step = 3;
   c.optimizer = "gradient-es";
-  c.optimizerState.integers = {{"generation", 3},
-                               {"rng/counter", std::numeric_limits<int64_t>::min()},
-                               {"", 7},
-                               {"100%", -1}};
-  c.optimizerState.vectors = {{"mean", {0.5, -0.0, kNaN}},
-                              {"adam/m", {1e-300, -1e300}},
-                              {"empty", {}},
-                              {".", {1}},
-                              {std::string("nul\0key", 7), {2}}};
+  c.optimizerState.setInteger("generation", 3);
+  c.optimizerState.setInteger("rng/counter", std::numeric_limits<int64_t>::min());
+  c.optimizerState.setInteger("", 7);
+  c.optimizerState.setInteger("100%", -1);
+  c.optimizerState.setVector("mean", {0.5, -0.0, kNaN});
+  c.optimizerState.setVector("adam/m", {1e-300, -1e300});
+  c.optimizerState.setVector("empty", std::vector<double>{});
+  c.optimizerState.setVector(".", {1});
+  c.optimizerState.setVector(std::string("nul\0key", 7), {2});
   c.policyJson = policyJson(50, 4);
-  c.trainerState.vectors = {{"best_value", {0.011}}};
-  c.trainerState.integers = {{"best_step", 2}};
+  c.trainerState.setReal("best_value", 0.011);
+  c.trainerState.setInteger("best_step", 2);
   c.elapsedSeconds = 123.5;
   return r;
 }
@@ -181,7 +181,7 @@ TEST_F(RunFileTest, FullRecordRoundTripsExactly) {
   EXPECT_TRUE(std::isnan(read->stepScalars.at("a/b%c")[1]));
   EXPECT_EQ(read->stepScalars.at("a/b%c")[2], 5e-324);
   EXPECT_TRUE(std::isnan(read->candidateRewards[1][0]));
-  EXPECT_EQ(read->checkpoint->optimizerState.vectors.count(std::string("nul\0key", 7)), 1u);
+  EXPECT_EQ(read->checkpoint->optimizerState.vectors().count(std::string("nul\0key", 7)), 1u);
   EXPECT_EQ(read->failures[0].stderrTail, "clang: warning: \xff\xfe not UTF-8\n");
 
   // Rewriting replaces the file whole.
@@ -210,7 +210,7 @@ TEST_F(RunFileTest, DifferencesAreFoundAndNamed) {
   b = a;
   b.candidateRewards[1][0] = -kNaN; // another NaN is the same
   EXPECT_FALSE(firstDifference(a, b));
-  b.checkpoint->optimizerState.vectors.erase("mean");
+  b.checkpoint->optimizerState.erase("mean");
   EXPECT_EQ(firstDifference(a, b),
             "checkpoint.optimizerState.vectors[\"mean\"]: only in the first");
   b = a;
@@ -526,7 +526,7 @@ TEST_F(RunFileTest, LargeRunWritesQuickly) {
   c.optimizer = "sep-cma-es";
   c.policyJson = r.snapshots.back().policyJson;
   for (const char* name : {"mean", "sigma_path", "variance", "adam_m", "adam_v"})
-    c.optimizerState.vectors[name].assign(kParameters, 0.25);
+    c.optimizerState.setVector(name, std::vector<double>(kParameters, 0.25));
 
   std::filesystem::path path = file("large.h5");
   auto start = std::chrono::steady_clock::now();

@@ -13,11 +13,9 @@
 namespace mlgo::results {
 namespace {
 
-using evaluators::JobResult;
-using evaluators::JobStatus;
-using evaluators::Trajectory;
 using policies::TensorSpec;
 using policies::TensorType;
+using policies::Trajectory;
 using testing::messageOf;
 
 // Like clang's inliner header, shortened: two scalars, a vector feature (as
@@ -30,15 +28,28 @@ std::vector<TensorSpec> makeSpecs() {
 }
 constexpr size_t kWidth = 5;
 
+// A compile job as a trace records it: its outcome and its decisions.
+struct Job {
+  TraceModule outcome;
+  std::optional<Trajectory> trajectory;
+};
+
+// Adds `job` as module `name` with a baseline size.
+Status add(TraceWriter& writer, const std::string& name, Job job,
+           std::optional<uint64_t> baselineBytes) {
+  job.outcome.name = name;
+  job.outcome.baselineBytes = baselineBytes;
+  return writer.addModule(job.outcome, job.trajectory ? &*job.trajectory : nullptr);
+}
+
 // A job with `decisions` made-up decisions whose values encode (seed, d).
-JobResult okJob(size_t decisions, double seed) {
-  JobResult job;
-  job.status = JobStatus::Ok;
-  job.sizeBytes = 1000 + static_cast<uint64_t>(seed);
-  job.codeHash = 0xfeedbeef00 + static_cast<uint64_t>(seed);
-  job.reward = 0.01 * seed;
-  job.decisions = decisions;
-  job.seconds = 0.5 + seed;
+Job okJob(size_t decisions, double seed) {
+  Job job;
+  job.outcome.status = "ok";
+  job.outcome.sizeBytes = 1000 + static_cast<uint64_t>(seed);
+  job.outcome.codeHash = 0xfeedbeef00 + static_cast<uint64_t>(seed);
+  job.outcome.reward = 0.01 * seed;
+  job.outcome.seconds = 0.5 + seed;
   Trajectory& t = job.trajectory.emplace();
   t.featureSpecs = makeSpecs();
   t.width = kWidth;
@@ -54,15 +65,14 @@ JobResult okJob(size_t decisions, double seed) {
   return job;
 }
 
-JobResult failedJob() {
-  JobResult job;
-  job.status = JobStatus::TimedOut;
-  job.message = "module lua/lvm: timed out after 17 decisions";
-  job.stderrTail = "ignored";
-  job.sizeBytes = 99; // not meaningful for a failed job: not recorded
-  job.reward = 0.5;
-  job.decisions = 17;
-  job.seconds = 300;
+Job failedJob() {
+  Job job;
+  job.outcome.status = "timed-out";
+  job.outcome.message = "module lua/lvm: timed out after 17 decisions";
+  job.outcome.sizeBytes = 99; // not meaningful for a failed job: not recorded
+  job.outcome.codeHash = 7;   // likewise
+  job.outcome.reward = 0.5;   // likewise
+  job.outcome.seconds = 300;
   return job;
 }
 
@@ -79,11 +89,11 @@ protected:
   void writeStandardTrace(const std::filesystem::path& path) {
     Expected<TraceWriter> writer = TraceWriter::create(path, makeSpecs(), makeAttributes());
     ASSERT_TRUE(writer) << messageOf(writer);
-    Status added = writer->addModule("lua/lapi", okJob(3, 1), 1100);
+    Status added = add(*writer, "lua/lapi", okJob(3, 1), 1100);
     ASSERT_TRUE(added) << messageOf(added);
-    added = writer->addModule("lua/lvm", failedJob(), 5000);
+    added = add(*writer, "lua/lvm", failedJob(), 5000);
     ASSERT_TRUE(added) << messageOf(added);
-    added = writer->addModule("lua/ltm", okJob(2, 2), std::nullopt);
+    added = add(*writer, "lua/ltm", okJob(2, 2), std::nullopt);
     ASSERT_TRUE(added) << messageOf(added);
     EXPECT_EQ(writer->moduleCount(), 3u);
     EXPECT_EQ(writer->decisionCount(), 5u);
@@ -105,7 +115,7 @@ TEST_F(TraceFileTest, RoundTrip) {
   EXPECT_EQ(trace.width, kWidth);
   ASSERT_EQ(trace.decisions(), 5u);
 
-  JobResult first = okJob(3, 1), third = okJob(2, 2);
+  Job first = okJob(3, 1), third = okJob(2, 2);
   std::vector<double> observations = first.trajectory->observations;
   observations.insert(observations.end(), third.trajectory->observations.begin(),
                       third.trajectory->observations.end());
@@ -151,11 +161,11 @@ TEST_F(TraceFileTest, MismatchedSpecsAreRejectedAndNothingIsWritten) {
   std::filesystem::path path = file("trace.h5");
   Expected<TraceWriter> writer = TraceWriter::create(path, makeSpecs());
   ASSERT_TRUE(writer) << messageOf(writer);
-  ASSERT_TRUE(writer->addModule("zlib/adler32", okJob(2, 1), 10));
+  ASSERT_TRUE(add(*writer, "zlib/adler32", okJob(2, 1), 10));
 
-  JobResult renamed = okJob(2, 2);
+  Job renamed = okJob(2, 2);
   renamed.trajectory->featureSpecs[2].name = "callee_basic_block_count";
-  Status rejected = writer->addModule("zlib/deflate", renamed, 10);
+  Status rejected = add(*writer, "zlib/deflate", renamed, 10);
   ASSERT_FALSE(rejected);
   EXPECT_EQ(rejected.error().message,
             path.string() +
@@ -163,24 +173,24 @@ TEST_F(TraceFileTest, MismatchedSpecsAreRejectedAndNothingIsWritten) {
                 "callee_basic_block_count: int32_t[1] (port 0), the trace has cost_estimate: "
                 "int32_t[1] (port 0)");
 
-  JobResult shorter = okJob(1, 3);
+  Job shorter = okJob(1, 3);
   shorter.trajectory->featureSpecs.pop_back();
-  rejected = writer->addModule("zlib/inflate", shorter, 10);
+  rejected = add(*writer, "zlib/inflate", shorter, 10);
   ASSERT_FALSE(rejected);
   EXPECT_EQ(rejected.error().message,
             path.string() + ": module zlib/inflate: feature specs differ from the trace's: it "
                             "has 3 features, the trace has 4");
 
-  JobResult malformed = okJob(2, 4);
+  Job malformed = okJob(2, 4);
   malformed.trajectory->logProbabilities.pop_back();
-  rejected = writer->addModule("zlib/trees", malformed, 10);
+  rejected = add(*writer, "zlib/trees", malformed, 10);
   ASSERT_FALSE(rejected);
   EXPECT_NE(rejected.error().message.find("module zlib/trees: malformed trajectory"),
             std::string::npos)
       << rejected.error().message;
 
   // The writer goes on, and the file holds only the accepted modules.
-  ASSERT_TRUE(writer->addModule("zlib/crc32", okJob(1, 5), 10));
+  ASSERT_TRUE(add(*writer, "zlib/crc32", okJob(1, 5), 10));
   ASSERT_TRUE(writer->close());
   Expected<Trace> trace = readTrace(path);
   ASSERT_TRUE(trace) << messageOf(trace);

@@ -57,12 +57,12 @@ TEST(Adam, ClipsTheGlobalNorm) {
   EXPECT_NEAR(clipped.v[1], scaled.v[1], 1e-18);
 }
 
-TEST(Adam, StateRoundTripsThroughStateValues) {
+TEST(Adam, StateRoundTripsThroughAStateArchive) {
   AdamState state = AdamState::zeros(3);
   std::vector<double> theta = {1, 2, 3};
   const double g[] = {0.1, -0.2, 0.3};
   adamStep({}, state, g, theta);
-  results::StateValues values;
+  StateArchive values;
   state.saveTo(values);
   Expected<AdamState> back = AdamState::restore(values, 3);
   ASSERT_TRUE(back) << back.error().message;

@@ -1,9 +1,8 @@
 // Helpers for the rl tests: small MLPs over made-up features, decision sets,
-// central finite differences, and synthetic trace files.
+// and central finite differences.
 #pragma once
 
 #include "mlgo/policies/Mlp.h"
-#include "mlgo/results/TraceFile.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/support/Random.h"
 
@@ -105,45 +104,6 @@ inline void expectGradientsClose(const std::vector<double>& analytic,
   }
   ASSERT_GT(norm, 0.0);
   EXPECT_LT(std::sqrt(difference / norm), tolerance);
-}
-
-// A synthetic trace: `modules` modules of `perModule` decisions each over
-// syntheticSpecs(), labelled (inlining_default) by `label(a, b, c)`.
-template <class Label>
-void writeSyntheticTrace(const std::filesystem::path& path, size_t modules, size_t perModule,
-                         uint64_t seed, Label label, const std::string& prefix = "m") {
-  Expected<results::TraceWriter> writer =
-      results::TraceWriter::create(path, syntheticSpecs(), {{"policy", "synthetic"}});
-  ASSERT_TRUE(writer) << writer.error().message;
-  RandomStream rng(seed);
-  for (size_t m = 0; m < modules; ++m) {
-    evaluators::JobResult job;
-    job.status = evaluators::JobStatus::Ok;
-    job.sizeBytes = 1000 + m;
-    job.reward = 0;
-    evaluators::Trajectory t;
-    t.featureSpecs = syntheticSpecs();
-    t.width = 4;
-    for (size_t d = 0; d < perModule; ++d) {
-      double a = static_cast<double>(rng.uniformBelow(1000));
-      double b = static_cast<double>(rng.uniformBelow(1000));
-      double c = static_cast<double>(rng.uniformBelow(20));
-      int64_t y = label(a, b, c);
-      if (y < 0) { // the label function rejects the sample: draw again
-        --d;
-        continue;
-      }
-      t.observations.insert(t.observations.end(), {a, b, c, static_cast<double>(y)});
-      t.defaultDecisions.push_back(y);
-      t.actions.push_back(y);
-      t.logProbabilities.push_back(0);
-    }
-    job.decisions = t.decisions();
-    job.trajectory = std::move(t);
-    Status added = writer->addModule(prefix + std::to_string(m), job, 1000);
-    ASSERT_TRUE(added) << added.error().message;
-  }
-  ASSERT_TRUE(writer->close());
 }
 
 } // namespace mlgo::rl::testing

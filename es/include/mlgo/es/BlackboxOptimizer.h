@@ -18,8 +18,8 @@
 // step. Rewards are maximised.
 #pragma once
 
+#include "mlgo/es/OptimizerState.h"
 #include "mlgo/es/Perturbations.h"
-#include "mlgo/es/StateArchive.h"
 #include "mlgo/support/Expected.h"
 
 #include <Eigen/Core>

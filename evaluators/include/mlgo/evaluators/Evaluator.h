@@ -24,8 +24,8 @@
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/CompilerTask.h"
-#include "mlgo/evaluators/Trajectory.h"
 #include "mlgo/policies/Policy.h"
+#include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
 #include "mlgo/support/Threads.h"
 
@@ -79,7 +79,7 @@ struct JobResult {
   // The size came from the decision-sequence cache (in-process backend):
   // the inliner ran to its end, the rest of the pipeline was skipped.
   bool cacheHit = false;
-  std::optional<Trajectory> trajectory;
+  std::optional<policies::Trajectory> trajectory;
 
   bool ok() const { return status == JobStatus::Ok; }
 };

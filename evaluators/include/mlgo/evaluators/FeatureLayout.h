@@ -5,9 +5,9 @@
 // Shared by both evaluator backends so that a policy sees identical inputs.
 #pragma once
 
-#include "mlgo/evaluators/Trajectory.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/policies/TensorSpec.h"
+#include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstddef>
@@ -41,7 +41,7 @@ struct FeatureLayout {
   // feature's values, the compiler's own decision, the action and its
   // log-probability.
   void record(const policies::ChannelHeader& header, const std::byte* observation,
-              const policies::Decision& decision, Trajectory& trajectory) const;
+              const policies::Decision& decision, policies::Trajectory& trajectory) const;
 };
 
 // The advice as the header's advice tensor wants it (every element = advice).

@@ -18,8 +18,8 @@
 // the trainer records the job as crashed and starts a fresh worker.
 #pragma once
 
-#include "mlgo/evaluators/Trajectory.h"
 #include "mlgo/policies/Policy.h"
+#include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
@@ -97,7 +97,7 @@ struct ResultMessage {
   // inliner more than once): the sequence hashed was not the whole one, so
   // this module must not be cached.
   bool decisionsAfterQuery = false;
-  std::optional<Trajectory> trajectory;
+  std::optional<policies::Trajectory> trajectory;
 };
 
 std::string encode(const PolicyMessage& message);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/StateArchive.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -28,13 +29,6 @@ namespace mlgo::results {
 
 inline constexpr std::string_view kRunFormat = "mlgo-run";
 inline constexpr int64_t kRunVersion = 1;
-
-// Optimiser state as named values (the ES StateArchive maps onto it 1:1).
-struct StateValues {
-  std::map<std::string, int64_t, std::less<>> integers;
-  std::map<std::string, std::vector<double>, std::less<>> vectors;
-  bool operator==(const StateValues& other) const = default;
-};
 
 struct FailureRecord {
   int64_t step = 0;
@@ -65,10 +59,10 @@ struct ValidationRecord {
 struct Checkpoint {
   int64_t step = 0;      // steps completed: the next step to run
   std::string optimizer; // e.g. "gradient-es", for a clear error on mismatch
-  StateValues optimizerState;
+  StateArchive optimizerState;
   std::string policyJson; // the current policy
   // Anything else the trainer must restore (best-so-far, moving baselines…).
-  StateValues trainerState;
+  StateArchive trainerState;
   double elapsedSeconds = 0; // wall time of the run so far, across resumes
   bool operator==(const Checkpoint& other) const = default;
 };

@@ -7,8 +7,8 @@
 // ("Trace files"); readTrace checks it.
 #pragma once
 
-#include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/policies/TensorSpec.h"
+#include "mlgo/policies/Trajectory.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/Hdf5File.h"
 #include "mlgo/support/Expected.h"
@@ -27,11 +27,31 @@ namespace mlgo::results {
 
 inline constexpr std::string_view kTraceFormat = "mlgo-trace";
 inline constexpr int64_t kTraceVersion = 1;
+// A module's status when it compiled (evaluators::jobStatusName of Ok).
+inline constexpr std::string_view kTraceStatusOk = "ok";
 
 // Free-form string attributes of a trace (policy description, corpus path,
 // compiler identity, …), stored as file attributes. "format" and "version"
 // are reserved.
 using TraceAttributes = std::map<std::string, std::string, std::less<>>;
+
+// One row of /modules.
+struct TraceModule {
+  std::string name;
+  std::string status;     // evaluators::jobStatusName of the job, e.g. "ok", "timed-out"
+  std::string message;    // what went wrong; empty for "ok"
+  uint64_t sizeBytes = 0; // code size (ok only, else 0)
+  std::optional<uint64_t> baselineBytes;
+  double reward = std::numeric_limits<double>::quiet_NaN(); // ok only, else NaN
+  uint64_t codeHash = 0;                                    // ok only, else 0
+  double seconds = 0;
+  // The module's decisions are rows [firstDecision, firstDecision + decisionCount).
+  uint64_t firstDecision = 0;
+  uint64_t decisionCount = 0;
+
+  bool ok() const { return status == kTraceStatusOk; }
+  bool operator==(const TraceModule& other) const;
+};
 
 // Writes a trace decision by decision as modules are added, so a trace never
 // has to fit in memory and a crashed run leaves every module added before it.
@@ -47,17 +67,16 @@ public:
   TraceWriter(TraceWriter&&) noexcept = default;
   TraceWriter& operator=(TraceWriter&&) noexcept = default;
 
-  // Records one (policy, module) job: its outcome and, if the job carries a
-  // trajectory, every decision of it (a failed job's partial trajectory
-  // too; readers filter on the module's status). A job without a trajectory
-  // is recorded with no decisions. A trajectory whose feature specs differ
-  // from the trace's, or whose arrays disagree in length, is an error naming
-  // the module, and nothing of it is written. If HDF5 itself fails midway,
-  // the writer closes the file (modules added before stay readable) and
-  // refuses further modules. `baselineBytes`: the module's plain -Oz size,
-  // if known.
-  Status addModule(std::string_view name, const evaluators::JobResult& job,
-                   std::optional<uint64_t> baselineBytes);
+  // Records one (policy, module) job: its outcome (`module`; its first
+  // decision and decision count are the writer's to fill) and, if it has one,
+  // every decision of its trajectory (a failed job's partial trajectory too;
+  // readers filter on the module's status). Size, code hash and reward are
+  // written for "ok" modules only (0, 0 and NaN otherwise). A trajectory whose
+  // feature specs differ from the trace's, or whose arrays disagree in
+  // length, is an error naming the module, and nothing of it is written. If
+  // HDF5 itself fails midway, the writer closes the file (modules added
+  // before stay readable) and refuses further modules.
+  Status addModule(const TraceModule& module, const policies::Trajectory* trajectory);
 
   size_t moduleCount() const { return modules_; }
   uint64_t decisionCount() const { return decisions_; }
@@ -76,24 +95,6 @@ private:
   size_t width_ = 0; // values per decision: the sum of the specs' element counts
   size_t modules_ = 0;
   uint64_t decisions_ = 0;
-};
-
-// One row of /modules.
-struct TraceModule {
-  std::string name;
-  std::string status;     // evaluators::jobStatusName of the job, e.g. "ok", "timed-out"
-  std::string message;    // what went wrong; empty for "ok"
-  uint64_t sizeBytes = 0; // code size (ok only, else 0)
-  std::optional<uint64_t> baselineBytes;
-  double reward = std::numeric_limits<double>::quiet_NaN(); // ok only, else NaN
-  uint64_t codeHash = 0;                                    // ok only, else 0
-  double seconds = 0;
-  // The module's decisions are rows [firstDecision, firstDecision + decisionCount).
-  uint64_t firstDecision = 0;
-  uint64_t decisionCount = 0;
-
-  bool ok() const { return status == evaluators::jobStatusName(evaluators::JobStatus::Ok); }
-  bool operator==(const TraceModule& other) const;
 };
 
 // A whole trace in memory.
@@ -117,12 +118,6 @@ struct Trace {
 // "format" attribute), one of a newer version, or one whose datasets are
 // missing or disagree in length is an error naming the file (and dataset).
 Expected<Trace> readTrace(const std::filesystem::path& path);
-
-// Writes one candidate's jobs of an evaluation as a trace: the features come
-// from the first job that recorded a trajectory (an error if none did).
-Status writeTrace(const std::filesystem::path& path, const evaluators::EvaluationResult& result,
-                  size_t candidate, const std::vector<const corpus::ModuleSpec*>& modules,
-                  const TraceAttributes& attributes = {});
 
 // Appends every scalar feature's observed values (one per decision, over all
 // modules whatever their status) to `samples`, keyed by feature name; vector

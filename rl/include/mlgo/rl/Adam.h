@@ -9,8 +9,8 @@
 // √v̂ + ε instead. The two differ visibly with ml-compiler-opt's ε = 3.125e-4.
 #pragma once
 
-#include "mlgo/results/RunFile.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/StateArchive.h"
 
 #include <Eigen/Core>
 
@@ -51,10 +51,10 @@ struct AdamState {
 
   static AdamState zeros(size_t dimension);
 
-  // As named state values for a run file's checkpoint ("adam_m", "adam_v",
-  // "adam_t"), and back; restoring checks the sizes against `dimension`.
-  void saveTo(results::StateValues& values) const;
-  static Expected<AdamState> restore(const results::StateValues& values, size_t dimension);
+  // As named fields of a state archive ("adam_m", "adam_v", "adam_t"), and
+  // back; restoring checks the sizes against `dimension`.
+  void saveTo(StateArchive& archive) const;
+  static Expected<AdamState> restore(const StateArchive& archive, size_t dimension);
 };
 
 struct AdamUpdate {

@@ -1,8 +1,7 @@
-#include "mlgo/es/EsTrainer.h"
+#include "mlgo/training/EsTrainer.h"
 
-#include "mlgo/results/TrainingModules.h"
+#include "mlgo/training/TrainingModules.h"
 
-#include "mlgo/es/StateArchive.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/Vocabulary.h"
 
@@ -13,7 +12,9 @@
 
 namespace fs = std::filesystem;
 
-namespace mlgo::es {
+namespace mlgo::training {
+
+using namespace es;
 
 namespace {
 
@@ -34,25 +35,6 @@ double percentile(const std::vector<double>& sorted, double p) {
   size_t upper = std::min(lower + 1, sorted.size() - 1);
   double fraction = position - static_cast<double>(lower);
   return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
-}
-
-// The archive's fields map one to one onto the run file's state values.
-results::StateValues toStateValues(const StateArchive& archive) {
-  results::StateValues values;
-  for (const auto& [name, value] : archive.integers())
-    values.integers[name] = value;
-  for (const auto& [name, vector] : archive.vectors())
-    values.vectors[name] = vector;
-  return values;
-}
-
-StateArchive toArchive(const results::StateValues& values) {
-  StateArchive archive;
-  for (const auto& [name, value] : values.integers)
-    archive.setInteger(name, value);
-  for (const auto& [name, vector] : values.vectors)
-    archive.setVector(name, vector);
-  return archive;
 }
 
 } // namespace
@@ -151,8 +133,8 @@ Status EsTrainer::Impl::loadData() {
     return created.error();
   evaluator = created.take();
 
-  Expected<results::TrainingModules> modules =
-      results::prepareTrainingModules(*evaluator, *training, validation.get(), record);
+  Expected<TrainingModules> modules =
+      prepareTrainingModules(*evaluator, *training, validation.get(), record);
   if (!modules)
     return modules.error();
   eligible = modules->eligible;
@@ -185,7 +167,7 @@ Expected<policies::Vocabulary> EsTrainer::Impl::vocabularyFromHeuristic() {
   for (const evaluators::JobResult& job : result.jobs) {
     if (!job.ok() || !job.trajectory)
       continue;
-    const evaluators::Trajectory& t = *job.trajectory;
+    const policies::Trajectory& t = *job.trajectory;
     size_t column = 0;
     for (const policies::TensorSpec& spec : t.featureSpecs) {
       if (spec.elementCount() == 1)
@@ -453,9 +435,9 @@ Expected<StepProgress> EsTrainer::Impl::runStep(Clock::time_point runStart) {
   results::Checkpoint checkpoint;
   checkpoint.step = done;
   checkpoint.optimizer = std::string(optimizerKindName(optimizer->kind()));
-  checkpoint.optimizerState = toStateValues(optimizer->saveState());
+  checkpoint.optimizerState = optimizer->saveState();
   checkpoint.policyJson = std::move(currentJson);
-  checkpoint.trainerState.vectors["best_value"] = {bestValue};
+  checkpoint.trainerState.setReal("best_value", bestValue);
   checkpoint.elapsedSeconds = elapsed;
   record.checkpoint = std::move(checkpoint);
 
@@ -553,13 +535,11 @@ Expected<EsTrainer> EsTrainer::resume(EsTrainerOptions options) {
     return makeError(file + ": the checkpoint is of optimizer " + checkpoint.optimizer +
                      ", the options say " +
                      std::string(optimizerKindName(impl->optimizer->kind())));
-  if (Status s = impl->optimizer->restoreState(toArchive(checkpoint.optimizerState)); !s)
+  if (Status s = impl->optimizer->restoreState(checkpoint.optimizerState); !s)
     return makeError(file + ": " + s.error().message);
   impl->record = stored.take();
   impl->elapsedBefore = checkpoint.elapsedSeconds;
-  if (auto it = checkpoint.trainerState.vectors.find("best_value");
-      it != checkpoint.trainerState.vectors.end() && it->second.size() == 1)
-    impl->bestValue = it->second[0];
+  impl->bestValue = checkpoint.trainerState.realOr("best_value", impl->bestValue);
   // Rows a killed run wrote after its checkpoint cannot exist (the file is
   // rewritten whole), but a checkpoint behind the rows would: refuse it.
   if (static_cast<int64_t>(impl->record.steps()) != checkpoint.step)
@@ -602,4 +582,4 @@ Expected<EsTrainerSummary> EsTrainer::run(const ProgressCallback& progress,
   return summary;
 }
 
-} // namespace mlgo::es
+} // namespace mlgo::training

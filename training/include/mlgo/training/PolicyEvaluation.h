@@ -12,13 +12,14 @@
 
 #include <string_view>
 
-namespace mlgo::results {
+namespace mlgo::training {
 
 // `origin` (the run file) prefixes errors: no such policy, a policy JSON that
 // does not load. Failed compiles are not errors: their sizes are NaN.
-Expected<PolicySizes> evaluatePolicySizes(const RunRecord& run, PolicyChoice choice,
-                                          const corpus::Corpus& corpus,
-                                          evaluators::Evaluator& evaluator, std::string_view origin,
-                                          bool showProgress);
+Expected<results::PolicySizes> evaluatePolicySizes(const results::RunRecord& run,
+                                                   results::PolicyChoice choice,
+                                                   const corpus::Corpus& corpus,
+                                                   evaluators::Evaluator& evaluator,
+                                                   std::string_view origin, bool showProgress);
 
-} // namespace mlgo::results
+} // namespace mlgo::training

@@ -1,4 +1,4 @@
-#include "mlgo/rl/BcTrainer.h"
+#include "mlgo/training/BcTrainer.h"
 
 #include "TrainerSupport.h"
 
@@ -8,7 +8,9 @@
 #include "mlgo/results/TraceFile.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/rl/Losses.h"
+#include "mlgo/rl/MiniBatches.h"
 #include "mlgo/support/Random.h"
+#include "mlgo/training/TraceRecording.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,9 +20,10 @@
 
 namespace fs = std::filesystem;
 
-namespace mlgo::rl {
+namespace mlgo::training {
 
 using namespace detail;
+using namespace rl;
 
 namespace {
 
@@ -137,10 +140,10 @@ Status BcTrainer::Impl::loadTraces() {
   std::error_code ec;
   if (recording.has_parent_path())
     fs::create_directories(recording.parent_path(), ec);
-  Status written = results::writeTrace(recording, result, 0, modules,
-                                       {{"policy", "heuristic"},
-                                        {"corpus", options.corpus->string()},
-                                        {"compiler", (*evaluator)->compilerIdentity()}});
+  Status written = writeTrace(recording, result, 0, modules,
+                              {{"policy", "heuristic"},
+                               {"corpus", options.corpus->string()},
+                               {"compiler", (*evaluator)->compilerIdentity()}});
   if (!written)
     return written.error();
   Expected<results::Trace> trace = results::readTrace(recording);
@@ -260,9 +263,9 @@ void BcTrainer::Impl::checkpoint(double elapsed) {
   c.optimizer = kOptimizerName;
   adam.saveTo(c.optimizerState);
   c.policyJson = policyJson(*policy);
-  c.trainerState.vectors[kBestAccuracy] = {bestAccuracy};
-  c.trainerState.vectors[kBestLoss] = {bestLoss};
-  c.trainerState.integers[kBestEpoch] = bestEpoch;
+  c.trainerState.setReal(kBestAccuracy, bestAccuracy);
+  c.trainerState.setReal(kBestLoss, bestLoss);
+  c.trainerState.setInteger(kBestEpoch, bestEpoch);
   c.elapsedSeconds = elapsed;
   record.checkpoint = std::move(c);
 }
@@ -475,12 +478,11 @@ Expected<BcTrainer> BcTrainer::resume(BcTrainerOptions options) {
   if (!adam)
     return makeError(file + ": " + adam.error().message);
   impl->adam = adam.take();
-  impl->bestAccuracy = stateScalar(checkpoint.trainerState, kBestAccuracy, -1);
+  impl->bestAccuracy = checkpoint.trainerState.realOr(kBestAccuracy, -1);
   impl->bestLoss =
-      stateScalar(checkpoint.trainerState, kBestLoss, std::numeric_limits<double>::infinity());
-  if (auto it = checkpoint.trainerState.integers.find(kBestEpoch);
-      it != checkpoint.trainerState.integers.end())
-    impl->bestEpoch = it->second;
+      checkpoint.trainerState.realOr(kBestLoss, std::numeric_limits<double>::infinity());
+  if (Expected<int64_t> bestEpoch = checkpoint.trainerState.integer(kBestEpoch))
+    impl->bestEpoch = *bestEpoch;
   impl->epoch = checkpoint.step;
   impl->elapsedBefore = checkpoint.elapsedSeconds;
   impl->record = stored.take();
@@ -539,4 +541,4 @@ Expected<BcTrainerSummary> BcTrainer::run(const ProgressCallback& progress,
   return summary;
 }
 
-} // namespace mlgo::rl
+} // namespace mlgo::training

@@ -1,30 +1,8 @@
 #include "TrainerSupport.h"
 
 #include "mlgo/policies/PolicyFile.h"
-#include "mlgo/support/Random.h"
 
-#include <algorithm>
-#include <numeric>
-
-namespace mlgo::rl::detail {
-
-std::vector<size_t> permutation(size_t n, uint64_t key) {
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  RandomStream rng(key);
-  for (size_t i = n; i > 1; --i)
-    std::swap(order[i - 1], order[rng.uniformBelow(i)]);
-  return order;
-}
-
-std::vector<std::vector<size_t>> miniBatches(const std::vector<size_t>& order, size_t size) {
-  std::vector<std::vector<size_t>> batches;
-  for (size_t begin = 0; begin < order.size(); begin += size)
-    batches.emplace_back(order.begin() + static_cast<ptrdiff_t>(begin),
-                         order.begin() +
-                             static_cast<ptrdiff_t>(std::min(order.size(), begin + size)));
-  return batches;
-}
+namespace mlgo::training::detail {
 
 std::string policyJson(const policies::MlpPolicy& policy) {
   Expected<std::string> json = policies::policyToJson(policy);
@@ -74,7 +52,7 @@ Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::
   for (const evaluators::JobResult& job : jobs) {
     if (!job.ok() || !job.trajectory)
       continue;
-    const evaluators::Trajectory& t = *job.trajectory;
+    const policies::Trajectory& t = *job.trajectory;
     size_t column = 0;
     for (const policies::TensorSpec& spec : t.featureSpecs) {
       if (spec.elementCount() == 1)
@@ -95,9 +73,4 @@ void recordFailure(results::RunRecord& record, int64_t step, int64_t candidate,
                              job.stderrTail});
 }
 
-double stateScalar(const results::StateValues& values, const std::string& name, double fallback) {
-  auto it = values.vectors.find(name);
-  return it != values.vectors.end() && it->second.size() == 1 ? it->second[0] : fallback;
-}
-
-} // namespace mlgo::rl::detail
+} // namespace mlgo::training::detail

@@ -44,7 +44,7 @@
 #include <optional>
 #include <string>
 
-namespace mlgo::rl {
+namespace mlgo::training {
 
 struct PpoTrainerOptions {
   // --- data -----------------------------------------------------------------
@@ -68,18 +68,18 @@ struct PpoTrainerOptions {
   // heuristic's decisions on the training corpus.
   std::optional<std::filesystem::path> vocabulary;
   int vocabularyQuantiles = 1000;
-  policies::MlpOptions mlp = ppoNetworkDefaults();
+  policies::MlpOptions mlp = rl::ppoNetworkDefaults();
 
   // --- reward ---------------------------------------------------------------
   // ml-compiler-opt's moving_average_decay_rate (0.8 in ppo_nn_agent.gin):
   // the per-module baseline the training reward is computed against moves
   // this slowly from -Oz towards the policy's own sizes. 1: always -Oz.
   double movingAverageDecay = 0.8;
-  AdvantageNormalization advantageNormalization = AdvantageNormalization::MiniBatch;
+  rl::AdvantageNormalization advantageNormalization = rl::AdvantageNormalization::MiniBatch;
 
   // --- loss and optimiser (ppo_nn_agent.gin) --------------------------------
-  PpoLossOptions loss;
-  AdamOptions adam = mlCompilerOptAdam(3e-5);
+  rl::PpoLossOptions loss;
+  rl::AdamOptions adam = rl::mlCompilerOptAdam(3e-5);
   // Decisions per mini-batch (gin: batch_size 256 sequences × 16 steps).
   size_t minibatchSize = 4096;
   // Exactly this many mini-batch updates per iteration (gin: num_iterations
@@ -175,4 +175,4 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace mlgo::rl
+} // namespace mlgo::training

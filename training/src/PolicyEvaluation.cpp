@@ -1,13 +1,16 @@
-#include "mlgo/results/AnalysisEvaluation.h"
+#include "mlgo/training/PolicyEvaluation.h"
 
 #include "mlgo/policies/PolicyFile.h"
 
-namespace mlgo::results {
+namespace mlgo::training {
 
-Expected<PolicySizes> evaluatePolicySizes(const RunRecord& run, PolicyChoice choice,
-                                          const corpus::Corpus& corpus,
-                                          evaluators::Evaluator& evaluator, std::string_view origin,
-                                          bool showProgress) {
+using namespace results;
+
+Expected<results::PolicySizes> evaluatePolicySizes(const results::RunRecord& run,
+                                                   results::PolicyChoice choice,
+                                                   const corpus::Corpus& corpus,
+                                                   evaluators::Evaluator& evaluator,
+                                                   std::string_view origin, bool showProgress) {
   std::optional<PolicySnapshot> snapshot = choosePolicy(run, choice);
   if (!snapshot)
     return makeError(std::string(origin) + ": has no " + std::string(policyChoiceName(choice)) +
@@ -42,4 +45,4 @@ Expected<PolicySizes> evaluatePolicySizes(const RunRecord& run, PolicyChoice cho
   return sizes;
 }
 
-} // namespace mlgo::results
+} // namespace mlgo::training

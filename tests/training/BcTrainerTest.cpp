@@ -3,8 +3,8 @@
 // loadable policy, does not depend on the number of threads, and a run
 // stopped after k epochs and resumed ends bit for bit where an uninterrupted
 // one does.
-#include "mlgo/rl/BcTrainer.h"
-#include "RlTestSupport.h"
+#include "mlgo/training/BcTrainer.h"
+#include "SyntheticTraces.h"
 #include "TestSupport.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/results/RunFile.h"
@@ -16,10 +16,10 @@
 
 namespace fs = std::filesystem;
 
-namespace mlgo::rl {
+namespace mlgo::training {
 namespace {
 
-using namespace testing;
+using namespace rl::testing;
 
 // Inline iff a > b, with a margin of 50 so the classes are separable in the
 // quantile-normalised space as well; c is noise.
@@ -111,7 +111,7 @@ TEST(BcTrainer, LearnsASeparableLabellingOnHeldOutModules) {
   ASSERT_TRUE(stored->finalPolicy && stored->bestPolicy && stored->checkpoint);
   EXPECT_EQ(stored->checkpoint->step, 40);
   EXPECT_EQ(stored->checkpoint->optimizer, "adam");
-  EXPECT_EQ(stored->checkpoint->optimizerState.integers.at("adam_t"), 40 * ((18 * 60 + 31) / 32));
+  EXPECT_EQ(stored->checkpoint->optimizerState.integers().at("adam_t"), 40 * ((18 * 60 + 31) / 32));
 
   // The policy file is the final policy, loadable as an MLP that does not
   // read the label.
@@ -220,4 +220,4 @@ TEST(BcTrainer, TracesWithOtherFeaturesAreRefused) {
 }
 
 } // namespace
-} // namespace mlgo::rl
+} // namespace mlgo::training

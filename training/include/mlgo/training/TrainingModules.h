@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace mlgo::results {
+namespace mlgo::training {
 
 struct TrainingModules {
   // Training modules with a working baseline: the only ones sampled (a
@@ -32,6 +32,6 @@ struct TrainingModules {
 Expected<TrainingModules> prepareTrainingModules(evaluators::Evaluator& evaluator,
                                                  const corpus::Corpus& training,
                                                  const corpus::Corpus* validation,
-                                                 RunRecord& record);
+                                                 results::RunRecord& record);
 
-} // namespace mlgo::results
+} // namespace mlgo::training

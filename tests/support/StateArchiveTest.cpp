@@ -1,10 +1,10 @@
-#include "mlgo/es/StateArchive.h"
+#include "mlgo/support/StateArchive.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace mlgo::es {
+namespace mlgo {
 namespace {
 
 TEST(StateArchive, StoresValuesExactly) {
@@ -18,9 +18,12 @@ TEST(StateArchive, StoresValuesExactly) {
   EXPECT_EQ(point[3], std::nextafter(1.0, 2.0));
   EXPECT_TRUE(std::signbit(point[1]));
   EXPECT_EQ(*archive.real("radius"), 0.3);
-  Expected<Eigen::VectorXd> sized = archive.vector("point", 4);
+  Expected<std::vector<double>> sized = archive.vector("point", 4);
   ASSERT_TRUE(sized);
   EXPECT_EQ((*sized)[0], 0.1);
+  EXPECT_EQ(archive.realOr("radius", 7), 0.3);
+  EXPECT_EQ(archive.realOr("missing", 7), 7);
+  EXPECT_EQ(archive.realOr("point", 7), 7); // not a scalar
 }
 
 TEST(StateArchive, MissingAndMismatchedFieldsNameTheField) {
@@ -30,7 +33,7 @@ TEST(StateArchive, MissingAndMismatchedFieldsNameTheField) {
   Expected<int64_t> step = archive.integer("step");
   ASSERT_FALSE(step);
   EXPECT_NE(step.error().message.find("\"step\""), std::string::npos) << step.error().message;
-  Expected<Eigen::VectorXd> point = archive.vector("point", 4);
+  Expected<std::vector<double>> point = archive.vector("point", 4);
   ASSERT_FALSE(point);
   EXPECT_NE(point.error().message.find("\"point\": expected 4 values, got 3"), std::string::npos)
       << point.error().message;
@@ -41,18 +44,5 @@ TEST(StateArchive, MissingAndMismatchedFieldsNameTheField) {
   EXPECT_NE(flag.error().message.find("\"flag\""), std::string::npos);
 }
 
-TEST(StateArchive, HeaderGuardsKindAndDimension) {
-  StateArchive archive;
-  archive.setHeader(OptimizerKind::SepCmaEs, 5);
-  EXPECT_TRUE(archive.checkHeader(OptimizerKind::SepCmaEs, 5));
-  Status wrongKind = archive.checkHeader(OptimizerKind::GradientEs, 5);
-  ASSERT_FALSE(wrongKind);
-  EXPECT_NE(wrongKind.error().message.find("sep-cma-es"), std::string::npos)
-      << wrongKind.error().message;
-  Status wrongSize = archive.checkHeader(OptimizerKind::SepCmaEs, 6);
-  ASSERT_FALSE(wrongSize);
-  EXPECT_NE(wrongSize.error().message.find("\"dimension\""), std::string::npos);
-}
-
 } // namespace
-} // namespace mlgo::es
+} // namespace mlgo

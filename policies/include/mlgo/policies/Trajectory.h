@@ -1,5 +1,7 @@
 // What one compilation under a policy did, decision by decision: the data
 // behavioural cloning and PPO learn from and vocabularies are built from.
+// Plain data: the evaluators record it, trace files store it, the trainers
+// learn from it.
 #pragma once
 
 #include "mlgo/policies/TensorSpec.h"
@@ -7,11 +9,11 @@
 #include <cstdint>
 #include <vector>
 
-namespace mlgo::evaluators {
+namespace mlgo::policies {
 
 struct Trajectory {
   // The features clang sent (its header), in order.
-  std::vector<policies::TensorSpec> featureSpecs;
+  std::vector<TensorSpec> featureSpecs;
   // Values per decision: every feature's elements flattened, as double.
   size_t width = 0;
   std::vector<double> observations; // decisions × width, row-major
@@ -24,4 +26,4 @@ struct Trajectory {
   const double* row(size_t decision) const { return observations.data() + decision * width; }
 };
 
-} // namespace mlgo::evaluators
+} // namespace mlgo::policies

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-namespace mlgo::rl {
+namespace mlgo::training {
 
 struct BcTrainerOptions {
   // --- data -----------------------------------------------------------------
@@ -59,10 +59,10 @@ struct BcTrainerOptions {
   // PPO's network by default (ppo_nn_agent.gin: 40, 40, 20, ReLU), so the
   // cloned policy warm-starts ppo-train as it is. (ml-compiler-opt's own BC
   // config uses (40, 20) with dropout, which the MLP does not have.)
-  policies::MlpOptions mlp = ppoNetworkDefaults();
+  policies::MlpOptions mlp = rl::ppoNetworkDefaults();
 
   // --- optimiser (behavioral_cloning_nn_agent.gin) ---------------------------
-  AdamOptions adam = mlCompilerOptAdam(1e-3);
+  rl::AdamOptions adam = rl::mlCompilerOptAdam(1e-3);
   // Decisions per mini-batch (gin: batch_size = 64).
   size_t minibatchSize = 64;
   // L2 on the weight matrices: l2 · Σ w². Helps a small corpus generalise.
@@ -143,4 +143,4 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace mlgo::rl
+} // namespace mlgo::training

@@ -4,8 +4,8 @@
 // uninterrupted one.
 #include "RunRecordAssertions.h"
 #include "TestSupport.h"
-#include "mlgo/es/EsTrainer.h"
 #include "mlgo/results/RunFile.h"
+#include "mlgo/training/EsTrainer.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 
-namespace mlgo::es {
+namespace mlgo::training {
 namespace {
 
 EsTrainerOptions smallRun(const fs::path& output, size_t workers, const fs::path& scratch) {
@@ -165,4 +165,4 @@ TEST(EsTrain, ResumeAfterSigkillReachesTheSameFinalPolicy) {
 }
 
 } // namespace
-} // namespace mlgo::es
+} // namespace mlgo::training

@@ -1,6 +1,5 @@
-// Pieces BcTrainer and PpoTrainer share: timing, seeded permutations, the
-// heuristic's recorded decisions (features and vocabulary for a fresh MLP),
-// and checkpoint plumbing.
+// Pieces the trainers share: timing, the heuristic's recorded decisions
+// (features and vocabulary for a fresh MLP), and policy JSON plumbing.
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"
@@ -8,6 +7,7 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/RunFile.h"
+#include "mlgo/results/TraceFile.h"
 #include "mlgo/support/Expected.h"
 
 #include <chrono>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace mlgo::rl::detail {
+namespace mlgo::training::detail {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -24,14 +24,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline double secondsBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
-
-// A uniformly random permutation of 0..n-1 (Fisher–Yates on RandomStream),
-// a function of `key` alone.
-std::vector<size_t> permutation(size_t n, uint64_t key);
-
-// The rows of every mini-batch of one pass over `order`: consecutive slices
-// of `size` (the last may be shorter).
-std::vector<std::vector<size_t>> miniBatches(const std::vector<size_t>& order, size_t size);
 
 // The policy as JSON; parameters are finite by construction, so a failure is
 // a programmer error and gives "{}".
@@ -60,7 +52,4 @@ Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::
 void recordFailure(results::RunRecord& record, int64_t step, int64_t candidate,
                    const std::string& module, const evaluators::JobResult& job);
 
-// A trainer-state scalar stored as a one-element vector, or `fallback`.
-double stateScalar(const results::StateValues& values, const std::string& name, double fallback);
-
-} // namespace mlgo::rl::detail
+} // namespace mlgo::training::detail

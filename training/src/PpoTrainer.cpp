@@ -1,11 +1,12 @@
-#include "mlgo/rl/PpoTrainer.h"
+#include "mlgo/training/PpoTrainer.h"
 
-#include "mlgo/results/TrainingModules.h"
+#include "mlgo/training/TrainingModules.h"
 
 #include "TrainerSupport.h"
 
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/rl/Decisions.h"
+#include "mlgo/rl/MiniBatches.h"
 #include "mlgo/support/Random.h"
 
 #include <algorithm>
@@ -14,9 +15,10 @@
 
 namespace fs = std::filesystem;
 
-namespace mlgo::rl {
+namespace mlgo::training {
 
 using namespace detail;
+using namespace rl;
 
 namespace {
 
@@ -28,14 +30,6 @@ constexpr const char* kBestValue = "best_value";
 constexpr uint64_t kShuffleTag = 0x70706f; // "ppo"
 
 } // namespace
-
-policies::MlpOptions ppoNetworkDefaults() {
-  policies::MlpOptions options;
-  options.hiddenLayers = {40, 40, 20};
-  options.activation = policies::Activation::Relu;
-  options.withSqrt = false;
-  return options;
-}
 
 Status PpoTrainerOptions::validate() const {
   if (corpus.empty())
@@ -128,8 +122,8 @@ Status PpoTrainer::Impl::loadData() {
   evaluator = created.take();
   parallel = RowParallelism(options.evaluator.workers);
 
-  Expected<results::TrainingModules> modules =
-      results::prepareTrainingModules(*evaluator, *training, validation.get(), record);
+  Expected<TrainingModules> modules =
+      prepareTrainingModules(*evaluator, *training, validation.get(), record);
   if (!modules)
     return modules.error();
   eligible = modules->eligible;
@@ -212,9 +206,9 @@ void PpoTrainer::Impl::checkpoint(double elapsed) {
   c.optimizer = kOptimizerName;
   adam.saveTo(c.optimizerState);
   c.policyJson = policyJson(*policy);
-  c.trainerState.vectors[kMovingAverages] = movingAverages;
-  c.trainerState.vectors[kKlBeta] = {klBeta};
-  c.trainerState.vectors[kBestValue] = {bestValue};
+  c.trainerState.setVector(kMovingAverages, movingAverages);
+  c.trainerState.setReal(kKlBeta, klBeta);
+  c.trainerState.setReal(kBestValue, bestValue);
   c.elapsedSeconds = elapsed;
   record.checkpoint = std::move(c);
 }
@@ -281,7 +275,7 @@ Expected<PpoProgress> PpoTrainer::Impl::runIteration(Clock::time_point runStart)
 
     if (!job.trajectory || job.trajectory->decisions() == 0)
       continue;
-    const evaluators::Trajectory& t = *job.trajectory;
+    const policies::Trajectory& t = *job.trajectory;
     if (Status bound = bindFeatures(t.featureSpecs); !bound)
       return makeError("module \"" + modules[m]->name + "\": " + bound.error().message);
     const size_t first = data.features.size();
@@ -554,15 +548,15 @@ Expected<PpoTrainer> PpoTrainer::resume(PpoTrainerOptions options) {
   if (!adam)
     return makeError(file + ": " + adam.error().message);
   impl->adam = adam.take();
-  auto averages = checkpoint.trainerState.vectors.find(kMovingAverages);
-  if (averages == checkpoint.trainerState.vectors.end() ||
-      averages->second.size() != stored->moduleNames.size())
+  Expected<std::vector<double>> averages =
+      checkpoint.trainerState.vector(kMovingAverages, stored->moduleNames.size());
+  if (!averages)
     return makeError(file + ": the checkpoint's moving baselines are missing or do not match the "
                             "modules");
-  impl->movingAverages = averages->second;
-  impl->klBeta = stateScalar(checkpoint.trainerState, kKlBeta, impl->options.loss.initialKlBeta);
+  impl->movingAverages = averages.take();
+  impl->klBeta = checkpoint.trainerState.realOr(kKlBeta, impl->options.loss.initialKlBeta);
   impl->bestValue =
-      stateScalar(checkpoint.trainerState, kBestValue, -std::numeric_limits<double>::infinity());
+      checkpoint.trainerState.realOr(kBestValue, -std::numeric_limits<double>::infinity());
   impl->iteration = checkpoint.step;
   impl->elapsedBefore = checkpoint.elapsedSeconds;
   impl->record = stored.take();
@@ -608,4 +602,4 @@ Expected<PpoTrainerSummary> PpoTrainer::run(const ProgressCallback& progress,
   return summary;
 }
 
-} // namespace mlgo::rl
+} // namespace mlgo::training

@@ -1,11 +1,11 @@
-#include "mlgo/results/TrainingModules.h"
+#include "mlgo/training/TrainingModules.h"
 
-namespace mlgo::results {
+namespace mlgo::training {
 
 Expected<TrainingModules> prepareTrainingModules(evaluators::Evaluator& evaluator,
                                                  const corpus::Corpus& training,
                                                  const corpus::Corpus* validation,
-                                                 RunRecord& record) {
+                                                 results::RunRecord& record) {
   TrainingModules modules;
   std::vector<const corpus::ModuleSpec*> all;
   for (const corpus::ModuleSpec& m : training.modules())
@@ -42,4 +42,4 @@ Expected<TrainingModules> prepareTrainingModules(evaluators::Evaluator& evaluato
   return modules;
 }
 
-} // namespace mlgo::results
+} // namespace mlgo::training

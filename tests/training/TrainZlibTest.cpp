@@ -8,8 +8,8 @@
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/results/RunFile.h"
 #include "mlgo/results/TraceFile.h"
-#include "mlgo/rl/BcTrainer.h"
-#include "mlgo/rl/PpoTrainer.h"
+#include "mlgo/training/BcTrainer.h"
+#include "mlgo/training/PpoTrainer.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 
-namespace mlgo::rl {
+namespace mlgo::training {
 namespace {
 
 PpoTrainerOptions smallPpo(const fs::path& output, size_t workers, const fs::path& scratch) {
@@ -56,8 +56,8 @@ void expectSameNumbers(const results::RunRecord& a, const results::RunRecord& b)
     return;
   EXPECT_EQ(a.snapshots, b.snapshots);
   // Moving baselines and β: NaN (not yet compiled) compares unequal with ==.
-  const auto& ta = a.checkpoint->trainerState.vectors;
-  const auto& tb = b.checkpoint->trainerState.vectors;
+  const auto& ta = a.checkpoint->trainerState.vectors();
+  const auto& tb = b.checkpoint->trainerState.vectors();
   ASSERT_EQ(ta.size(), tb.size());
   for (const auto& [key, values] : ta) {
     ASSERT_EQ(values.size(), tb.at(key).size()) << key;
@@ -110,9 +110,9 @@ TEST(PpoTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
     ASSERT_TRUE(stored->checkpoint);
     EXPECT_EQ(stored->checkpoint->step, 3);
     EXPECT_EQ(stored->checkpoint->optimizer, "adam");
-    EXPECT_EQ(stored->checkpoint->optimizerState.integers.at("adam_t"), 18);
+    EXPECT_EQ(stored->checkpoint->optimizerState.integers().at("adam_t"), 18);
     const std::vector<double>& averages =
-        stored->checkpoint->trainerState.vectors.at("moving_average_sizes");
+        stored->checkpoint->trainerState.vectors().at("moving_average_sizes");
     ASSERT_EQ(averages.size(), 15u);
     size_t visited = 0;
     for (double a : averages)
@@ -346,4 +346,4 @@ TEST(BcTrainCli, TrainsFromATraceAndResumes) {
 }
 
 } // namespace
-} // namespace mlgo::rl
+} // namespace mlgo::training

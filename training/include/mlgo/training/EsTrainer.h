@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace mlgo::es {
+namespace mlgo::training {
 
 struct EsTrainerOptions {
   // --- data -----------------------------------------------------------------
@@ -58,10 +58,10 @@ struct EsTrainerOptions {
   bool scaleByWeights = false;
 
   // --- optimiser ------------------------------------------------------------
-  OptimizerKind optimizer = OptimizerKind::GradientEs;
-  GradientEs::Options gradientEs;
-  TrustRegionEs::Options trustRegion;
-  SepCmaEs::Options sepCma;
+  es::OptimizerKind optimizer = es::OptimizerKind::GradientEs;
+  es::GradientEs::Options gradientEs;
+  es::TrustRegionEs::Options trustRegion;
+  es::SepCmaEs::Options sepCma;
 
   // --- run ------------------------------------------------------------------
   int64_t steps = 100;
@@ -140,4 +140,4 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace mlgo::es
+} // namespace mlgo::training

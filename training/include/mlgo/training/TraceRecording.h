@@ -1,0 +1,28 @@
+// The evaluator's jobs as trace files: the step between compiling (the
+// evaluators) and storing (results/, which knows nothing of the evaluator).
+#pragma once
+
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/results/TraceFile.h"
+#include "mlgo/support/Expected.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlgo::training {
+
+// A job's outcome as a row of a trace's /modules.
+results::TraceModule traceModule(std::string name, const evaluators::JobResult& job,
+                                 std::optional<uint64_t> baselineBytes);
+
+// Writes one candidate's jobs of an evaluation as a trace: the features come
+// from the first job that recorded a trajectory (an error if none did).
+Status writeTrace(const std::filesystem::path& path, const evaluators::EvaluationResult& result,
+                  size_t candidate, const std::vector<const corpus::ModuleSpec*>& modules,
+                  const results::TraceAttributes& attributes = {});
+
+} // namespace mlgo::training

@@ -26,7 +26,7 @@ namespace mlgo::apps {
 
 struct EvaluatorArgs {
   evaluators::EvaluatorOptions defaults;
-  std::string backend = std::string(evaluators::backendName(defaults.backend));
+  std::string backend = std::string(evaluators::backendKindName(defaults.backend));
   std::string inprocessWorker = defaults.inprocessWorker;
   bool noDecisionCache = false;
   std::string clang = defaults.clang;
@@ -66,7 +66,7 @@ struct EvaluatorArgs {
 
   Expected<evaluators::EvaluatorOptions> toOptions() const {
     evaluators::EvaluatorOptions options;
-    Expected<evaluators::Backend> parsedBackend = evaluators::parseBackend(backend);
+    Expected<evaluators::BackendKind> parsedBackend = evaluators::parseBackendKind(backend);
     if (!parsedBackend)
       return makeError("--backend: " + parsedBackend.error().message);
     options.backend = *parsedBackend;

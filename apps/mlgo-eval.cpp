@@ -132,7 +132,7 @@ int runEvaluate(const RunArgs& args) {
   evaluators::EvaluatorStatistics stats = (*evaluator)->statistics();
   std::printf("backend: %s; %zu in-process compilations (%zu workers started), %zu by clang "
               "processes (%zu of them fallbacks)\n",
-              std::string(evaluators::backendName((*evaluator)->options().backend)).c_str(),
+              std::string(evaluators::backendKindName((*evaluator)->options().backend)).c_str(),
               stats.inprocessJobs, stats.workersStarted, stats.clangJobs, stats.fallbackJobs);
 
   if (!args.trace.empty()) {

@@ -40,15 +40,14 @@ double secondsSince(Clock::time_point start) {
 }
 
 // Plain -Oz compiles of every module with `workers` in parallel.
-double timePlainCompiles(const evaluators::Evaluator& evaluator,
+double timePlainCompiles(evaluators::Evaluator& evaluator,
                          const std::vector<const corpus::ModuleSpec*>& modules, size_t workers) {
   auto start = Clock::now();
   tbb::task_arena arena(static_cast<int>(workers));
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, modules.size(), 1), [&](const auto& range) {
       for (size_t i = range.begin(); i != range.end(); ++i) {
-        evaluators::JobResult r = evaluator.compile(
-            *modules[i], nullptr, policies::DecisionMode::Deterministic, 0, false);
+        evaluators::JobResult r = evaluator.compile({.module = modules[i]});
         if (!r.ok())
           std::fprintf(stderr, "plain compile failed: %s\n", r.message.c_str());
       }
@@ -59,7 +58,8 @@ double timePlainCompiles(const evaluators::Evaluator& evaluator,
 
 std::unique_ptr<evaluators::Evaluator>
 makeEvaluator(size_t workers, const fs::path& scratch,
-              evaluators::Backend backend = evaluators::Backend::InProcess, bool cache = false) {
+              evaluators::BackendKind backend = evaluators::BackendKind::InProcess,
+              bool cache = false) {
   evaluators::EvaluatorOptions options;
   options.backend = backend;
   options.decisionCache = cache;
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
 
   // A realistic MLP: vocabulary from the heuristic's own decisions on this
   // corpus, random weights.
-  auto evaluator2 = makeEvaluator(2, scratch, evaluators::Backend::InProcess);
+  auto evaluator2 = makeEvaluator(2, scratch, evaluators::BackendKind::InProcess);
   std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
   evaluators::EvaluationRequest traceRequest;
   traceRequest.candidates = {echo.get()};
@@ -163,9 +163,9 @@ int main(int argc, char** argv) {
               "pol. clang", "pol. inprocess", "pol. cached", "inproc/cc1");
   double inprocessSeconds[3] = {0, 0, 0};
   for (size_t workers : {size_t{1}, size_t{2}}) {
-    auto clang = makeEvaluator(workers, scratch, evaluators::Backend::Clang);
-    auto inprocess = makeEvaluator(workers, scratch, evaluators::Backend::InProcess);
-    auto cached = makeEvaluator(workers, scratch, evaluators::Backend::InProcess, true);
+    auto clang = makeEvaluator(workers, scratch, evaluators::BackendKind::Clang);
+    auto inprocess = makeEvaluator(workers, scratch, evaluators::BackendKind::InProcess);
+    auto cached = makeEvaluator(workers, scratch, evaluators::BackendKind::InProcess, true);
     timePolicy(*clang); // baselines, warm-up
     timePolicy(*inprocess);
     timePolicy(*cached); // fills the decision cache

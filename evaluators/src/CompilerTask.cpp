@@ -2,6 +2,10 @@
 
 namespace mlgo::evaluators {
 
+double RelativeReward::operator()(uint64_t measured, uint64_t baseline) const {
+  return 1.0 - (static_cast<double>(measured) + delta) / (static_cast<double>(baseline) + delta);
+}
+
 std::vector<std::string>
 CompilerTask::argumentsFor(const std::filesystem::path& channelBase) const {
   static constexpr std::string_view placeholder = "{channel}";
@@ -19,6 +23,7 @@ CompilerTask CompilerTask::inliningForSize() {
   task.interactiveArguments = {"-mllvm", "-enable-ml-inliner=release",
                                "-mllvm", "-inliner-interactive-channel-base={channel}",
                                "-mllvm", "-inliner-interactive-include-default"};
+  task.adviceName = "inlining_decision";
   task.defaultDecisionFeature = "inlining_default";
   return task;
 }

@@ -1,11 +1,9 @@
 #include "mlgo/evaluators/Evaluator.h"
 
-#include "InProcessPool.h"
+#include "ClangProcessBackend.h"
+#include "InProcessBackend.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/BaselineCache.h"
-#include "mlgo/evaluators/FeatureLayout.h"
-#include "mlgo/evaluators/InteractiveChannel.h"
-#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/evaluators/Process.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/Progress.h"
@@ -15,46 +13,15 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <algorithm>
-#include <array>
 #include <csignal>
-#include <cstdio>
-#include <cstring>
-#include <set>
 #include <unistd.h>
-#include <unordered_map>
 
 namespace fs = std::filesystem;
 
 namespace mlgo::evaluators {
 
-// Bookkeeping of the in-process backend, shared by all jobs of an evaluator.
-struct InProcessState {
-  struct CachedObject {
-    uint64_t sizeBytes = 0;
-    uint64_t codeHash = 0;
-  };
-  // (128-bit sequence hash, decision count) -> the object it gave.
-  using SequenceKey = std::array<uint64_t, 3>;
-  struct ModuleEntries {
-    std::map<SequenceKey, CachedObject> objects;
-    double fullCompileSeconds = 0; // summed over compiles that ran to the end
-    size_t fullCompiles = 0;
-  };
-
-  std::mutex mutex;
-  std::unordered_map<std::string, ModuleEntries> modules; // by bitcode path
-  std::set<std::string> unsupportedModules;               // compiled with clang instead
-  // Modules whose pipeline asks the policy again after the first inliner run:
-  // a prefix of their decisions does not determine the object; never cached.
-  std::set<std::string> uncacheableModules;
-  EvaluatorStatistics statistics;
-};
-
 namespace {
 
-using policies::ChannelHeader;
-using policies::DecisionMode;
 using policies::Policy;
 
 // Writes to a FIFO whose reader died must fail with EPIPE, not kill us.
@@ -65,28 +32,6 @@ void ignoreSigpipeOnce() {
   }();
   (void)done;
 }
-
-// One job's clock and result: started now, due at the compile timeout;
-// finish() stamps the status, the message (prefixed with the module) and the
-// seconds.
-struct JobRun {
-  JobRun(const corpus::ModuleSpec& module, std::chrono::duration<double> timeout)
-      : module(module), start(Clock::now()),
-        deadline(start + std::chrono::duration_cast<Clock::duration>(timeout)) {}
-
-  JobResult finish(JobStatus status, std::string message) {
-    result.status = status;
-    if (!message.empty())
-      result.message = "module \"" + module.name + "\": " + message;
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return std::move(result);
-  }
-
-  const corpus::ModuleSpec& module;
-  const Clock::time_point start;
-  const Clock::time_point deadline;
-  JobResult result;
-};
 
 std::string runForIdentity(const std::string& clang, const fs::path& scratch) {
   fs::path log = scratch / "version.txt";
@@ -131,21 +76,15 @@ std::string_view jobStatusName(JobStatus status) {
   return "unknown";
 }
 
-double sizeReward(uint64_t sizeBytes, uint64_t baselineBytes) {
-  constexpr double delta = 0.01;
-  return 1.0 -
-         (static_cast<double>(sizeBytes) + delta) / (static_cast<double>(baselineBytes) + delta);
+std::string_view backendKindName(BackendKind kind) {
+  return kind == BackendKind::InProcess ? "inprocess" : "clang";
 }
 
-std::string_view backendName(Backend backend) {
-  return backend == Backend::InProcess ? "inprocess" : "clang";
-}
-
-Expected<Backend> parseBackend(std::string_view name) {
+Expected<BackendKind> parseBackendKind(std::string_view name) {
   if (name == "inprocess")
-    return Backend::InProcess;
+    return BackendKind::InProcess;
   if (name == "clang")
-    return Backend::Clang;
+    return BackendKind::Clang;
   return makeError("unknown backend \"" + std::string(name) + "\" (inprocess or clang)");
 }
 
@@ -165,7 +104,7 @@ Status EvaluatorOptions::validate() const {
     return makeError("clang: empty path");
   if (access(clang.c_str(), X_OK) != 0)
     return makeError("clang: " + clang + " is not an executable file");
-  if (backend == Backend::InProcess && access(inprocessWorker.c_str(), X_OK) != 0)
+  if (backend == BackendKind::InProcess && access(inprocessWorker.c_str(), X_OK) != 0)
     return makeError("inprocessWorker: " + inprocessWorker +
                      " is not an executable file (build the mlgo-inprocess-worker target, set "
                      "MLGO_INPROCESS_WORKER, or use the clang backend)");
@@ -197,7 +136,7 @@ CandidateScore EvaluationResult::score(size_t candidate) const {
   }
   if (score.okModules > 0) {
     score.meanReward = rewardSum / static_cast<double>(score.okModules);
-    score.totalReward = sizeReward(score.totalBytes, score.totalBaselineBytes);
+    score.totalReward = reward(score.totalBytes, score.totalBaselineBytes);
   }
   return score;
 }
@@ -205,190 +144,52 @@ CandidateScore EvaluationResult::score(size_t candidate) const {
 Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity)
     : options_(std::move(options)), task_(std::move(task)),
       compilerIdentity_(std::move(compilerIdentity)),
-      inprocess_(std::make_unique<InProcessState>()) {
-  if (options_.backend == Backend::InProcess)
-    pool_ = std::make_unique<InProcessPool>(options_.inprocessWorker, options_.scratchDirectory,
-                                            options_.stderrTailBytes, options_.jobsPerWorker);
+      clang_(std::make_unique<ClangProcessBackend>(options_, task_)) {
+  if (options_.backend == BackendKind::InProcess)
+    primary_ = std::make_unique<InProcessBackend>(options_, task_);
 }
 
 Evaluator::~Evaluator() = default;
 
 EvaluatorStatistics Evaluator::statistics() const {
-  std::lock_guard lock(inprocess_->mutex);
-  EvaluatorStatistics s = inprocess_->statistics;
-  s.workersStarted = pool_ ? pool_->workersStarted() : 0;
+  EvaluatorStatistics s;
+  BackendStatistics clang = clang_->statistics();
+  s.clangJobs = clang.jobs;
+  s.fallbackJobs = fallbackJobs_.load();
+  if (primary_) {
+    BackendStatistics primary = primary_->statistics();
+    s.inprocessJobs = primary.jobs;
+    s.cacheLookups = primary.cacheLookups;
+    s.cacheHits = primary.cacheHits;
+    s.cacheSecondsSaved = primary.cacheSecondsSaved;
+    s.workersStarted = primary.workersStarted;
+  }
   return s;
 }
 
-std::optional<SerializedPolicy> Evaluator::serialize(const Policy& policy,
-                                                     uint64_t generation) const {
+std::optional<SerializedPolicy> Evaluator::serialize(const Policy& policy, uint64_t generation) {
+  if (!primary_ || !primary_->needsSerializedPolicy())
+    return std::nullopt;
   Expected<std::string> json = policies::policyToJson(policy);
   if (!json)
     return std::nullopt;
   return SerializedPolicy{nextPolicyId_++, generation, json.take()};
 }
 
-JobResult Evaluator::compile(const corpus::ModuleSpec& module, const Policy* policy,
-                             DecisionMode mode, uint64_t rngKey, bool recordTrajectory) const {
+JobResult Evaluator::compile(const JobSpec& job) {
   std::optional<SerializedPolicy> serialized;
-  if (policy && pool_)
-    serialized = serialize(*policy, nextGeneration_++);
-  return compileJob(module, policy, serialized ? &*serialized : nullptr, mode, rngKey,
-                    recordTrajectory);
+  if (job.policy)
+    serialized = serialize(*job.policy, nextGeneration_++);
+  return dispatch(job, serialized ? &*serialized : nullptr);
 }
 
-JobResult Evaluator::compileJob(const corpus::ModuleSpec& module, const Policy* policy,
-                                const SerializedPolicy* serialized, DecisionMode mode,
-                                uint64_t rngKey, bool recordTrajectory) const {
-  if (pool_ && (!policy || serialized)) {
-    if (std::optional<JobResult> done =
-            compileInProcess(module, serialized, mode, rngKey, recordTrajectory))
+JobResult Evaluator::dispatch(const JobSpec& job, const SerializedPolicy* serialized) {
+  if (primary_) {
+    if (std::optional<JobResult> done = primary_->compile(job, serialized))
       return std::move(*done);
+    ++fallbackJobs_;
   }
-  {
-    std::lock_guard lock(inprocess_->mutex);
-    ++inprocess_->statistics.clangJobs;
-    if (pool_)
-      ++inprocess_->statistics.fallbackJobs;
-  }
-  return compileWithClang(module, policy, mode, rngKey, recordTrajectory);
-}
-
-std::optional<JobResult> Evaluator::compileInProcess(const corpus::ModuleSpec& module,
-                                                     const SerializedPolicy* policy,
-                                                     DecisionMode mode, uint64_t rngKey,
-                                                     bool recordTrajectory) const {
-  const std::string moduleKey = module.bitcode.string();
-  {
-    std::lock_guard lock(inprocess_->mutex);
-    if (inprocess_->unsupportedModules.count(moduleKey))
-      return std::nullopt;
-  }
-  JobRun run(module, options_.compileTimeout);
-  JobResult& result = run.result;
-  const Clock::time_point deadline = run.deadline;
-  auto finish = [&](JobStatus status, std::string message) {
-    return run.finish(status, std::move(message));
-  };
-  auto tail = [&](const std::string& text) {
-    return text.size() <= options_.stderrTailBytes
-               ? text
-               : text.substr(text.size() - options_.stderrTailBytes);
-  };
-
-  Expected<ScratchDirectory> scratch =
-      ScratchDirectory::create(options_.scratchDirectory, "mlgo-job-");
-  if (!scratch)
-    return finish(JobStatus::SetupFailed, scratch.error().message);
-  Expected<std::vector<std::string>> command =
-      corpus::buildCompileCommand(module, options_.filters, scratch->path() / "module.o");
-  if (!command)
-    return finish(JobStatus::SetupFailed, command.error().message);
-
-  protocol::JobMessage job;
-  job.mode = mode;
-  job.rngKey = rngKey;
-  job.recordTrajectory = recordTrajectory && policy;
-  job.consultCache = options_.decisionCache && policy;
-  job.defaultDecisionFeature = task_.defaultDecisionFeature;
-  job.sizeSections = task_.sizeSections;
-  job.arguments = command.take();
-  job.moduleName = module.name;
-
-  std::optional<InProcessState::SequenceKey> asked;
-  std::optional<InProcessState::CachedObject> known;
-  auto cacheKnown = [&](const protocol::CacheQueryMessage& query) {
-    asked = InProcessState::SequenceKey{query.hashLow, query.hashHigh, query.decisions};
-    std::lock_guard lock(inprocess_->mutex);
-    ++inprocess_->statistics.cacheLookups;
-    if (inprocess_->uncacheableModules.count(moduleKey))
-      return false;
-    auto m = inprocess_->modules.find(moduleKey);
-    if (m != inprocess_->modules.end()) {
-      auto hit = m->second.objects.find(*asked);
-      if (hit != m->second.objects.end())
-        known = hit->second;
-    }
-    return known.has_value();
-  };
-
-  WorkerOutcome outcome = pool_->run(job, policy, deadline, cacheKnown);
-  {
-    std::lock_guard lock(inprocess_->mutex);
-    ++inprocess_->statistics.inprocessJobs;
-  }
-  switch (outcome.kind) {
-  case WorkerOutcome::Kind::Answered:
-    break;
-  case WorkerOutcome::Kind::WorkerDied:
-    result.stderrTail = outcome.logTail;
-    return finish(JobStatus::CompilerCrashed, outcome.message);
-  case WorkerOutcome::Kind::WorkerExited:
-    result.stderrTail = outcome.logTail;
-    return finish(JobStatus::CompilerFailed, outcome.message);
-  case WorkerOutcome::Kind::TimedOut:
-    result.stderrTail = outcome.logTail;
-    return finish(JobStatus::TimedOut, outcome.message);
-  case WorkerOutcome::Kind::ProtocolError:
-    result.stderrTail = outcome.logTail;
-    return finish(JobStatus::ProtocolError, outcome.message);
-  case WorkerOutcome::Kind::SetupFailed:
-    return finish(JobStatus::SetupFailed, outcome.message);
-  }
-
-  protocol::ResultMessage& answer = outcome.result;
-  result.decisions = answer.decisions;
-  result.trajectory = std::move(answer.trajectory);
-  switch (answer.status) {
-  case protocol::WorkerStatus::Unsupported: {
-    std::lock_guard lock(inprocess_->mutex);
-    inprocess_->unsupportedModules.insert(moduleKey);
-    std::fprintf(stderr, "note: module \"%s\" is compiled by clang processes: %s\n",
-                 module.name.c_str(), answer.message.c_str());
-    return std::nullopt;
-  }
-  case protocol::WorkerStatus::CompilerFailed:
-    result.stderrTail = tail(answer.diagnostics);
-    return finish(JobStatus::CompilerFailed, "compiler failed: " + answer.message);
-  case protocol::WorkerStatus::PolicyMismatch:
-    return finish(JobStatus::PolicyMismatch, answer.message);
-  case protocol::WorkerStatus::BadObject:
-    return finish(JobStatus::BadObject, answer.message);
-  case protocol::WorkerStatus::SetupFailed:
-    return finish(JobStatus::SetupFailed, answer.message);
-  case protocol::WorkerStatus::Ok:
-    break;
-  }
-  if (answer.cacheHit) {
-    if (!known)
-      return finish(JobStatus::ProtocolError, "the worker claimed a cache hit it was not given");
-    result.sizeBytes = known->sizeBytes;
-    result.codeHash = known->codeHash;
-    result.cacheHit = true;
-  } else {
-    result.sizeBytes = answer.sizeBytes;
-    result.codeHash = answer.codeHash;
-  }
-  JobResult done = finish(JobStatus::Ok, "");
-  std::lock_guard lock(inprocess_->mutex);
-  if (answer.decisionsAfterQuery) {
-    inprocess_->uncacheableModules.insert(moduleKey);
-    inprocess_->modules.erase(moduleKey);
-  } else if (asked) {
-    InProcessState::ModuleEntries& entries = inprocess_->modules[moduleKey];
-    if (done.cacheHit) {
-      ++inprocess_->statistics.cacheHits;
-      if (entries.fullCompiles > 0)
-        inprocess_->statistics.cacheSecondsSaved +=
-            std::max(0.0, entries.fullCompileSeconds / static_cast<double>(entries.fullCompiles) -
-                              done.seconds);
-    } else {
-      entries.objects[*asked] = {done.sizeBytes, done.codeHash};
-      entries.fullCompileSeconds += done.seconds;
-      ++entries.fullCompiles;
-    }
-  }
-  return done;
+  return *clang_->compile(job, nullptr);
 }
 
 Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
@@ -402,122 +203,12 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
     return scratch.error();
   std::string identity = runForIdentity(options.clang, scratch->path());
   // Baselines from the two backends are kept apart, should they ever differ.
-  if (options.backend == Backend::InProcess)
+  if (options.backend == BackendKind::InProcess)
     identity += "\nbackend=inprocess";
   return std::unique_ptr<Evaluator>(new Evaluator(std::move(options), std::move(task), identity));
 }
 
-JobResult Evaluator::compileWithClang(const corpus::ModuleSpec& module, const Policy* policy,
-                                      DecisionMode mode, uint64_t rngKey,
-                                      bool recordTrajectory) const {
-  JobRun run(module, options_.compileTimeout);
-  JobResult& result = run.result;
-  const Clock::time_point deadline = run.deadline;
-  auto finish = [&](JobStatus status, std::string message) {
-    return run.finish(status, std::move(message));
-  };
-
-  Expected<ScratchDirectory> scratch =
-      ScratchDirectory::create(options_.scratchDirectory, "mlgo-job-");
-  if (!scratch)
-    return finish(JobStatus::SetupFailed, scratch.error().message);
-  const fs::path object = scratch->path() / "module.o";
-  const fs::path log = scratch->path() / "clang.log";
-
-  Expected<std::vector<std::string>> command =
-      corpus::buildCompileCommand(module, options_.filters, object);
-  if (!command)
-    return finish(JobStatus::SetupFailed, command.error().message);
-
-  std::optional<InteractiveChannel> channel;
-  if (policy) {
-    const fs::path base = scratch->path() / "channel";
-    Expected<InteractiveChannel> created = InteractiveChannel::create(base);
-    if (!created)
-      return finish(JobStatus::SetupFailed, created.error().message);
-    channel.emplace(std::move(*created));
-    std::vector<std::string> extra = task_.argumentsFor(base);
-    command->insert(command->end() - 2, extra.begin(), extra.end()); // before "-o <object>"
-  }
-
-  Expected<ChildProcess> child = ChildProcess::spawn(options_.clang, *command, log);
-  if (!child)
-    return finish(JobStatus::SetupFailed, child.error().message);
-
-  // Ends the compiler for a failed exchange; a compiler that died on its own
-  // is a crash, whatever the channel saw.
-  auto abandon = [&](JobStatus status, std::string message) -> JobResult {
-    std::optional<ExitStatus> ended = child->poll();
-    if (!ended)
-      ended = child->kill();
-    result.stderrTail = readTail(log, options_.stderrTailBytes);
-    if (ended->signal && *ended->signal != SIGKILL)
-      return finish(JobStatus::CompilerCrashed, "compiler died: " + ended->describe());
-    return finish(status, std::move(message));
-  };
-
-  if (channel) {
-    Expected<InteractiveChannel::OpenResult> opened =
-        channel->open(deadline, [&] { return !child->poll().has_value(); });
-    if (!opened)
-      return abandon(JobStatus::SetupFailed, opened.error().message);
-    if (*opened == InteractiveChannel::OpenResult::TimedOut)
-      return abandon(JobStatus::TimedOut, "timed out before the compiler opened the channel");
-    if (*opened == InteractiveChannel::OpenResult::Opened) {
-      Expected<ChannelHeader> header = channel->readHeader(deadline);
-      if (!header)
-        return abandon(JobStatus::ProtocolError, header.error().message);
-      Expected<FeatureLayout> layout =
-          FeatureLayout::bind(*header, *policy, task_.defaultDecisionFeature);
-      if (!layout)
-        return abandon(JobStatus::PolicyMismatch, layout.error().message);
-      if (recordTrajectory) {
-        result.trajectory.emplace();
-        result.trajectory->featureSpecs = header->features;
-        result.trajectory->width = layout->recordWidth;
-      }
-      RandomStream rng(rngKey);
-      std::vector<std::byte> observation;
-      std::vector<double> inputs(layout->policyWidth);
-      while (true) {
-        Expected<InteractiveChannel::Event> event = channel->next(deadline, observation);
-        if (!event)
-          return abandon(JobStatus::ProtocolError, event.error().message);
-        if (*event == InteractiveChannel::Event::TimedOut)
-          return abandon(JobStatus::TimedOut,
-                         "timed out after " + std::to_string(result.decisions) + " decisions");
-        if (*event == InteractiveChannel::Event::EndOfStream)
-          break;
-        layout->gather(*header, observation.data(), layout->policyInputs, inputs.data());
-        policies::Decision decision = policy->decide(inputs, mode, rng);
-        std::vector<std::byte> advice = encodeAdvice(header->advice, decision.advice);
-        if (Status sent = channel->sendAdvice(advice.data(), advice.size()); !sent)
-          return abandon(JobStatus::ProtocolError, sent.error().message);
-        ++result.decisions;
-        if (result.trajectory)
-          layout->record(*header, observation.data(), decision, *result.trajectory);
-      }
-    }
-  }
-
-  std::optional<ExitStatus> ended = child->waitUntil(deadline);
-  if (!ended)
-    return abandon(JobStatus::TimedOut, "timed out waiting for the compiler to exit");
-  result.stderrTail = readTail(log, options_.stderrTailBytes);
-  if (ended->signal)
-    return finish(JobStatus::CompilerCrashed, "compiler died: " + ended->describe());
-  if (!ended->succeeded())
-    return finish(JobStatus::CompilerFailed, "compiler failed: " + ended->describe());
-  Expected<CodeMeasure> code = measureCode(object, task_.sizeSections);
-  if (!code)
-    return finish(JobStatus::BadObject, code.error().message);
-  result.sizeBytes = code->bytes;
-  result.codeHash = code->hash;
-  result.stderrTail.clear(); // nothing to report for a clean compile
-  return finish(JobStatus::Ok, "");
-}
-
-BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) const {
+BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
   BaselineResult baseline;
   std::optional<BaselineCache> cache;
   std::string key;
@@ -537,7 +228,7 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) cons
       }
     }
   }
-  JobResult plain = compile(module, nullptr, DecisionMode::Deterministic, 0, false);
+  JobResult plain = compile(JobSpec{.module = &module});
   if (!plain.ok()) {
     baseline.message =
         "baseline (-Oz) compile failed: " + std::string(jobStatusName(plain.status)) + ": " +
@@ -591,14 +282,14 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   for (const BaselineResult& b : baselineResults)
     result.baselineBytes.push_back(b.sizeBytes);
 
+  result.reward = task_.reward;
+
   // Every candidate goes to the workers once per evaluation, not per job.
   std::vector<std::optional<SerializedPolicy>> serialized(request.candidates.size());
-  if (pool_) {
-    const uint64_t generation = nextGeneration_++;
-    for (size_t c = 0; c < request.candidates.size(); ++c)
-      if (request.candidates[c])
-        serialized[c] = serialize(*request.candidates[c], generation);
-  }
+  const uint64_t generation = nextGeneration_++;
+  for (size_t c = 0; c < request.candidates.size(); ++c)
+    if (request.candidates[c])
+      serialized[c] = serialize(*request.candidates[c], generation);
   const EvaluatorStatistics before = statistics();
 
   std::optional<ProgressLine> progress;
@@ -619,13 +310,15 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                             slot.message =
                                 "module \"" + module.name + "\": " + baselineResults[m].message;
                           } else {
-                            uint64_t key = deriveKey({request.seed, request.step, c, m});
-                            slot = compileJob(module, request.candidates[c],
-                                              serialized[c] ? &*serialized[c] : nullptr,
-                                              request.mode, key, request.recordTrajectories);
+                            JobSpec job{.module = &module,
+                                        .policy = request.candidates[c],
+                                        .mode = request.mode,
+                                        .rngKey = deriveKey({request.seed, request.step, c, m}),
+                                        .recordTrajectory = request.recordTrajectories};
+                            slot = dispatch(job, serialized[c] ? &*serialized[c] : nullptr);
                             if (slot.ok())
                               slot.reward =
-                                  sizeReward(slot.sizeBytes, *baselineResults[m].sizeBytes);
+                                  task_.reward(slot.sizeBytes, *baselineResults[m].sizeBytes);
                           }
                           if (progress)
                             progress->advance();

@@ -6,6 +6,7 @@
 // and replaced; the others go on.
 #pragma once
 
+#include "mlgo/evaluators/Backend.h"
 #include "mlgo/evaluators/Process.h"
 #include "mlgo/evaluators/WorkerProtocol.h"
 
@@ -17,15 +18,6 @@
 #include <vector>
 
 namespace mlgo::evaluators {
-
-// A policy as workers receive it: JSON under an id. Ids are unique within an
-// evaluator; a worker forgets the policies of older generations when a newer
-// one arrives, so memory stays bounded over a long run.
-struct SerializedPolicy {
-  uint64_t id = 0;
-  uint64_t generation = 0;
-  std::string json;
-};
 
 struct WorkerOutcome {
   enum class Kind {

@@ -21,7 +21,7 @@ namespace {
 
 class BackendParity : public testing::RealCorpusTest {
 protected:
-  std::unique_ptr<Evaluator> make(Backend backend, bool cache = false) {
+  std::unique_ptr<Evaluator> make(BackendKind backend, bool cache = false) {
     EvaluatorOptions options;
     options.backend = backend;
     options.decisionCache = cache;
@@ -73,8 +73,8 @@ protected:
 };
 
 TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
-  std::unique_ptr<Evaluator> clang = make(Backend::Clang);
-  std::unique_ptr<Evaluator> inprocess = make(Backend::InProcess);
+  std::unique_ptr<Evaluator> clang = make(BackendKind::Clang);
+  std::unique_ptr<Evaluator> inprocess = make(BackendKind::InProcess);
   ASSERT_TRUE(clang && inprocess);
 
   std::vector<BaselineResult> clangBaselines = clang->baselines(modules_);
@@ -118,7 +118,7 @@ TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
 }
 
 TEST_P(BackendParity, DecisionSequenceCacheGivesTheFullCompilesSizes) {
-  std::unique_ptr<Evaluator> cached = make(Backend::InProcess, /*cache=*/true);
+  std::unique_ptr<Evaluator> cached = make(BackendKind::InProcess, /*cache=*/true);
   ASSERT_TRUE(cached);
   std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
   std::unique_ptr<policies::Policy> never = policies::makeConstantPolicy(0);

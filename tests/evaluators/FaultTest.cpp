@@ -66,7 +66,7 @@ protected:
   EvaluatorOptions options() const {
     EvaluatorOptions o;
     // The stand-in compiler is a clang process: this is the clang backend.
-    o.backend = Backend::Clang;
+    o.backend = BackendKind::Clang;
     o.clang = std::string(MLGO_TEST_DATA_DIR) + "/fake-clang.py";
     o.workers = 2;
     o.compileTimeout = std::chrono::milliseconds(1500);
@@ -129,9 +129,7 @@ TEST_F(EvaluatorFaults, PolicyThatDisagreesWithTheHeaderIsAClearError) {
   ASSERT_TRUE(evaluator);
   // A policy reading a feature clang does not send.
   std::unique_ptr<policies::Policy> wrong = policies::makeHeuristicEchoPolicy("no_such_feature");
-  JobResult job = (*evaluator)
-                      ->compile(*corpus->find("ok"), wrong.get(),
-                                policies::DecisionMode::Deterministic, 0, false);
+  JobResult job = (*evaluator)->compile({.module = corpus->find("ok"), .policy = wrong.get()});
   EXPECT_EQ(job.status, JobStatus::PolicyMismatch);
   EXPECT_NE(job.message.find("no_such_feature"), std::string::npos) << job.message;
 }

@@ -53,8 +53,7 @@ TEST_P(EvaluatorOnRealCorpus, HeuristicEchoReproducesOzByteForByte) {
     EXPECT_EQ(job.sizeBytes, *result.baselineBytes[m]);
     EXPECT_EQ(job.reward, 0.0);
     // Byte for byte: the code hash equals a plain -Oz compile's.
-    JobResult plain =
-        evaluator_->compile(*modules_[m], nullptr, policies::DecisionMode::Deterministic, 0, false);
+    JobResult plain = evaluator_->compile({.module = modules_[m]});
     ASSERT_TRUE(plain.ok()) << plain.message;
     EXPECT_EQ(job.codeHash, plain.codeHash);
     decisions += job.decisions;

@@ -148,7 +148,7 @@ Expected<std::vector<policies::TensorSpec>> EsTrainer::Impl::probeFeatureSpecs()
   std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
   for (const corpus::ModuleSpec* module : eligible) {
     evaluators::JobResult job =
-        evaluator->compile(*module, echo.get(), policies::DecisionMode::Deterministic, 0, true);
+        evaluator->compile({.module = module, .policy = echo.get(), .recordTrajectory = true});
     if (job.ok() && job.trajectory)
       return job.trajectory->featureSpecs;
   }

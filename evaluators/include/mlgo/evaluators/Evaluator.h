@@ -1,19 +1,13 @@
 // The parallel evaluator: compiles every (candidate policy, module) pair with
-// real clang-22 in interactive mode, answers each decision with the
-// candidate's policy, measures the object's size and scores it against the
-// module's plain -Oz baseline. ES, PPO and BC all sit on it.
+// real clang-22, answers each decision with the candidate's policy, measures
+// the object and scores it against the module's plain -Oz baseline. ES, PPO
+// and BC all sit on it, through the Scorer interface.
 //
-// Two backends compile the same thing (the module's own cc1 command line):
-//  - inprocess (default): long-lived mlgo-inprocess-worker processes run
-//    clang's cc1 through libclang-cpp with the policy as the ML inliner's
-//    model: no process start and no pipe round trip per decision. The
-//    compiler is deterministic, so a decision sequence already seen for a
-//    module has a known size: the worker asks when the inliner is done and
-//    skips the rest of the pipeline on a hit (the decision-sequence cache).
-//  - clang: a clang-22 process per compilation in interactive mode, the
-//    policy answering over FIFOs (what ml-compiler-opt does). Modules or
-//    policies the in-process backend cannot take (a -mllvm option in the
-//    command, a policy kind without a file form) go this way automatically.
+// The compiling itself is a Backend's (Backend.h): in-process workers by
+// default, clang processes on request; jobs the in-process backend cannot
+// take (a -mllvm option in the command, a policy kind without a file form)
+// go to clang processes automatically. What is compiled and how it is
+// rewarded is the CompilerTask the evaluator is created with.
 //
 // Jobs run on a oneTBB task arena with `workers` threads, each driving one
 // compiler (process or worker); every job writes its result into its own
@@ -23,9 +17,11 @@
 
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/Backend.h"
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/evaluators/Job.h"
+#include "mlgo/evaluators/Scorer.h"
 #include "mlgo/policies/Policy.h"
-#include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
 #include "mlgo/support/Threads.h"
 
@@ -33,7 +29,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,55 +39,9 @@
 
 namespace mlgo::evaluators {
 
-enum class JobStatus {
-  Ok,
-  CompilerCrashed,     // killed by a signal
-  CompilerFailed,      // exited with a non-zero code
-  TimedOut,            // passed the per-compilation deadline; killed
-  ProtocolError,       // the channel carried something the protocol does not allow
-  BadObject,           // the object is missing or unreadable
-  PolicyMismatch,      // the policy's inputs disagree with clang's header
-  BaselineUnavailable, // the module's -Oz baseline failed, so it cannot be scored
-  SetupFailed,         // scratch directory, FIFOs or spawn failed
-};
-
-std::string_view jobStatusName(JobStatus status);
-
-enum class Backend { InProcess, Clang };
-std::string_view backendName(Backend backend); // "inprocess", "clang"
-Expected<Backend> parseBackend(std::string_view name);
-
-// ml-compiler-opt's reward: 1 − (size + δ) / (baseline + δ), δ = 0.01.
-double sizeReward(uint64_t sizeBytes, uint64_t baselineBytes);
-
-struct JobResult {
-  JobStatus status = JobStatus::SetupFailed;
-  std::string message;    // what went wrong, naming the module
-  std::string stderrTail; // the end of clang's output, for the record
-  uint64_t sizeBytes = 0; // code size of the object (Ok only)
-  // Hash (xxh3) of the code sections' bytes: equal hashes mean identical
-  // code, e.g. a policy that reproduces -Oz exactly (Ok only).
-  uint64_t codeHash = 0;
-  double reward = 0;      // against the baseline (Ok only)
-  uint64_t decisions = 0; // observations answered
-  double seconds = 0;
-  // The size came from the decision-sequence cache (in-process backend):
-  // the inliner ran to its end, the rest of the pipeline was skipped.
-  bool cacheHit = false;
-  std::optional<policies::Trajectory> trajectory;
-
-  bool ok() const { return status == JobStatus::Ok; }
-};
-
-struct BaselineResult {
-  std::optional<uint64_t> sizeBytes;
-  bool fromCache = false;
-  std::string message; // why it failed
-};
-
 struct EvaluatorOptions {
-  // How modules are compiled (see the top of this file).
-  Backend backend = Backend::InProcess;
+  // How modules are compiled (Backend.h).
+  BackendKind backend = BackendKind::InProcess;
   // clang-22 (from the LLVM install, never /usr/bin/clang which is 14).
   std::string clang = defaultClang();
   // The in-process worker executable (built with the project; the
@@ -124,47 +73,6 @@ struct EvaluatorOptions {
   static std::filesystem::path defaultScratchDirectory();
 };
 
-struct EvaluationRequest {
-  std::vector<const policies::Policy*> candidates;
-  std::vector<const corpus::ModuleSpec*> modules;
-  policies::DecisionMode mode = policies::DecisionMode::Deterministic;
-  // Sampling streams derive from (seed, step, candidate, module).
-  uint64_t seed = 0;
-  uint64_t step = 0;
-  bool recordTrajectories = false;
-  bool showProgress = false;
-};
-
-struct CandidateScore {
-  size_t okModules = 0;
-  size_t failedModules = 0;
-  // Mean of per-module rewards over the Ok modules.
-  double meanReward = 0;
-  // Sum of sizes vs sum of baselines over the Ok modules.
-  uint64_t totalBytes = 0;
-  uint64_t totalBaselineBytes = 0;
-  double totalReward = 0;
-};
-
-struct EvaluationResult {
-  size_t candidateCount = 0;
-  size_t moduleCount = 0;
-  std::vector<JobResult> jobs; // candidate-major: jobs[c * moduleCount + m]
-  std::vector<std::optional<uint64_t>> baselineBytes;
-  double seconds = 0;
-  // Decision-sequence cache, for this evaluation: jobs that asked, jobs
-  // whose size was known, and the compile time that saved (each hit's
-  // module's mean full-compile time minus the hit's own time).
-  size_t cacheLookups = 0;
-  size_t cacheHits = 0;
-  double cacheSecondsSaved = 0;
-
-  const JobResult& job(size_t candidate, size_t module) const {
-    return jobs[candidate * moduleCount + module];
-  }
-  CandidateScore score(size_t candidate) const;
-};
-
 // Totals over an evaluator's life (all evaluate/compile calls).
 struct EvaluatorStatistics {
   size_t inprocessJobs = 0; // compiled by a worker
@@ -176,60 +84,47 @@ struct EvaluatorStatistics {
   size_t workersStarted = 0;
 };
 
-class InProcessPool;
-struct SerializedPolicy;
-struct InProcessState;
-
-class Evaluator {
+class Evaluator final : public Scorer {
 public:
   static Expected<std::unique_ptr<Evaluator>> create(EvaluatorOptions options, CompilerTask task);
 
   const EvaluatorOptions& options() const { return options_; }
   const CompilerTask& task() const { return task_; }
-  const std::string& compilerIdentity() const { return compilerIdentity_; }
+  const std::string& compilerIdentity() const override { return compilerIdentity_; }
 
   // Plain -Oz sizes of the modules, compiled in parallel where not cached
   // (in memory for this evaluator, on disk across runs).
-  std::vector<BaselineResult> baselines(std::span<const corpus::ModuleSpec* const> modules);
+  std::vector<BaselineResult>
+  baselines(std::span<const corpus::ModuleSpec* const> modules) override;
 
-  EvaluationResult evaluate(const EvaluationRequest& request);
+  EvaluationResult evaluate(const EvaluationRequest& request) override;
 
-  // One compilation, on the calling thread. `policy` null: a plain compile.
-  JobResult compile(const corpus::ModuleSpec& module, const policies::Policy* policy,
-                    policies::DecisionMode mode, uint64_t rngKey, bool recordTrajectory) const;
+  // One compilation, on the calling thread (not rewarded: no baseline).
+  JobResult compile(const JobSpec& job);
 
   EvaluatorStatistics statistics() const;
 
-  ~Evaluator();
+  ~Evaluator() override;
 
 private:
   Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity);
-  BaselineResult computeBaseline(const corpus::ModuleSpec& module) const;
-  // The policy in the form workers take; nullopt if it has none (then the
-  // clang backend compiles its jobs).
-  std::optional<SerializedPolicy> serialize(const policies::Policy& policy,
-                                            uint64_t generation) const;
-  JobResult compileJob(const corpus::ModuleSpec& module, const policies::Policy* policy,
-                       const SerializedPolicy* serialized, policies::DecisionMode mode,
-                       uint64_t rngKey, bool recordTrajectory) const;
-  JobResult compileWithClang(const corpus::ModuleSpec& module, const policies::Policy* policy,
-                             policies::DecisionMode mode, uint64_t rngKey,
-                             bool recordTrajectory) const;
-  // nullopt: a worker cannot take this module; use clang.
-  std::optional<JobResult> compileInProcess(const corpus::ModuleSpec& module,
-                                            const SerializedPolicy* policy,
-                                            policies::DecisionMode mode, uint64_t rngKey,
-                                            bool recordTrajectory) const;
+  BaselineResult computeBaseline(const corpus::ModuleSpec& module);
+  // The policy in the form the primary backend takes; nullopt if the backend
+  // does not need one or the policy has none (then clang compiles its jobs).
+  std::optional<SerializedPolicy> serialize(const policies::Policy& policy, uint64_t generation);
+  // The primary backend, or clang processes for what it cannot take.
+  JobResult dispatch(const JobSpec& job, const SerializedPolicy* serialized);
 
   EvaluatorOptions options_;
   CompilerTask task_;
   std::string compilerIdentity_;
   std::mutex baselineMutex_;
   std::map<std::string, BaselineResult> baselineMemo_;
-  std::unique_ptr<InProcessPool> pool_;
-  std::unique_ptr<InProcessState> inprocess_; // cache, statistics, unsupported modules
-  mutable std::atomic<uint64_t> nextPolicyId_{1};
-  mutable std::atomic<uint64_t> nextGeneration_{1};
+  std::unique_ptr<Backend> clang_;   // takes every job
+  std::unique_ptr<Backend> primary_; // options_.backend; null when that is clang
+  std::atomic<size_t> fallbackJobs_{0};
+  std::atomic<uint64_t> nextPolicyId_{1};
+  std::atomic<uint64_t> nextGeneration_{1};
 };
 
 } // namespace mlgo::evaluators

@@ -1,0 +1,64 @@
+// How the evaluator compiles one job. A backend runs one JobSpec on the
+// calling thread and returns its result; the evaluator owns the parallelism
+// (a oneTBB arena), the baselines and the rewards. Two backends today:
+//  - InProcessBackend: long-lived mlgo-inprocess-worker processes running
+//    clang's cc1 through libclang-cpp, the policy shipped once per evaluation
+//    as policy-file JSON, with the decision-sequence cache;
+//  - ClangProcessBackend: a clang-22 process per job in interactive mode, the
+//    policy answering over FIFOs (ml-compiler-opt's way), which takes any job.
+// A third (remote: jobs sent to other machines) plugs in the same way.
+#pragma once
+
+#include "mlgo/evaluators/Job.h"
+#include "mlgo/support/Expected.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mlgo::evaluators {
+
+enum class BackendKind { InProcess, Clang };
+std::string_view backendKindName(BackendKind kind); // "inprocess", "clang"
+Expected<BackendKind> parseBackendKind(std::string_view name);
+
+// A policy as backends that run it in another process take it: policy-file
+// JSON under an id. Ids are unique within an evaluator; a worker forgets the
+// policies of older generations when a newer one arrives, so memory stays
+// bounded over a long run.
+struct SerializedPolicy {
+  uint64_t id = 0;
+  uint64_t generation = 0;
+  std::string json;
+};
+
+// Counters over a backend's life.
+struct BackendStatistics {
+  size_t jobs = 0; // compile() calls it answered or tried (failures included)
+  size_t cacheLookups = 0;
+  size_t cacheHits = 0;
+  double cacheSecondsSaved = 0;
+  size_t workersStarted = 0;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  virtual BackendKind kind() const = 0;
+  // Whether compile() needs the policy's file form (then the evaluator
+  // serializes each candidate once per evaluation and passes it along).
+  virtual bool needsSerializedPolicy() const = 0;
+  // Compiles `job`; `serialized` is the job's policy in file form when
+  // needsSerializedPolicy() (null for a plain compile, or a policy without
+  // one). nullopt: this backend cannot take the job (a command it cannot
+  // run, a policy it cannot ship); the evaluator gives it to the clang
+  // backend. Safe to call from several threads at once.
+  virtual std::optional<JobResult> compile(const JobSpec& job,
+                                           const SerializedPolicy* serialized) = 0;
+  virtual BackendStatistics statistics() const = 0;
+};
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,70 @@
+// One compilation job as the evaluator and its backends see it: what to
+// compile (JobSpec) and what came of it (JobResult). Plain values; a failed
+// compilation is a status, never an exception.
+#pragma once
+
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/policies/Policy.h"
+#include "mlgo/policies/Trajectory.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mlgo::evaluators {
+
+enum class JobStatus {
+  Ok,
+  CompilerCrashed,     // killed by a signal
+  CompilerFailed,      // exited with a non-zero code
+  TimedOut,            // passed the per-compilation deadline; killed
+  ProtocolError,       // the channel carried something the protocol does not allow
+  BadObject,           // the object is missing or unreadable
+  PolicyMismatch,      // the policy's inputs disagree with clang's header
+  BaselineUnavailable, // the module's -Oz baseline failed, so it cannot be scored
+  SetupFailed,         // scratch directory, FIFOs or spawn failed
+};
+
+std::string_view jobStatusName(JobStatus status);
+
+// One (policy, module) compilation.
+struct JobSpec {
+  const corpus::ModuleSpec* module = nullptr;
+  // Answers every decision; null: a plain compile (the task's baseline).
+  const policies::Policy* policy = nullptr;
+  policies::DecisionMode mode = policies::DecisionMode::Deterministic;
+  // Seeds the job's random stream (sampling mode): the evaluator derives it
+  // from (seed, step, candidate, module), so a job decides the same way on
+  // any backend, worker or machine.
+  uint64_t rngKey = 0;
+  // Record every decision (features, default, action, log-probability).
+  bool recordTrajectory = false;
+};
+
+struct JobResult {
+  JobStatus status = JobStatus::SetupFailed;
+  std::string message;    // what went wrong, naming the module
+  std::string stderrTail; // the end of clang's output, for the record
+  uint64_t sizeBytes = 0; // code size of the object (Ok only)
+  // Hash (xxh3) of the code sections' bytes: equal hashes mean identical
+  // code, e.g. a policy that reproduces -Oz exactly (Ok only).
+  uint64_t codeHash = 0;
+  double reward = 0;      // against the baseline (Ok only)
+  uint64_t decisions = 0; // observations answered
+  double seconds = 0;
+  // The size came from the decision-sequence cache (in-process backend):
+  // the inliner ran to its end, the rest of the pipeline was skipped.
+  bool cacheHit = false;
+  std::optional<policies::Trajectory> trajectory;
+
+  bool ok() const { return status == JobStatus::Ok; }
+};
+
+struct BaselineResult {
+  std::optional<uint64_t> sizeBytes;
+  bool fromCache = false;
+  std::string message; // why it failed
+};
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,80 @@
+// The narrow interface the trainers compile through: a set of candidate
+// policies × a set of modules in, sizes, rewards and (if asked) trajectories
+// out, plus the modules' baselines. The Evaluator implements it with real
+// clang; unit tests implement it with made-up sizes, so a whole trainer runs
+// without a compiler.
+#pragma once
+
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/evaluators/Job.h"
+#include "mlgo/policies/Policy.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mlgo::evaluators {
+
+struct EvaluationRequest {
+  std::vector<const policies::Policy*> candidates;
+  std::vector<const corpus::ModuleSpec*> modules;
+  policies::DecisionMode mode = policies::DecisionMode::Deterministic;
+  // Sampling streams derive from (seed, step, candidate, module).
+  uint64_t seed = 0;
+  uint64_t step = 0;
+  bool recordTrajectories = false;
+  bool showProgress = false;
+};
+
+struct CandidateScore {
+  size_t okModules = 0;
+  size_t failedModules = 0;
+  // Mean of per-module rewards over the Ok modules.
+  double meanReward = 0;
+  // Sum of sizes vs sum of baselines over the Ok modules.
+  uint64_t totalBytes = 0;
+  uint64_t totalBaselineBytes = 0;
+  double totalReward = 0;
+};
+
+struct EvaluationResult {
+  size_t candidateCount = 0;
+  size_t moduleCount = 0;
+  std::vector<JobResult> jobs; // candidate-major: jobs[c * moduleCount + m]
+  std::vector<std::optional<uint64_t>> baselineBytes;
+  // How the jobs were rewarded; totals are rewarded the same way.
+  RelativeReward reward;
+  double seconds = 0;
+  // Decision-sequence cache, for this evaluation: jobs that asked, jobs
+  // whose size was known, and the compile time that saved (each hit's
+  // module's mean full-compile time minus the hit's own time).
+  size_t cacheLookups = 0;
+  size_t cacheHits = 0;
+  double cacheSecondsSaved = 0;
+
+  const JobResult& job(size_t candidate, size_t module) const {
+    return jobs[candidate * moduleCount + module];
+  }
+  CandidateScore score(size_t candidate) const;
+};
+
+class Scorer {
+public:
+  virtual ~Scorer() = default;
+
+  // What compiles: the compiler's identity (version, path, build stamp),
+  // written into run files and part of the baseline cache's key.
+  virtual const std::string& compilerIdentity() const = 0;
+  // The baseline measure (the task's plain compile) of each module.
+  virtual std::vector<BaselineResult>
+  baselines(std::span<const corpus::ModuleSpec* const> modules) = 0;
+  // Every candidate on every module. Results do not depend on scheduling:
+  // the same request gives the same numbers (timings aside).
+  virtual EvaluationResult evaluate(const EvaluationRequest& request) = 0;
+};
+
+} // namespace mlgo::evaluators

@@ -1,0 +1,169 @@
+#include "InProcessBackend.h"
+
+#include "mlgo/corpus/CommandLine.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mlgo::evaluators {
+
+InProcessBackend::InProcessBackend(EvaluatorOptions options, CompilerTask task)
+    : options_(std::move(options)), task_(std::move(task)),
+      pool_(options_.inprocessWorker, options_.scratchDirectory, options_.stderrTailBytes,
+            options_.jobsPerWorker) {}
+
+BackendStatistics InProcessBackend::statistics() const {
+  std::lock_guard lock(mutex_);
+  BackendStatistics s = statistics_;
+  s.workersStarted = pool_.workersStarted();
+  return s;
+}
+
+std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
+                                                   const SerializedPolicy* policy) {
+  const corpus::ModuleSpec& module = *spec.module;
+  if (spec.policy && !policy)
+    return std::nullopt; // no file form to send a worker
+  const std::string moduleKey = module.bitcode.string();
+  {
+    std::lock_guard lock(mutex_);
+    if (unsupportedModules_.count(moduleKey))
+      return std::nullopt;
+  }
+  JobRun run(module, options_.compileTimeout);
+  Expected<ScratchDirectory> scratch =
+      ScratchDirectory::create(options_.scratchDirectory, "mlgo-job-");
+  if (!scratch)
+    return run.finish(JobStatus::SetupFailed, scratch.error().message);
+  Expected<std::vector<std::string>> command =
+      corpus::buildCompileCommand(module, options_.filters, scratch->path() / "module.o");
+  if (!command)
+    return run.finish(JobStatus::SetupFailed, command.error().message);
+
+  protocol::JobMessage job;
+  job.mode = spec.mode;
+  job.rngKey = spec.rngKey;
+  job.recordTrajectory = spec.recordTrajectory && policy;
+  job.consultCache = options_.decisionCache && policy;
+  job.defaultDecisionFeature = task_.defaultDecisionFeature;
+  job.sizeSections = task_.sizeSections;
+  job.arguments = command.take();
+  job.moduleName = module.name;
+
+  std::optional<SequenceKey> asked;
+  std::optional<CachedObject> known;
+  auto cacheKnown = [&](const protocol::CacheQueryMessage& query) {
+    asked = SequenceKey{query.hashLow, query.hashHigh, query.decisions};
+    std::lock_guard lock(mutex_);
+    ++statistics_.cacheLookups;
+    if (uncacheableModules_.count(moduleKey))
+      return false;
+    auto m = modules_.find(moduleKey);
+    if (m != modules_.end()) {
+      auto hit = m->second.objects.find(*asked);
+      if (hit != m->second.objects.end())
+        known = hit->second;
+    }
+    return known.has_value();
+  };
+
+  WorkerOutcome outcome = pool_.run(job, policy, run.deadline, cacheKnown);
+  {
+    std::lock_guard lock(mutex_);
+    ++statistics_.jobs;
+  }
+  std::optional<JobResult> done = resultOf(run, outcome, moduleKey, known);
+  if (done && done->ok())
+    learn(moduleKey, *done, outcome.result.decisionsAfterQuery, asked);
+  return done;
+}
+
+std::optional<JobResult> InProcessBackend::resultOf(JobRun& run, WorkerOutcome& outcome,
+                                                    const std::string& moduleKey,
+                                                    const std::optional<CachedObject>& known) {
+  JobResult& result = run.result;
+  switch (outcome.kind) {
+  case WorkerOutcome::Kind::Answered:
+    break;
+  case WorkerOutcome::Kind::WorkerDied:
+    result.stderrTail = outcome.logTail;
+    return run.finish(JobStatus::CompilerCrashed, outcome.message);
+  case WorkerOutcome::Kind::WorkerExited:
+    result.stderrTail = outcome.logTail;
+    return run.finish(JobStatus::CompilerFailed, outcome.message);
+  case WorkerOutcome::Kind::TimedOut:
+    result.stderrTail = outcome.logTail;
+    return run.finish(JobStatus::TimedOut, outcome.message);
+  case WorkerOutcome::Kind::ProtocolError:
+    result.stderrTail = outcome.logTail;
+    return run.finish(JobStatus::ProtocolError, outcome.message);
+  case WorkerOutcome::Kind::SetupFailed:
+    return run.finish(JobStatus::SetupFailed, outcome.message);
+  }
+
+  protocol::ResultMessage& answer = outcome.result;
+  result.decisions = answer.decisions;
+  result.trajectory = std::move(answer.trajectory);
+  switch (answer.status) {
+  case protocol::WorkerStatus::Unsupported: {
+    std::lock_guard lock(mutex_);
+    unsupportedModules_.insert(moduleKey);
+    std::fprintf(stderr, "note: module \"%s\" is compiled by clang processes: %s\n",
+                 run.module.name.c_str(), answer.message.c_str());
+    return std::nullopt;
+  }
+  case protocol::WorkerStatus::CompilerFailed: {
+    const std::string& text = answer.diagnostics;
+    result.stderrTail = text.size() <= options_.stderrTailBytes
+                            ? text
+                            : text.substr(text.size() - options_.stderrTailBytes);
+    return run.finish(JobStatus::CompilerFailed, "compiler failed: " + answer.message);
+  }
+  case protocol::WorkerStatus::PolicyMismatch:
+    return run.finish(JobStatus::PolicyMismatch, answer.message);
+  case protocol::WorkerStatus::BadObject:
+    return run.finish(JobStatus::BadObject, answer.message);
+  case protocol::WorkerStatus::SetupFailed:
+    return run.finish(JobStatus::SetupFailed, answer.message);
+  case protocol::WorkerStatus::Ok:
+    break;
+  }
+  if (answer.cacheHit) {
+    if (!known)
+      return run.finish(JobStatus::ProtocolError,
+                        "the worker claimed a cache hit it was not given");
+    result.sizeBytes = known->sizeBytes;
+    result.codeHash = known->codeHash;
+    result.cacheHit = true;
+  } else {
+    result.sizeBytes = answer.sizeBytes;
+    result.codeHash = answer.codeHash;
+  }
+  return run.finish(JobStatus::Ok, "");
+}
+
+void InProcessBackend::learn(const std::string& moduleKey, const JobResult& done,
+                             bool decisionsAfterQuery, const std::optional<SequenceKey>& asked) {
+  std::lock_guard lock(mutex_);
+  if (decisionsAfterQuery) {
+    uncacheableModules_.insert(moduleKey);
+    modules_.erase(moduleKey);
+    return;
+  }
+  if (!asked)
+    return;
+  ModuleEntries& entries = modules_[moduleKey];
+  if (done.cacheHit) {
+    ++statistics_.cacheHits;
+    if (entries.fullCompiles > 0)
+      statistics_.cacheSecondsSaved +=
+          std::max(0.0, entries.fullCompileSeconds / static_cast<double>(entries.fullCompiles) -
+                            done.seconds);
+  } else {
+    entries.objects[*asked] = {done.sizeBytes, done.codeHash};
+    entries.fullCompileSeconds += done.seconds;
+    ++entries.fullCompiles;
+  }
+}
+
+} // namespace mlgo::evaluators

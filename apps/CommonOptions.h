@@ -62,6 +62,11 @@ struct EvaluatorArgs {
         ->capture_default_str();
     app.add_flag("--no-baseline-cache", noBaselineCache, "Compile every baseline afresh");
     filters.addTo(app);
+    for (const char* flag :
+         {"--backend", "--inprocess-worker", "--no-decision-cache", "--clang", "--workers",
+          "--timeout", "--scratch", "--baseline-cache", "--no-baseline-cache", "--delete-flag",
+          "--replace-flag", "--add-flag"})
+      app.get_option(flag)->group("Evaluator");
   }
 
   Expected<evaluators::EvaluatorOptions> toOptions() const {
@@ -247,7 +252,7 @@ Status resumeArguments(Args& args, const CLI::App& commandLine, const std::strin
           parseStoredConfig(replay, program, stored->configToml, commandLine, args.resume);
       !parsed)
     return parsed;
-  restored.output = args.resume;
+  restored.run.output = args.resume;
   args = std::move(restored);
   return finish(args, replay);
 }

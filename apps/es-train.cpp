@@ -6,6 +6,7 @@
 #include "mlgo/training/EsTrainer.h"
 
 #include "CommonOptions.h"
+#include "TrainerOptions.h"
 
 #include <CLI/CLI.hpp>
 
@@ -13,7 +14,6 @@
 #include <cstdio>
 #include <iostream>
 
-namespace fs = std::filesystem;
 using namespace mlgo;
 
 namespace {
@@ -24,16 +24,10 @@ int fail(const Error& error) {
 }
 
 struct Args {
-  std::string corpus;
-  std::string validationCorpus;
-  std::string initialPolicy;
-  std::string vocabulary;
   std::string resume;
   training::EsTrainerOptions options;
-  apps::EnumOption<corpus::SamplingStrategy> moduleSampling =
-      apps::samplingOption(options.sampling);
-  apps::EnumOption<policies::Activation> activation =
-      apps::activationOption(options.mlp.activation);
+  apps::CorpusArgs data;
+  apps::PolicyArgs policy;
   apps::EnumOption<es::OptimizerKind> optimizer{options.optimizer,
                                                 {es::OptimizerKind::GradientEs,
                                                  es::OptimizerKind::TrustRegionEs,
@@ -63,57 +57,14 @@ struct Args {
   int topDirections = 0;
   double maxGradientNorm = 0;
   int cmaPopulation = 0;
-  std::string output = options.output.string();
+  apps::RunArgs run;
   apps::EvaluatorArgs evaluator;
+
+  const std::string& configToml() const { return options.run.configToml; }
 };
 
-// Every option of es-train, bound to `args`. Used twice on --resume: once
-// for the command line, once for the config stored in the run file.
-void defineOptions(CLI::App& app, Args& args) {
+void defineOptimizerOptions(CLI::App& app, Args& args) {
   training::EsTrainerOptions& o = args.options;
-  app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
-  app.add_option("--resume", args.resume,
-                 "Continue the run in this HDF5 file from its checkpoint (its stored config is "
-                 "used; only evaluator flags such as --workers may be given)");
-
-  auto* data = "Data";
-  app.add_option("--corpus", args.corpus, "Training corpus (merge several code bases)")
-      ->group(data);
-  app.add_option("--validation-corpus", args.validationCorpus,
-                 "Held-out corpus: the best policy is chosen on it")
-      ->group(data);
-  app.add_option("--validation-interval", o.validationInterval, "Validate every N steps")
-      ->capture_default_str()
-      ->group(data);
-  app.add_option("--modules-per-step", o.modulesPerStep, "Modules compiled per candidate per step")
-      ->capture_default_str()
-      ->group(data);
-  args.moduleSampling.addTo(app, "--module-sampling", "How the step's modules are drawn", data);
-
-  auto* policy = "Policy";
-  app.add_option("--initial-policy", args.initialPolicy,
-                 "Start from this MLP policy file (e.g. from bc-train); default: random MLP")
-      ->group(policy);
-  app.add_option("--vocabulary", args.vocabulary,
-                 "Quantile vocabulary (.buckets directory) for a random start; default: built "
-                 "from the heuristic's decisions on the corpus")
-      ->group(policy);
-  app.add_option("--vocabulary-quantiles", o.vocabularyQuantiles,
-                 "Quantiles per feature when the vocabulary is built here")
-      ->capture_default_str()
-      ->group(policy);
-  app.add_option("--hidden", o.mlp.hiddenLayers, "Hidden layer widths of a random MLP")
-      ->delimiter(',')
-      ->capture_default_str()
-      ->group(policy);
-  args.activation.addTo(app, "--activation", "Activation of a random MLP", policy);
-  app.add_flag("--with-sqrt,!--no-with-sqrt", o.mlp.withSqrt,
-               "Also feed sqrt of each normalised feature")
-      ->group(policy);
-  app.add_flag("--scale-by-weights,!--no-scale-by-weights", o.scaleByWeights,
-               "Perturb each weight by |w| + 0.01 (for a pretrained start)")
-      ->group(policy);
-
   auto* opt = "Optimiser";
   args.optimizer.addTo(app, "--optimizer", "Blackbox optimiser", opt);
   es::SamplingOptions& sampling = o.gradientEs.sampling;
@@ -173,34 +124,32 @@ void defineOptions(CLI::App& app, Args& args) {
                  "sep-CMA-ES: candidates per step (0: 4 + 3 ln n)")
       ->capture_default_str()
       ->group(opt);
+}
 
-  auto* run = "Run";
-  app.add_option("--steps", o.steps, "Training steps")->capture_default_str()->group(run);
-  app.add_option("--seed", o.seed, "Seeds perturbations, module sampling, initial policy")
-      ->capture_default_str()
-      ->group(run);
-  app.add_option("-o,--output", args.output, "The run's HDF5 file")
-      ->capture_default_str()
-      ->group(run);
-  app.add_option("--snapshot-interval", o.snapshotInterval, "Store the policy every N steps")
-      ->capture_default_str()
-      ->group(run);
+// Every option of es-train, bound to `args`. Used twice on --resume: once
+// for the command line, once for the config stored in the run file.
+void defineOptions(CLI::App& app, Args& args) {
+  training::EsTrainerOptions& o = args.options;
+  app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
+  app.add_option("--resume", args.resume,
+                 "Continue the run in this HDF5 file from its checkpoint (its stored config is "
+                 "used; only evaluator flags such as --workers may be given)");
+  args.data.addTo(app, o.data, "--modules-per-step", "step");
+  args.policy.addTo(app, o.policy, true);
+  app.add_flag("--scale-by-weights,!--no-scale-by-weights", o.scaleByWeights,
+               "Perturb each weight by |w| + 0.01 (for a pretrained start)")
+      ->group("Policy");
+  defineOptimizerOptions(app, args);
+  args.run.addTo(app, o.run, "--steps", "Training steps", "step",
+                 "Seeds perturbations, module sampling, initial policy");
   args.evaluator.addTo(app);
 }
 
 // Applies the flags that need translation and the shared sampling settings.
 Status finishOptions(Args& args, const CLI::App& app) {
   training::EsTrainerOptions& o = args.options;
-  o.corpus = args.corpus;
-  if (!args.validationCorpus.empty())
-    o.validationCorpus = args.validationCorpus;
-  if (!args.initialPolicy.empty())
-    o.initialPolicy = args.initialPolicy;
-  if (!args.vocabulary.empty())
-    o.vocabulary = args.vocabulary;
-  o.output = args.output;
-  o.sampling = args.moduleSampling.value();
-  o.mlp.activation = args.activation.value();
+  args.data.finish(o.data);
+  args.policy.finish(o.policy);
   o.optimizer = args.optimizer.value();
   o.gradientEs.sampling.sampling = args.perturbations.value();
   o.gradientEs.shaping.method = args.shaping.value();
@@ -219,29 +168,51 @@ Status finishOptions(Args& args, const CLI::App& app) {
   o.trustRegion.estimator = o.gradientEs.estimator;
   o.trustRegion.convention = o.gradientEs.convention;
   o.sepCma.minSuccessShare = o.gradientEs.sampling.minSuccessShare;
-  Expected<evaluators::EvaluatorOptions> evaluator = args.evaluator.toOptions();
-  if (!evaluator)
-    return evaluator.error();
-  o.evaluator = evaluator.take();
-
-  apps::effectiveConfig(app, o.configToml, o.configValues);
+  args.run.finish(o.run, args.evaluator.workers);
+  apps::effectiveConfig(app, o.run.configToml, o.run.configValues);
   return Status::ok();
 }
 
-void printProgress(const training::StepProgress& p) {
-  std::fprintf(
-      stderr,
-      "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s%s  "
-      "elapsed %.0fs  eta %.0fs\n",
-      static_cast<long long>(p.step + 1), static_cast<long long>(p.steps), p.evaluationsPerSecond,
-      p.meanReward, p.bestReward, p.failedCompilations, p.skipped ? "  (skipped)" : "",
-      p.cacheLookups
-          ? ("  cache " + std::to_string(p.cacheHits) + "/" + std::to_string(p.cacheLookups))
-                .c_str()
-          : "",
-      p.validationTotalReward ? ("  validation " + std::to_string(*p.validationTotalReward)).c_str()
-                              : "",
-      p.elapsedSeconds, p.etaSeconds);
+bool hasCorpus(const Args& args) {
+  return !args.data.corpus.empty();
+}
+
+void printProgress(const training::EsProgress& p) {
+  const training::EsStep& s = p.record;
+  std::string cache = s.compile.cacheLookups ? "  cache " + std::to_string(s.compile.cacheHits) +
+                                                   "/" + std::to_string(s.compile.cacheLookups)
+                                             : "";
+  std::string validation =
+      p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
+  std::fprintf(stderr,
+               "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s%s  "
+               "elapsed %.0fs  eta %.0fs\n",
+               static_cast<long long>(p.step + 1), static_cast<long long>(p.steps),
+               p.evaluationsPerSecond, s.rewardMean, s.rewardMax, s.compile.failed,
+               s.skipped ? "  (skipped)" : "", cache.c_str(), validation.c_str(), p.elapsedSeconds,
+               p.etaSeconds);
+}
+
+void printSummary(const training::EsTrainerSummary& summary) {
+  std::printf("done: %lld steps (%lld this run), %llu compilations, %llu failed, %lld skipped "
+              "steps, %.1f s; final mean reward %+.5f",
+              static_cast<long long>(summary.stepsTotal), static_cast<long long>(summary.stepsRun),
+              static_cast<unsigned long long>(summary.compilations),
+              static_cast<unsigned long long>(summary.failedCompilations),
+              static_cast<long long>(summary.skippedSteps), summary.seconds,
+              summary.finalMeanReward);
+  if (summary.bestValidationTotalReward)
+    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward);
+  if (summary.cacheLookups)
+    std::printf("\ndecision-sequence cache: %llu of %llu compilations repeated a known sequence "
+                "(%.0f%%), ~%.0f s of compilation saved",
+                static_cast<unsigned long long>(summary.cacheHits),
+                static_cast<unsigned long long>(summary.cacheLookups),
+                100.0 * static_cast<double>(summary.cacheHits) /
+                    static_cast<double>(summary.cacheLookups),
+                summary.cacheSecondsSaved);
+  std::printf("\n");
+  apps::printEnding(summary);
 }
 
 } // namespace
@@ -252,55 +223,33 @@ int main(int argc, char** argv) {
   Args args;
   defineOptions(app, args);
   CLI11_PARSE(app, argc, argv);
+  const bool resuming = !args.resume.empty();
+  if (Status s = apps::prepareTrainerArguments(app, args, "es-train", defineOptions, finishOptions,
+                                               hasCorpus, "--corpus is required");
+      !s)
+    return fail(s.error());
+  Expected<evaluators::EvaluatorOptions> evaluatorOptions = args.evaluator.toOptions();
+  if (!evaluatorOptions)
+    return fail(evaluatorOptions.error());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
+      apps::createEvaluator(*evaluatorOptions);
+  if (!evaluator)
+    return fail(evaluator.error());
 
-  bool resuming = !args.resume.empty();
-  if (resuming) {
-    // The run's own config, with this command line's evaluator flags on top.
-    if (Status s = apps::resumeArguments(args, app, "es-train", defineOptions, finishOptions); !s)
-      return fail(s.error());
-  } else {
-    if (args.corpus.empty())
-      return fail(makeError("--corpus is required (or --resume RUN.h5)"));
-    if (Status s = finishOptions(args, app); !s)
-      return fail(s.error());
-    std::printf("# effective config\n%s\n", args.options.configToml.c_str());
-    std::fflush(stdout);
-  }
-
-  Expected<training::EsTrainer> trainer = resuming ? training::EsTrainer::resume(args.options)
-                                                   : training::EsTrainer::create(args.options);
+  Expected<training::EsTrainer> trainer =
+      resuming ? training::EsTrainer::resume(args.options, **evaluator)
+               : training::EsTrainer::create(args.options, **evaluator);
   if (!trainer)
     return fail(trainer.error());
-  const results::RunRecord& record = trainer->record();
-  std::fprintf(
-      stderr, "%s %s, %s parameters, %zu training modules%s; run file %s\n",
-      resuming ? "resuming" : "training", record.attributes.at("policy").c_str(),
-      record.attributes.at("parameters").c_str(), record.moduleNames.size(),
-      record.validationModuleNames.empty()
-          ? ""
-          : (", " + std::to_string(record.validationModuleNames.size()) + " validation modules")
-                .c_str(),
-      args.options.output.c_str());
-  Expected<training::EsTrainerSummary> summary = trainer->run(printProgress);
+  apps::printRunHeader(trainer->record(), resuming ? "resuming" : "training",
+                       args.options.run.output);
+  apps::StopOnInterrupt interrupt;
+  Expected<training::EsTrainerSummary> summary = trainer->run([&](const training::EsProgress& p) {
+    printProgress(p);
+    return interrupt.action();
+  });
   if (!summary)
     return fail(summary.error());
-  std::printf(
-      "done: %lld steps (%lld this run), %llu compilations, %llu failed, %lld skipped "
-      "steps, %.1f s; final mean reward %+.5f",
-      static_cast<long long>(summary->stepsTotal), static_cast<long long>(summary->stepsRun),
-      static_cast<unsigned long long>(summary->compilations),
-      static_cast<unsigned long long>(summary->failedCompilations),
-      static_cast<long long>(summary->skippedSteps), summary->seconds, summary->finalMeanReward);
-  if (summary->bestValidationTotalReward)
-    std::printf("; best validation reward %+.5f", *summary->bestValidationTotalReward);
-  if (summary->cacheLookups)
-    std::printf("\ndecision-sequence cache: %llu of %llu compilations repeated a known sequence "
-                "(%.0f%%), ~%.0f s of compilation saved",
-                static_cast<unsigned long long>(summary->cacheHits),
-                static_cast<unsigned long long>(summary->cacheLookups),
-                100.0 * static_cast<double>(summary->cacheHits) /
-                    static_cast<double>(summary->cacheLookups),
-                summary->cacheSecondsSaved);
-  std::printf("\nresults: %s\n", summary->output.c_str());
+  printSummary(*summary);
   return 0;
 }

@@ -33,18 +33,18 @@ BcTrainerOptions syntheticRun(const mlgo::testing::ScratchDirectory& dir, const 
   BcTrainerOptions o;
   o.traces = {trace};
   o.heldoutFraction = 0.25;
-  o.vocabularyQuantiles = 100;
-  o.mlp.hiddenLayers = {16, 8};
-  o.mlp.activation = policies::Activation::Tanh;
-  o.adam.learningRate = 0.01;
-  o.minibatchSize = 32;
-  o.epochs = 40;
-  o.seed = 4;
-  o.snapshotInterval = 10;
-  o.output = dir / "bc.h5";
-  o.policyOutput = dir / "bc.json";
-  o.evaluator.workers = 1;
-  o.configToml = "# test\n";
+  o.policy.vocabularyQuantiles = 100;
+  o.policy.mlp.hiddenLayers = {16, 8};
+  o.policy.mlp.activation = policies::Activation::Tanh;
+  o.update.adam.learningRate = 0.01;
+  o.update.minibatchSize = 32;
+  o.run.steps = 40;
+  o.run.seed = 4;
+  o.run.snapshotInterval = 10;
+  o.run.output = dir / "bc.h5";
+  o.run.policyOutput = dir / "bc.json";
+  o.run.threads = 1;
+  o.run.configToml = "# test\n";
   return o;
 }
 
@@ -75,11 +75,11 @@ TEST(BcTrainer, LearnsASeparableLabellingOnHeldOutModules) {
   mlgo::testing::ScratchDirectory dir;
   fs::path trace = dir / "synthetic.h5";
   writeSyntheticTrace(trace, 24, 60, 11, separable);
-  Expected<BcTrainer> trainer = BcTrainer::create(syntheticRun(dir, trace));
+  Expected<BcTrainer> trainer = BcTrainer::create(syntheticRun(dir, trace), nullptr);
   ASSERT_TRUE(trainer) << trainer.error().message;
   Expected<BcTrainerSummary> summary = trainer->run();
   ASSERT_TRUE(summary) << summary.error().message;
-  EXPECT_EQ(summary->epochsTotal, 40);
+  EXPECT_EQ(summary->stepsTotal, 40);
   EXPECT_EQ(summary->trainingModules, 18u);
   EXPECT_EQ(summary->heldoutModules, 6u);
   EXPECT_EQ(summary->trainingDecisions, 18u * 60u);
@@ -130,11 +130,11 @@ TEST(BcTrainer, ThreadsDoNotChangeTheNumbers) {
   results::RunRecord records[2];
   for (size_t workers : {size_t{1}, size_t{2}}) {
     BcTrainerOptions o = syntheticRun(dir, trace);
-    o.epochs = 3;
-    o.minibatchSize = 200; // several chunks per mini-batch
-    o.evaluator.workers = workers;
-    o.output = dir / ("bc-" + std::to_string(workers) + ".h5");
-    Expected<BcTrainer> trainer = BcTrainer::create(o);
+    o.run.steps = 3;
+    o.update.minibatchSize = 200; // several chunks per mini-batch
+    o.run.threads = workers;
+    o.run.output = dir / ("bc-" + std::to_string(workers) + ".h5");
+    Expected<BcTrainer> trainer = BcTrainer::create(o, nullptr);
     ASSERT_TRUE(trainer) << trainer.error().message;
     ASSERT_TRUE(trainer->run());
     records[workers - 1] = trainer->record();
@@ -147,37 +147,39 @@ TEST(BcTrainer, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   fs::path trace = dir / "synthetic.h5";
   writeSyntheticTrace(trace, 10, 40, 5, separable);
   BcTrainerOptions whole = syntheticRun(dir, trace);
-  whole.epochs = 7;
-  whole.snapshotInterval = 2;
-  whole.output = dir / "whole.h5";
+  whole.run.steps = 7;
+  whole.run.snapshotInterval = 2;
+  whole.run.output = dir / "whole.h5";
   BcTrainerOptions parts = whole;
-  parts.output = dir / "parts.h5";
-  parts.policyOutput = dir / "parts.json";
+  parts.run.output = dir / "parts.h5";
+  parts.run.policyOutput = dir / "parts.json";
 
-  Expected<BcTrainer> a = BcTrainer::create(whole);
+  Expected<BcTrainer> a = BcTrainer::create(whole, nullptr);
   ASSERT_TRUE(a) << a.error().message;
   ASSERT_TRUE(a->run());
   {
-    Expected<BcTrainer> first = BcTrainer::create(parts);
+    Expected<BcTrainer> first = BcTrainer::create(parts, nullptr);
     ASSERT_TRUE(first) << first.error().message;
     Expected<BcTrainerSummary> stopped = first->run({}, 3);
     ASSERT_TRUE(stopped);
-    EXPECT_EQ(stopped->epochsRun, 3);
+    EXPECT_EQ(stopped->stepsRun, 3);
+    EXPECT_EQ(stopped->termination, Termination::StepLimit);
     EXPECT_FALSE(stopped->policyOutput); // not finished: no policy file yet
-    EXPECT_FALSE(fs::exists(parts.policyOutput));
+    EXPECT_FALSE(fs::exists(*parts.run.policyOutput));
   }
-  Expected<BcTrainer> b = BcTrainer::resume(parts);
+  Expected<BcTrainer> b = BcTrainer::resume(parts, nullptr);
   ASSERT_TRUE(b) << b.error().message;
   Expected<BcTrainerSummary> rest = b->run();
   ASSERT_TRUE(rest) << rest.error().message;
-  EXPECT_EQ(rest->epochsRun, 4);
-  EXPECT_EQ(rest->epochsTotal, 7);
-  Expected<results::RunRecord> ra = results::readRunFile(whole.output);
-  Expected<results::RunRecord> rb = results::readRunFile(parts.output);
+  EXPECT_EQ(rest->stepsRun, 4);
+  EXPECT_EQ(rest->stepsTotal, 7);
+  EXPECT_EQ(rest->termination, Termination::Completed);
+  Expected<results::RunRecord> ra = results::readRunFile(whole.run.output);
+  Expected<results::RunRecord> rb = results::readRunFile(parts.run.output);
   ASSERT_TRUE(ra && rb);
   expectSameNumbers(*ra, *rb);
-  Expected<policies::MlpPolicy> pa = policies::loadMlpPolicy(whole.policyOutput);
-  Expected<policies::MlpPolicy> pb = policies::loadMlpPolicy(parts.policyOutput);
+  Expected<policies::MlpPolicy> pa = policies::loadMlpPolicy(*whole.run.policyOutput);
+  Expected<policies::MlpPolicy> pb = policies::loadMlpPolicy(*parts.run.policyOutput);
   ASSERT_TRUE(pa && pb);
   EXPECT_TRUE(std::equal(pa->parameters().begin(), pa->parameters().end(), pb->parameters().begin(),
                          pb->parameters().end()));
@@ -187,8 +189,8 @@ TEST(BcTrainer, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   other.trainer = "ppo-train";
   ASSERT_TRUE(results::writeRunFile(dir / "other.h5", other));
   BcTrainerOptions wrong = whole;
-  wrong.output = dir / "other.h5";
-  Expected<BcTrainer> refused = BcTrainer::resume(wrong);
+  wrong.run.output = dir / "other.h5";
+  Expected<BcTrainer> refused = BcTrainer::resume(wrong, nullptr);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("ppo-train"), std::string::npos);
 }
@@ -201,7 +203,7 @@ TEST(BcTrainerOptions, ValidateNamesTheField) {
   o.heldoutFraction = 1;
   EXPECT_NE(o.validate().error().message.find("heldoutFraction"), std::string::npos);
   o.heldoutFraction = 0.2;
-  o.adam.epsilon = 0;
+  o.update.adam.epsilon = 0;
   EXPECT_NE(o.validate().error().message.find("adam.epsilon"), std::string::npos);
 }
 
@@ -214,7 +216,7 @@ TEST(BcTrainer, TracesWithOtherFeaturesAreRefused) {
   ASSERT_TRUE(writer->close());
   BcTrainerOptions o = syntheticRun(dir, dir / "a.h5");
   o.traces.push_back(dir / "b.h5");
-  Expected<BcTrainer> trainer = BcTrainer::create(o);
+  Expected<BcTrainer> trainer = BcTrainer::create(o, nullptr);
   ASSERT_FALSE(trainer);
   EXPECT_NE(trainer.error().message.find("b.h5"), std::string::npos);
 }

@@ -4,6 +4,7 @@
 // uninterrupted one.
 #include "RunRecordAssertions.h"
 #include "TestSupport.h"
+#include "TrainingTestSupport.h"
 #include "mlgo/results/RunFile.h"
 #include "mlgo/training/EsTrainer.h"
 
@@ -24,22 +25,20 @@ namespace fs = std::filesystem;
 namespace mlgo::training {
 namespace {
 
-EsTrainerOptions smallRun(const fs::path& output, size_t workers, const fs::path& scratch) {
+EsTrainerOptions smallRun(const fs::path& output) {
   EsTrainerOptions o;
-  o.corpus = mlgo::testing::realCorpusDirectory("zlib");
-  o.modulesPerStep = 3;
-  o.vocabularyQuantiles = 50;
-  o.mlp.hiddenLayers = {8};
+  o.data.corpus = mlgo::testing::realCorpusDirectory("zlib");
+  o.data.modulesPerStep = 3;
+  o.policy.vocabularyQuantiles = 50;
+  o.policy.mlp.hiddenLayers = {8};
   o.gradientEs.sampling.directions = 3;
   o.gradientEs.sampling.sigma = 0.5;
   o.gradientEs.stepRule.learningRate = 0.05;
-  o.steps = 3;
-  o.seed = 7;
-  o.snapshotInterval = 1;
-  o.output = output;
-  o.evaluator.workers = workers;
-  o.evaluator.scratchDirectory = scratch;
-  o.configToml = "# test\n";
+  o.run.steps = 3;
+  o.run.seed = 7;
+  o.run.snapshotInterval = 1;
+  o.run.output = output;
+  o.run.configToml = "# test\n";
   return o;
 }
 
@@ -58,7 +57,10 @@ TEST(EsTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
   results::RunRecord records[2];
   for (size_t workers : {size_t{1}, size_t{2}}) {
     fs::path output = dir / ("run-" + std::to_string(workers) + ".h5");
-    Expected<EsTrainer> trainer = EsTrainer::create(smallRun(output, workers, dir.path()));
+    std::unique_ptr<evaluators::Evaluator> evaluator =
+        mlgo::testing::testEvaluator(workers, dir.path());
+    ASSERT_TRUE(evaluator);
+    Expected<EsTrainer> trainer = EsTrainer::create(smallRun(output), *evaluator);
     ASSERT_TRUE(trainer) << trainer.error().message;
     Expected<EsTrainerSummary> summary = trainer->run();
     ASSERT_TRUE(summary) << summary.error().message;

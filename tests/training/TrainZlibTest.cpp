@@ -5,6 +5,7 @@
 // uninterrupted one; BC's policy warm-starts PPO.
 #include "RunRecordAssertions.h"
 #include "TestSupport.h"
+#include "TrainingTestSupport.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/results/RunFile.h"
 #include "mlgo/results/TraceFile.h"
@@ -30,23 +31,22 @@ namespace fs = std::filesystem;
 namespace mlgo::training {
 namespace {
 
-PpoTrainerOptions smallPpo(const fs::path& output, size_t workers, const fs::path& scratch) {
+PpoTrainerOptions smallPpo(const fs::path& output, size_t threads) {
   PpoTrainerOptions o;
-  o.corpus = mlgo::testing::realCorpusDirectory("zlib");
-  o.modulesPerIteration = 4;
-  o.vocabularyQuantiles = 50;
-  o.mlp.hiddenLayers = {8};
-  o.adam.learningRate = 0.01; // visible movement in a few updates
-  o.minibatchSize = 32;
-  o.updatesPerIteration = 6;
-  o.iterations = 3;
-  o.seed = 5;
-  o.snapshotInterval = 1;
-  o.output = output;
-  o.policyOutput = fs::path(output).replace_extension(".json");
-  o.evaluator.workers = workers;
-  o.evaluator.scratchDirectory = scratch;
-  o.configToml = "# test\n";
+  o.data.corpus = mlgo::testing::realCorpusDirectory("zlib");
+  o.data.modulesPerStep = 4;
+  o.policy.vocabularyQuantiles = 50;
+  o.policy.mlp.hiddenLayers = {8};
+  o.update.adam.learningRate = 0.01; // visible movement in a few updates
+  o.update.minibatchSize = 32;
+  o.update.updatesPerIteration = 6;
+  o.run.steps = 3;
+  o.run.seed = 5;
+  o.run.snapshotInterval = 1;
+  o.run.output = output;
+  o.run.policyOutput = fs::path(output).replace_extension(".json");
+  o.run.threads = threads;
+  o.run.configToml = "# test\n";
   return o;
 }
 
@@ -71,13 +71,16 @@ TEST(PpoTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
   results::RunRecord records[2];
   for (size_t workers : {size_t{1}, size_t{2}}) {
     fs::path output = dir / ("ppo-" + std::to_string(workers) + ".h5");
-    Expected<PpoTrainer> trainer = PpoTrainer::create(smallPpo(output, workers, dir.path()));
+    std::unique_ptr<evaluators::Evaluator> evaluator =
+        mlgo::testing::testEvaluator(workers, dir.path());
+    ASSERT_TRUE(evaluator);
+    Expected<PpoTrainer> trainer = PpoTrainer::create(smallPpo(output, workers), *evaluator);
     ASSERT_TRUE(trainer) << trainer.error().message;
     const std::vector<double> initial(trainer->policy().parameters().begin(),
                                       trainer->policy().parameters().end());
     Expected<PpoTrainerSummary> summary = trainer->run();
     ASSERT_TRUE(summary) << summary.error().message;
-    EXPECT_EQ(summary->iterationsTotal, 3);
+    EXPECT_EQ(summary->stepsTotal, 3);
     EXPECT_EQ(summary->compilations, 3u * 4u);
     EXPECT_EQ(summary->failedCompilations, 0u);
     EXPECT_EQ(summary->updates, 3 * 6);
@@ -131,33 +134,38 @@ TEST(PpoTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
 
 TEST(PpoTrain, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   mlgo::testing::ScratchDirectory dir;
-  PpoTrainerOptions whole = smallPpo(dir / "whole.h5", 2, dir.path());
-  whole.iterations = 3;
-  whole.validationCorpus = mlgo::testing::realCorpusDirectory("zlib");
-  whole.validationInterval = 2;
+  PpoTrainerOptions whole = smallPpo(dir / "whole.h5", 2);
+  whole.run.steps = 3;
+  whole.data.validationCorpus = mlgo::testing::realCorpusDirectory("zlib");
+  whole.data.validationInterval = 2;
   PpoTrainerOptions parts = whole;
-  parts.output = dir / "parts.h5";
+  parts.run.output = dir / "parts.h5";
+  std::unique_ptr<evaluators::Evaluator> evaluator = mlgo::testing::testEvaluator(2, dir.path());
+  ASSERT_TRUE(evaluator);
 
-  Expected<PpoTrainer> a = PpoTrainer::create(whole);
+  Expected<PpoTrainer> a = PpoTrainer::create(whole, *evaluator);
   ASSERT_TRUE(a) << a.error().message;
   Expected<PpoTrainerSummary> all = a->run();
   ASSERT_TRUE(all) << all.error().message;
   ASSERT_TRUE(all->bestValidationTotalReward);
   {
-    Expected<PpoTrainer> first = PpoTrainer::create(parts);
+    Expected<PpoTrainer> first = PpoTrainer::create(parts, *evaluator);
     ASSERT_TRUE(first) << first.error().message;
     Expected<PpoTrainerSummary> stopped = first->run({}, 2);
     ASSERT_TRUE(stopped) << stopped.error().message;
-    EXPECT_EQ(stopped->iterationsRun, 2);
+    EXPECT_EQ(stopped->stepsRun, 2);
   }
-  parts.evaluator.workers = 1; // may differ on resume
-  Expected<PpoTrainer> b = PpoTrainer::resume(parts);
+  // How compilations run may differ on resume.
+  parts.run.threads = 1;
+  std::unique_ptr<evaluators::Evaluator> serial = mlgo::testing::testEvaluator(1, dir.path());
+  ASSERT_TRUE(serial);
+  Expected<PpoTrainer> b = PpoTrainer::resume(parts, *serial);
   ASSERT_TRUE(b) << b.error().message;
   Expected<PpoTrainerSummary> rest = b->run();
   ASSERT_TRUE(rest) << rest.error().message;
-  EXPECT_EQ(rest->iterationsRun, 1);
-  Expected<results::RunRecord> ra = results::readRunFile(whole.output);
-  Expected<results::RunRecord> rb = results::readRunFile(parts.output);
+  EXPECT_EQ(rest->stepsRun, 1);
+  Expected<results::RunRecord> ra = results::readRunFile(whole.run.output);
+  Expected<results::RunRecord> rb = results::readRunFile(parts.run.output);
   ASSERT_TRUE(ra && rb);
   expectSameNumbers(*ra, *rb);
   EXPECT_EQ(ra->validations, rb->validations);
@@ -169,15 +177,16 @@ TEST(BcTrain, RecordsTheCorpusAndWarmStartsPpo) {
   mlgo::testing::ScratchDirectory dir;
   BcTrainerOptions bc;
   bc.corpus = mlgo::testing::realCorpusDirectory("zlib");
-  bc.vocabularyQuantiles = 50;
-  bc.mlp.hiddenLayers = {8};
-  bc.epochs = 60;
-  bc.output = dir / "bc.h5";
-  bc.policyOutput = dir / "bc.json";
-  bc.evaluator.workers = 2;
-  bc.evaluator.scratchDirectory = dir.path();
-  bc.configToml = "# test\n";
-  Expected<BcTrainer> trainer = BcTrainer::create(bc);
+  bc.policy.vocabularyQuantiles = 50;
+  bc.policy.mlp.hiddenLayers = {8};
+  bc.run.steps = 60;
+  bc.run.output = dir / "bc.h5";
+  bc.run.policyOutput = dir / "bc.json";
+  bc.run.threads = 2;
+  bc.run.configToml = "# test\n";
+  std::unique_ptr<evaluators::Evaluator> evaluator = mlgo::testing::testEvaluator(2, dir.path());
+  ASSERT_TRUE(evaluator);
+  Expected<BcTrainer> trainer = BcTrainer::create(bc, evaluator.get());
   ASSERT_TRUE(trainer) << trainer.error().message;
   Expected<BcTrainerSummary> summary = trainer->run();
   ASSERT_TRUE(summary) << summary.error().message;
@@ -202,11 +211,11 @@ TEST(BcTrain, RecordsTheCorpusAndWarmStartsPpo) {
 
   // PPO starts from the cloned policy; its first iteration samples around
   // it, so it agrees with the heuristic far more than a coin does.
-  PpoTrainerOptions ppo = smallPpo(dir / "ppo.h5", 2, dir.path());
-  ppo.initialPolicy = dir / "bc.json";
-  ppo.iterations = 1;
-  ppo.modulesPerIteration = 15;
-  Expected<PpoTrainer> warm = PpoTrainer::create(ppo);
+  PpoTrainerOptions ppo = smallPpo(dir / "ppo.h5", 2);
+  ppo.policy.initialPolicy = dir / "bc.json";
+  ppo.run.steps = 1;
+  ppo.data.modulesPerStep = 15;
+  Expected<PpoTrainer> warm = PpoTrainer::create(ppo, *evaluator);
   ASSERT_TRUE(warm) << warm.error().message;
   ASSERT_TRUE(warm->run());
   EXPECT_EQ(warm->record().attributes.at("initial_policy"), (dir / "bc.json").string());

@@ -19,7 +19,7 @@ Expected<policies::MlpPolicy> mlpFromJson(const std::string& json, const std::st
   return *mlp;
 }
 
-evaluators::EvaluationResult recordHeuristic(evaluators::Evaluator& evaluator,
+evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress) {
   std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
@@ -28,22 +28,7 @@ evaluators::EvaluationResult recordHeuristic(evaluators::Evaluator& evaluator,
   request.modules = modules;
   request.recordTrajectories = true;
   request.showProgress = showProgress;
-  return evaluator.evaluate(request);
-}
-
-Expected<std::vector<policies::TensorSpec>>
-probeFeatureSpecs(evaluators::Evaluator& evaluator,
-                  const std::vector<const corpus::ModuleSpec*>& modules,
-                  const std::string& corpus) {
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
-  for (const corpus::ModuleSpec* module : modules) {
-    evaluators::JobResult job =
-        evaluator.compile({.module = module, .policy = echo.get(), .recordTrajectory = true});
-    if (job.ok() && job.trajectory)
-      return job.trajectory->featureSpecs;
-  }
-  return makeError(corpus + ": no module opened clang's interactive channel; cannot learn the "
-                            "features");
+  return scorer.evaluate(request);
 }
 
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
@@ -66,11 +51,55 @@ Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::
   return policies::buildVocabulary(samples, options);
 }
 
-void recordFailure(results::RunRecord& record, int64_t step, int64_t candidate,
-                   const std::string& module, const evaluators::JobResult& job) {
-  record.failures.push_back({step, candidate, module,
-                             std::string(evaluators::jobStatusName(job.status)), job.message,
-                             job.stderrTail});
+namespace {
+
+// The features clang sends (its header), from the first module whose
+// compile opened the interactive channel.
+Expected<std::vector<policies::TensorSpec>>
+probeFeatureSpecs(evaluators::Scorer& scorer, const std::vector<const corpus::ModuleSpec*>& modules,
+                  const std::string& corpus) {
+  for (const corpus::ModuleSpec* module : modules) {
+    evaluators::EvaluationResult probe = recordHeuristic(scorer, {module}, false);
+    const evaluators::JobResult& job = probe.job(0, 0);
+    if (job.ok() && job.trajectory)
+      return job.trajectory->featureSpecs;
+  }
+  return makeError(corpus + ": no module opened clang's interactive channel; cannot learn the "
+                            "features");
+}
+
+} // namespace
+
+Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, uint64_t seed,
+                                             evaluators::Scorer& scorer,
+                                             const TrainingCorpus& corpus,
+                                             results::RunRecord& record) {
+  if (options.initialPolicy) {
+    Expected<policies::MlpPolicy> loaded = policies::loadMlpPolicy(*options.initialPolicy);
+    if (loaded)
+      record.attributes["initial_policy"] = options.initialPolicy->string();
+    return loaded;
+  }
+  Expected<std::vector<policies::TensorSpec>> specs =
+      probeFeatureSpecs(scorer, corpus.eligible(), corpus.directory().string());
+  if (!specs)
+    return specs.error();
+  Expected<policies::Vocabulary> vocabulary =
+      options.vocabulary
+          ? policies::readVocabularyDirectory(*options.vocabulary)
+          : vocabularyFromJobs(recordHeuristic(scorer, corpus.eligible(), false).jobs,
+                               options.vocabularyQuantiles);
+  if (!vocabulary)
+    return vocabulary.error();
+  record.attributes["vocabulary"] = options.vocabulary
+                                        ? options.vocabulary->string()
+                                        : "built from the heuristic's decisions on the corpus";
+  Expected<std::shared_ptr<const policies::MlpStructure>> structure =
+      policies::MlpStructure::create(*specs, *vocabulary, options.mlp);
+  if (!structure)
+    return structure.error();
+  record.attributes["initial_policy"] = "random (seed " + std::to_string(seed) + ")";
+  return policies::MlpPolicy::initialised(*structure, seed);
 }
 
 } // namespace mlgo::training::detail

@@ -1,14 +1,16 @@
-// Pieces the trainers share: timing, the heuristic's recorded decisions
-// (features and vocabulary for a fresh MLP), and policy JSON plumbing.
+// Pieces the trainers share: timing, policy JSON, the heuristic's recorded
+// decisions (features and vocabulary for a fresh MLP), and the starting
+// policy of a compiling trainer.
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"
-#include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/evaluators/Scorer.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/RunFile.h"
-#include "mlgo/results/TraceFile.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/training/Options.h"
+#include "mlgo/training/TrainingCorpus.h"
 
 #include <chrono>
 #include <cstdint>
@@ -34,22 +36,22 @@ Expected<policies::MlpPolicy> mlpFromJson(const std::string& json, const std::st
 
 // Compiles modules under the heuristic (which reproduces -Oz) and records
 // every decision: the data BC imitates and vocabularies are built from.
-evaluators::EvaluationResult recordHeuristic(evaluators::Evaluator& evaluator,
+evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress);
-
-// The features clang sends (its header), from the first module whose
-// compile opened the interactive channel.
-Expected<std::vector<policies::TensorSpec>>
-probeFeatureSpecs(evaluators::Evaluator& evaluator,
-                  const std::vector<const corpus::ModuleSpec*>& modules, const std::string& corpus);
 
 // Quantile vocabulary of the scalar features over the recorded decisions of
 // every ok job.
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
                                                   int quantiles);
 
-void recordFailure(results::RunRecord& record, int64_t step, int64_t candidate,
-                   const std::string& module, const evaluators::JobResult& job);
+// Where a compiling trainer's policy starts: the initial policy file, or a
+// random MLP (seeded) over the features clang sends, its vocabulary read or
+// built from the heuristic's decisions on the training modules. Describes
+// the start in record.attributes ("initial_policy", "vocabulary").
+Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, uint64_t seed,
+                                             evaluators::Scorer& scorer,
+                                             const TrainingCorpus& corpus,
+                                             results::RunRecord& record);
 
 } // namespace mlgo::training::detail

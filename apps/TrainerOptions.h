@@ -1,0 +1,242 @@
+// The option groups the trainer CLIs (es-train, ppo-train, bc-train) share,
+// defined once: Data (the training corpus), Policy (where the MLP starts),
+// Run (length, seed, files) and Evaluator (CommonOptions.h). Each group binds
+// its flags to the matching training:: option group, so a default shown by
+// --help is the library's own.
+//
+// The order in which a tool adds its groups is the order of its stored
+// config (the run file's /config/toml): keep it.
+#pragma once
+
+#include "CommonOptions.h"
+#include "mlgo/rl/Adam.h"
+#include "mlgo/training/Options.h"
+#include "mlgo/training/TrainingLoop.h"
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace mlgo::apps {
+
+// --- Data: the code a compiling trainer learns from (es-train, ppo-train).
+struct CorpusArgs {
+  std::string corpus;
+  std::string validationCorpus;
+  EnumOption<corpus::SamplingStrategy> sampling =
+      samplingOption(corpus::SamplingStrategy::BucketRoundRobin);
+
+  // `modulesFlag` and `unit` name the trainer's step ("--modules-per-step",
+  // "step").
+  void addTo(CLI::App& app, training::CorpusOptions& o, const std::string& modulesFlag,
+             const std::string& unit) {
+    const char* group = "Data";
+    sampling.text = std::string(corpus::samplingStrategyName(o.sampling));
+    app.add_option("--corpus", corpus, "Training corpus (merge several code bases)")->group(group);
+    app.add_option("--validation-corpus", validationCorpus,
+                   "Held-out corpus, compiled with the argmax policy every validation interval; "
+                   "the best policy is chosen on it")
+        ->group(group);
+    app.add_option("--validation-interval", o.validationInterval, "Validate every N " + unit + "s")
+        ->capture_default_str()
+        ->group(group);
+    app.add_option(modulesFlag, o.modulesPerStep, "Modules compiled per " + unit)
+        ->capture_default_str()
+        ->group(group);
+    sampling.addTo(app, "--module-sampling", "How the " + unit + "'s modules are drawn", group);
+  }
+  void finish(training::CorpusOptions& o) const {
+    o.corpus = corpus;
+    o.validationCorpus.reset();
+    if (!validationCorpus.empty())
+      o.validationCorpus = validationCorpus;
+    o.sampling = sampling.value();
+  }
+};
+
+// --- Policy: where the MLP starts and its architecture.
+struct PolicyArgs {
+  std::string initialPolicy;
+  std::string vocabulary;
+  EnumOption<policies::Activation> activation = activationOption(policies::Activation::Relu);
+
+  // `offerInitialPolicy`: whether the tool can start from a policy file
+  // (bc-train always starts from random weights).
+  void addTo(CLI::App& app, training::PolicyStartOptions& o, bool offerInitialPolicy) {
+    const char* group = "Policy";
+    activation.text = std::string(policies::activationName(o.mlp.activation));
+    if (offerInitialPolicy)
+      app.add_option("--initial-policy", initialPolicy,
+                     "Start from this MLP policy file (e.g. from bc-train); default: random MLP")
+          ->group(group);
+    app.add_option("--vocabulary", vocabulary,
+                   "Quantile vocabulary (.buckets directory) for a random start; default: built "
+                   "from the training data's decisions")
+        ->group(group);
+    app.add_option("--vocabulary-quantiles", o.vocabularyQuantiles,
+                   "Quantiles per feature when the vocabulary is built here")
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--hidden", o.mlp.hiddenLayers, "Hidden layer widths of a random MLP")
+        ->delimiter(',')
+        ->capture_default_str()
+        ->group(group);
+    activation.addTo(app, "--activation", "Activation of a random MLP", group);
+    app.add_flag("--with-sqrt,!--no-with-sqrt", o.mlp.withSqrt,
+                 "Also feed sqrt of each normalised feature")
+        ->group(group);
+  }
+  void finish(training::PolicyStartOptions& o) const {
+    o.initialPolicy.reset();
+    if (!initialPolicy.empty())
+      o.initialPolicy = initialPolicy;
+    o.vocabulary.reset();
+    if (!vocabulary.empty())
+      o.vocabulary = vocabulary;
+    o.mlp.activation = activation.value();
+  }
+};
+
+// --- Run: length, seed and files.
+struct RunArgs {
+  std::string output;
+  std::string policyOutput;
+
+  // `stepsFlag`/`unit`: "--steps"/"step", "--iterations"/"iteration", … The
+  // policy-file flag is offered when the options have a default for it.
+  void addTo(CLI::App& app, training::RunOptions& o, const std::string& stepsFlag,
+             const std::string& stepsHelp, const std::string& unit, const std::string& seedHelp) {
+    const char* group = "Run";
+    output = o.output.string();
+    app.add_option(stepsFlag, o.steps, stepsHelp)->capture_default_str()->group(group);
+    app.add_option("--seed", o.seed, seedHelp)->capture_default_str()->group(group);
+    app.add_option("-o,--output", output, "The run's HDF5 file")
+        ->capture_default_str()
+        ->group(group);
+    if (o.policyOutput) {
+      policyOutput = o.policyOutput->string();
+      app.add_option("--policy-output", policyOutput,
+                     "The final policy file (for mlgo-eval and --initial-policy)")
+          ->capture_default_str()
+          ->group(group);
+    }
+    app.add_option("--snapshot-interval", o.snapshotInterval,
+                   "Store the policy every N " + unit + "s")
+        ->capture_default_str()
+        ->group(group);
+  }
+  // `threads`: the evaluator's workers, which also parallelise the updates.
+  void finish(training::RunOptions& o, size_t threads) const {
+    o.output = output;
+    if (o.policyOutput)
+      o.policyOutput = policyOutput;
+    o.threads = threads;
+  }
+};
+
+// Adam's flags (ppo-train, bc-train). `maxGradientNorm` 0 means no clipping.
+inline void addAdamOptions(CLI::App& app, rl::AdamOptions& adam, double& maxGradientNorm,
+                           const std::string& group) {
+  app.add_option("--learning-rate", adam.learningRate, "Adam step size")
+      ->capture_default_str()
+      ->group(group);
+  app.add_option("--beta1", adam.beta1, "Adam β1")->capture_default_str()->group(group);
+  app.add_option("--beta2", adam.beta2, "Adam β2")->capture_default_str()->group(group);
+  app.add_option("--epsilon", adam.epsilon, "Adam ε (TensorFlow 1 form)")
+      ->capture_default_str()
+      ->group(group);
+  app.add_option("--max-gradient-norm", maxGradientNorm, "Clip the gradient (0: no clipping)")
+      ->capture_default_str()
+      ->group(group);
+}
+
+// Ctrl-C during training: the first asks the run to stop after the step in
+// flight (its file is then complete and --resume continues it); a second one
+// ends the program at once (the file still holds the last finished step).
+class StopOnInterrupt {
+public:
+  StopOnInterrupt() {
+    requested().store(false);
+    std::signal(SIGINT, [](int) {
+      if (requested().exchange(true))
+        std::_Exit(130);
+      static const char note[] = "\ninterrupted: stopping after this step (Ctrl-C again to quit "
+                                 "now)\n";
+      (void)!::write(2, note, sizeof note - 1);
+    });
+  }
+  ~StopOnInterrupt() { std::signal(SIGINT, SIG_DFL); }
+  training::CallbackAction action() const {
+    return requested().load() ? training::CallbackAction::Stop : training::CallbackAction::Continue;
+  }
+
+private:
+  static std::atomic<bool>& requested() {
+    static std::atomic<bool> flag{false};
+    return flag;
+  }
+};
+
+// A trainer's arguments after parsing: on --resume, the run's stored config
+// (with this command line's evaluator flags on top); otherwise the command
+// line, checked by `hasData` (else `missingData` is the error) and finished,
+// with the effective config printed. Errors name the flag or file.
+template <class Args>
+Status prepareTrainerArguments(CLI::App& app, Args& args, const std::string& program,
+                               void (*define)(CLI::App&, Args&),
+                               Status (*finish)(Args&, const CLI::App&),
+                               bool (*hasData)(const Args&), const std::string& missingData) {
+  if (!args.resume.empty())
+    return resumeArguments(args, app, program, define, finish);
+  if (!hasData(args))
+    return makeError(missingData + " (or --resume RUN.h5)");
+  if (Status s = finish(args, app); !s)
+    return s;
+  std::printf("# effective config\n%s\n", args.configToml().c_str());
+  std::fflush(stdout);
+  return Status::ok();
+}
+
+// The evaluator a trainer compiles with, for the inlining task.
+inline Expected<std::unique_ptr<evaluators::Evaluator>>
+createEvaluator(const evaluators::EvaluatorOptions& options) {
+  return evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
+}
+
+// The line a trainer prints before its first step: what it trains, on what.
+inline void printRunHeader(const results::RunRecord& record, const std::string& verb,
+                           const std::filesystem::path& output) {
+  auto attribute = [&](const char* name) {
+    auto it = record.attributes.find(name);
+    return it == record.attributes.end() ? std::string() : it->second;
+  };
+  auto decisions = [&](const char* name) {
+    std::string count = attribute(name);
+    return count.empty() ? count : " (" + count + " decisions)";
+  };
+  std::string modules = std::to_string(record.moduleNames.size()) + " training modules" +
+                        decisions("training_decisions");
+  if (!record.validationModuleNames.empty())
+    modules += ", " + std::to_string(record.validationModuleNames.size()) +
+               (record.trainer == "bc-train" ? " held-out modules" : " validation modules") +
+               decisions("heldout_decisions");
+  std::fprintf(stderr, "%s %s, %s parameters, %s; run file %s\n", verb.c_str(),
+               attribute("policy").c_str(), attribute("parameters").c_str(), modules.c_str(),
+               output.c_str());
+}
+
+// How a run ended, for the last lines of a trainer's output.
+inline void printEnding(const training::LoopSummary& summary) {
+  if (summary.termination != training::Termination::Completed)
+    std::printf("%s\n", summary.message.c_str());
+  std::printf("results: %s\n", summary.output.c_str());
+  if (summary.policyOutput)
+    std::printf("policy: %s\n", summary.policyOutput->c_str());
+}
+
+} // namespace mlgo::apps

@@ -1,0 +1,104 @@
+// The option groups every trainer shares, each with commented defaults and a
+// validation that names the bad field ("data.corpus: …"). A trainer's own
+// Options struct holds these groups beside its optimiser's settings; the
+// CLIs fill each group from one shared set of flags (apps/TrainerOptions.h).
+#pragma once
+
+#include "mlgo/corpus/Sampler.h"
+#include "mlgo/policies/Mlp.h"
+#include "mlgo/support/Expected.h"
+#include "mlgo/support/Threads.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace mlgo::training {
+
+// The code a compiling trainer (es-train, ppo-train) learns from and is
+// validated on.
+struct CorpusOptions {
+  // Training corpus. Merge several code bases (mlgo-corpus merge): a policy
+  // trained on one small corpus tends to win there and lose elsewhere.
+  std::filesystem::path corpus;
+  // Separate code the policy never trains on; every validationInterval steps
+  // the current policy compiles all of it (deterministically), and the
+  // "best" policy is chosen on it. Unset: best is chosen on the training
+  // reward (noisy, optimistic).
+  std::optional<std::filesystem::path> validationCorpus;
+  int64_t validationInterval = 10;
+  // Modules compiled per step (per candidate). More: less noise per step,
+  // proportionally more compilations. Clamped to the corpus size except when
+  // sampling with replacement.
+  size_t modulesPerStep = 8;
+  corpus::SamplingStrategy sampling = corpus::SamplingStrategy::BucketRoundRobin;
+
+  Status validate() const;
+};
+
+// Where a trainer's MLP policy starts.
+struct PolicyStartOptions {
+  // Start from this MLP policy file (e.g. from bc-train, as ml-compiler-opt
+  // warm-starts from behavioural cloning); unset: a random MLP over clang's
+  // features with `mlp`'s architecture.
+  std::optional<std::filesystem::path> initialPolicy;
+  // Quantile vocabulary for a random start (a directory of .buckets). Unset:
+  // built from the data (the heuristic's decisions on the training corpus,
+  // one recorded pass, as ml-compiler-opt's pipeline does offline).
+  std::optional<std::filesystem::path> vocabulary;
+  int vocabularyQuantiles = 1000;
+  policies::MlpOptions mlp;
+
+  Status validate() const;
+};
+
+// One run: how long, from which seed, into which files.
+struct RunOptions {
+  // Steps of the run (ES steps, PPO iterations, BC epochs).
+  int64_t steps = 100;
+  // Seeds everything random in the run: module sampling, perturbations,
+  // action sampling, mini-batch orders, a random initial policy.
+  uint64_t seed = 1;
+  // The run's HDF5 file, rewritten atomically after every step.
+  std::filesystem::path output = "results/run.h5";
+  // The final policy as a policy file (for mlgo-eval and --initial-policy),
+  // written when the run ends; the run file holds it too. Unset: none.
+  std::optional<std::filesystem::path> policyOutput;
+  // Policy snapshots every this many steps (and at the end).
+  int64_t snapshotInterval = 10;
+  // Threads for the update maths (BC and PPO losses); results do not depend
+  // on it.
+  size_t threads = hardwareThreads();
+  // The effective config as TOML and flattened key → value, stored in the file.
+  std::string configToml;
+  std::map<std::string, std::string, std::less<>> configValues;
+
+  Status validate() const;
+};
+
+// A trainer's defaults for the shared groups.
+inline CorpusOptions corpusOptions(size_t modulesPerStep) {
+  CorpusOptions options;
+  options.modulesPerStep = modulesPerStep;
+  return options;
+}
+inline PolicyStartOptions policyStartOptions(policies::MlpOptions mlp) {
+  PolicyStartOptions options;
+  options.mlp = std::move(mlp);
+  return options;
+}
+inline RunOptions runOptions(std::filesystem::path output,
+                             std::optional<std::filesystem::path> policyOutput = std::nullopt) {
+  RunOptions options;
+  options.output = std::move(output);
+  options.policyOutput = std::move(policyOutput);
+  return options;
+}
+
+// "group.field: message" from a group's own "field: message".
+Error inGroup(std::string_view group, const Error& error);
+
+} // namespace mlgo::training

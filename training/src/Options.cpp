@@ -1,0 +1,46 @@
+#include "mlgo/training/Options.h"
+
+#include <string>
+
+namespace mlgo::training {
+
+Error inGroup(std::string_view group, const Error& error) {
+  return makeError(std::string(group) + "." + error.message);
+}
+
+Status CorpusOptions::validate() const {
+  if (corpus.empty())
+    return makeError("corpus: no training corpus given");
+  if (validationInterval < 1)
+    return makeError("validationInterval: must be at least 1, got " +
+                     std::to_string(validationInterval));
+  if (modulesPerStep < 1)
+    return makeError("modulesPerStep: must be at least 1");
+  return Status::ok();
+}
+
+Status PolicyStartOptions::validate() const {
+  if (vocabularyQuantiles < 2)
+    return makeError("vocabularyQuantiles: must be at least 2, got " +
+                     std::to_string(vocabularyQuantiles));
+  if (Status s = mlp.validate(); !s)
+    return makeError("mlp." + s.error().message);
+  return Status::ok();
+}
+
+Status RunOptions::validate() const {
+  if (steps < 1)
+    return makeError("steps: must be at least 1, got " + std::to_string(steps));
+  if (snapshotInterval < 1)
+    return makeError("snapshotInterval: must be at least 1, got " +
+                     std::to_string(snapshotInterval));
+  if (output.empty())
+    return makeError("output: no run file given");
+  if (policyOutput && policyOutput->empty())
+    return makeError("policyOutput: empty path");
+  if (threads < 1)
+    return makeError("threads: must be at least 1");
+  return Status::ok();
+}
+
+} // namespace mlgo::training

@@ -1,0 +1,307 @@
+#include "mlgo/training/TrainingLoop.h"
+
+#include "TrainerSupport.h"
+#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/training/StepColumns.h"
+#include "mlgo/training/TrainingCorpus.h"
+
+namespace fs = std::filesystem;
+
+namespace mlgo::training {
+
+using namespace detail;
+
+std::string_view terminationName(Termination termination) {
+  switch (termination) {
+  case Termination::Completed:
+    return "completed";
+  case Termination::StepLimit:
+    return "step-limit";
+  case Termination::StoppedByCallback:
+    return "stopped-by-callback";
+  }
+  return "unknown";
+}
+
+struct TrainingLoop::State {
+  RunOptions run;
+  int64_t validationInterval = 1;
+  std::unique_ptr<TrainingAlgorithm> algorithm;
+  evaluators::Scorer* scorer = nullptr;
+  std::vector<const corpus::ModuleSpec*> validation;
+  results::RunRecord record;
+  int64_t stepsDone = 0;
+  double elapsedBefore = 0;
+  // The best policy so far, as the checkpoint keeps it (bestPolicyKeys()).
+  BestPolicyKeys keys;
+  double bestValue = 0;
+  double bestTieBreak = std::numeric_limits<double>::infinity();
+  int64_t bestStep = -1;
+
+  void startBest(const StateArchive* stored);
+  bool improves(double value, std::optional<double> tieBreak) const;
+  void setBest(const BestCandidate& candidate);
+  std::optional<double> validate(int64_t done);
+  void checkpoint(int64_t done, std::string policyJson, double elapsed);
+  Expected<StepProgress> runStep(Clock::time_point runStart);
+  Status save() const { return results::writeRunFile(run.output, record); }
+};
+
+void TrainingLoop::State::startBest(const StateArchive* stored) {
+  keys = algorithm->bestPolicyKeys();
+  bestValue = keys.initialValue;
+  if (!stored)
+    return;
+  bestValue = stored->realOr(keys.value, bestValue);
+  if (!keys.tieBreak.empty())
+    bestTieBreak = stored->realOr(keys.tieBreak, bestTieBreak);
+  if (!keys.step.empty())
+    if (Expected<int64_t> step = stored->integer(keys.step))
+      bestStep = *step;
+}
+
+bool TrainingLoop::State::improves(double value, std::optional<double> tieBreak) const {
+  return value > bestValue || (tieBreak && value == bestValue && *tieBreak < bestTieBreak);
+}
+
+void TrainingLoop::State::setBest(const BestCandidate& candidate) {
+  bestValue = candidate.value;
+  if (candidate.tieBreak)
+    bestTieBreak = *candidate.tieBreak;
+  bestStep = candidate.step;
+  record.bestPolicy = results::PolicySnapshot{candidate.step, candidate.policyJson};
+  record.bestPolicyMetric = candidate.metric;
+  record.bestPolicyValue = candidate.value;
+}
+
+// The current policy, deterministically, on every validation module.
+std::optional<double> TrainingLoop::State::validate(int64_t done) {
+  const policies::MlpPolicy& current = algorithm->policy();
+  evaluators::EvaluationRequest request;
+  request.candidates = {&current};
+  request.modules = validation;
+  request.seed = run.seed;
+  request.step = static_cast<uint64_t>(done);
+  evaluators::EvaluationResult result = scorer->evaluate(request);
+  results::ValidationRecord v;
+  v.step = done;
+  for (size_t m = 0; m < validation.size(); ++m) {
+    const evaluators::JobResult& job = result.job(0, m);
+    v.sizes.push_back(job.ok() ? job.sizeBytes : 0);
+    v.ok.push_back(job.ok() ? 1 : 0);
+    if (!job.ok())
+      recordFailure(record, done, -1, validation[m]->name, job);
+  }
+  evaluators::CandidateScore score = result.score(0);
+  v.meanReward = score.okModules ? score.meanReward : kNaN;
+  v.totalReward = score.okModules ? score.totalReward : kNaN;
+  record.validations.push_back(v);
+  return score.okModules ? std::optional<double>(score.totalReward) : std::nullopt;
+}
+
+void TrainingLoop::State::checkpoint(int64_t done, std::string policyJson, double elapsed) {
+  results::Checkpoint c;
+  c.step = done;
+  c.optimizer = algorithm->optimizerName();
+  algorithm->saveState(c.optimizerState, c.trainerState);
+  c.trainerState.setReal(keys.value, bestValue);
+  if (!keys.tieBreak.empty())
+    c.trainerState.setReal(keys.tieBreak, bestTieBreak);
+  if (!keys.step.empty())
+    c.trainerState.setInteger(keys.step, bestStep);
+  c.policyJson = std::move(policyJson);
+  c.elapsedSeconds = elapsed;
+  record.checkpoint = std::move(c);
+}
+
+Expected<StepProgress> TrainingLoop::State::runStep(Clock::time_point runStart) {
+  const auto start = Clock::now();
+  const int64_t step = stepsDone;
+  Expected<std::optional<BestCandidate>> candidate = algorithm->runStep(step, record);
+  if (!candidate)
+    return candidate.error();
+  const int64_t done = ++stepsDone;
+  const bool last = done >= run.steps;
+
+  StepProgress progress;
+  progress.step = step;
+  progress.steps = run.steps;
+  if (!validation.empty()) {
+    if (done % validationInterval == 0 || last) {
+      progress.validationTotalReward = validate(done);
+      if (progress.validationTotalReward && improves(*progress.validationTotalReward, {}))
+        setBest({done,
+                 policyJson(algorithm->policy()),
+                 *progress.validationTotalReward,
+                 {},
+                 "validation: total reward (1 - sum size / sum -Oz size)"});
+    }
+  } else if (*candidate && improves((*candidate)->value, (*candidate)->tieBreak)) {
+    setBest(**candidate);
+  }
+  std::string currentJson = policyJson(algorithm->policy());
+  if (done % run.snapshotInterval == 0 || last)
+    record.snapshots.push_back({done, currentJson});
+  if (last)
+    record.finalPolicy = results::PolicySnapshot{done, currentJson};
+
+  StepTiming timing{secondsBetween(start, Clock::now()),
+                    elapsedBefore + secondsBetween(runStart, Clock::now())};
+  timingColumns().append(timing, record);
+  checkpoint(done, std::move(currentJson), timing.elapsedSeconds);
+  progress.stepSeconds = secondsBetween(start, Clock::now());
+  progress.elapsedSeconds = timing.elapsedSeconds;
+  progress.etaSeconds = progress.stepSeconds * static_cast<double>(run.steps - done);
+  return progress;
+}
+
+TrainingLoop::TrainingLoop(std::unique_ptr<State> state) : state_(std::move(state)) {}
+TrainingLoop::TrainingLoop(TrainingLoop&&) noexcept = default;
+TrainingLoop& TrainingLoop::operator=(TrainingLoop&&) noexcept = default;
+TrainingLoop::~TrainingLoop() = default;
+
+const results::RunRecord& TrainingLoop::record() const {
+  return state_->record;
+}
+TrainingAlgorithm& TrainingLoop::algorithm() {
+  return *state_->algorithm;
+}
+int64_t TrainingLoop::stepsDone() const {
+  return state_->stepsDone;
+}
+
+Expected<TrainingLoop> TrainingLoop::create(RunOptions run, int64_t validationInterval,
+                                            std::unique_ptr<TrainingAlgorithm> algorithm,
+                                            evaluators::Scorer* scorer) {
+  auto s = std::make_unique<State>();
+  s->run = std::move(run);
+  s->validationInterval = validationInterval;
+  s->algorithm = std::move(algorithm);
+  s->scorer = scorer;
+  results::RunRecord& r = s->record;
+  r.trainer = std::string(s->algorithm->trainerName());
+  r.configToml = s->run.configToml;
+  r.config = s->run.configValues;
+  if (Status loaded = s->algorithm->loadData(r); !loaded)
+    return loaded.error();
+  if (Status initialised = s->algorithm->initialise(r); !initialised)
+    return initialised.error();
+  const policies::MlpPolicy& policy = s->algorithm->policy();
+  r.attributes["policy"] = policy.describe();
+  r.attributes["parameters"] = std::to_string(policy.parameterCount());
+  r.attributes["optimizer"] = s->algorithm->optimizerName();
+  s->validation = s->algorithm->validationModules();
+  s->startBest(nullptr);
+  std::error_code ec;
+  if (s->run.output.has_parent_path())
+    fs::create_directories(s->run.output.parent_path(), ec);
+  r.snapshots.push_back({0, policyJson(policy)});
+  if (Status saved = s->save(); !saved)
+    return saved.error();
+  return TrainingLoop(std::move(s));
+}
+
+namespace {
+
+// Whether a stored run can be continued by `algorithm`.
+Status checkResumable(const results::RunRecord& stored, const TrainingAlgorithm& algorithm,
+                      const std::string& file) {
+  if (stored.trainer != algorithm.trainerName())
+    return makeError(file + ": written by " + stored.trainer + ", not " +
+                     std::string(algorithm.trainerName()));
+  if (!stored.checkpoint)
+    return makeError(file + ": has no checkpoint to resume from");
+  if (stored.checkpoint->optimizer != algorithm.optimizerName())
+    return makeError(file + ": the checkpoint is of optimizer " + stored.checkpoint->optimizer +
+                     ", the options say " + algorithm.optimizerName());
+  // Rows a killed run wrote after its checkpoint cannot exist (the file is
+  // rewritten whole), but a checkpoint behind the rows would: refuse it.
+  if (static_cast<int64_t>(stored.steps()) != stored.checkpoint->step)
+    return makeError(file + ": the checkpoint (step " + std::to_string(stored.checkpoint->step) +
+                     ") disagrees with the " + std::to_string(stored.steps()) + " recorded steps");
+  return Status::ok();
+}
+
+} // namespace
+
+Expected<TrainingLoop> TrainingLoop::resume(RunOptions run, int64_t validationInterval,
+                                            std::unique_ptr<TrainingAlgorithm> algorithm,
+                                            evaluators::Scorer* scorer) {
+  Expected<results::RunRecord> stored = results::readRunFile(run.output);
+  if (!stored)
+    return stored.error();
+  const std::string file = run.output.string();
+  if (Status resumable = checkResumable(*stored, *algorithm, file); !resumable)
+    return resumable.error();
+  auto s = std::make_unique<State>();
+  s->run = std::move(run);
+  s->validationInterval = validationInterval;
+  s->algorithm = std::move(algorithm);
+  s->scorer = scorer;
+  if (Status loaded = s->algorithm->loadData(s->record); !loaded)
+    return loaded.error();
+  if (s->record.moduleNames != stored->moduleNames ||
+      s->record.validationModuleNames != stored->validationModuleNames)
+    return makeError(file + ": the data's modules differ from the run's; resume with the data "
+                            "the run was started on");
+  // The policy's structure (features, vocabulary, architecture) comes from
+  // the checkpoint, never rebuilt, so the resumed run computes exactly what
+  // the original would have.
+  const results::Checkpoint& checkpoint = *stored->checkpoint;
+  if (Status restored = s->algorithm->restore(checkpoint, file); !restored)
+    return restored.error();
+  s->startBest(&checkpoint.trainerState);
+  s->elapsedBefore = checkpoint.elapsedSeconds;
+  s->stepsDone = checkpoint.step;
+  s->validation = s->algorithm->validationModules();
+  s->record = stored.take();
+  return TrainingLoop(std::move(s));
+}
+
+Expected<LoopSummary> TrainingLoop::run(const Callback& callback,
+                                        std::optional<int64_t> stopAfter) {
+  State& s = *state_;
+  const auto runStart = Clock::now();
+  LoopSummary summary;
+  summary.output = s.run.output;
+  summary.validated = !s.validation.empty();
+  while (s.stepsDone < s.run.steps) {
+    if (stopAfter && summary.stepsRun >= *stopAfter) {
+      summary.termination = Termination::StepLimit;
+      break;
+    }
+    Expected<StepProgress> progress = s.runStep(runStart);
+    if (!progress)
+      return progress.error();
+    if (Status saved = s.save(); !saved)
+      return saved.error();
+    ++summary.stepsRun;
+    if (callback && callback(*progress) == CallbackAction::Stop) {
+      summary.termination = Termination::StoppedByCallback;
+      break;
+    }
+  }
+  summary.stepsTotal = s.stepsDone;
+  if (s.stepsDone >= s.run.steps) {
+    summary.termination = Termination::Completed;
+    if (s.run.policyOutput) {
+      std::error_code ec;
+      if (s.run.policyOutput->has_parent_path())
+        fs::create_directories(s.run.policyOutput->parent_path(), ec);
+      if (Status saved = policies::savePolicy(s.algorithm->policy(), *s.run.policyOutput); !saved)
+        return saved.error();
+      summary.policyOutput = s.run.policyOutput;
+    }
+  }
+  summary.message = summary.termination == Termination::Completed
+                        ? "completed " + std::to_string(s.stepsDone) + " steps"
+                        : "stopped after " + std::to_string(s.stepsDone) + " of " +
+                              std::to_string(s.run.steps) + " steps; --resume " +
+                              s.run.output.string() + " continues it";
+  if (s.record.bestPolicy && s.bestValue > s.keys.initialValue)
+    summary.best = BestPolicy{s.record.bestPolicy->step, s.bestValue, s.record.bestPolicyMetric};
+  summary.seconds = secondsBetween(runStart, Clock::now());
+  return summary;
+}
+
+} // namespace mlgo::training

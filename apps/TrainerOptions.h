@@ -139,6 +139,59 @@ struct RunArgs {
   }
 };
 
+// What every trainer tool's arguments hold besides its own: the run file to
+// resume, the trainer's options, and the shared Policy, Run and Evaluator
+// groups (the Data group is not bc-train's).
+template <class Options> struct TrainerArgs {
+  std::string resume;
+  Options options;
+  PolicyArgs policy;
+  RunArgs run;
+  EvaluatorArgs evaluator;
+
+  // --config and --resume, the first options of every trainer.
+  void addConfigAndResume(CLI::App& app) {
+    app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
+    app.add_option("--resume", resume,
+                   "Continue the run in this HDF5 file from its checkpoint (its stored config is "
+                   "used; only evaluator flags such as --workers may be given)");
+  }
+  // The last of a tool's finishOptions: the run's files and threads, then
+  // the effective config (which then holds every flag as given).
+  Status finishRun(const CLI::App& app) {
+    run.finish(options.run, evaluator.workers);
+    effectiveConfig(app, options.run.configToml, options.run.configValues);
+    return Status::ok();
+  }
+};
+
+// A trainer that compiles a training corpus (es-train, ppo-train): the Data
+// group besides the shared ones.
+template <class Options> struct CorpusTrainerArgs : TrainerArgs<Options> {
+  static constexpr const char* verb = "training";
+  static constexpr const char* missingData = "--corpus is required";
+  CorpusArgs data;
+
+  // The Data and Policy groups, first after --config and --resume.
+  void addDataAndPolicy(CLI::App& app, const std::string& modulesFlag, const std::string& unit) {
+    this->addConfigAndResume(app);
+    data.addTo(app, this->options.data, modulesFlag, unit);
+    this->policy.addTo(app, this->options.policy, true);
+  }
+  void finishDataAndPolicy() {
+    data.finish(this->options.data);
+    this->policy.finish(this->options.policy);
+  }
+};
+
+// Found by TrainerCommand through the tools' Args.
+template <class Options> bool hasData(const CorpusTrainerArgs<Options>& args) {
+  return !args.data.corpus.empty();
+}
+template <class Options> bool compiles(const CorpusTrainerArgs<Options>&) {
+  return true;
+}
+
 // Adam's flags (ppo-train, bc-train). `maxGradientNorm` 0 means no clipping.
 inline void addAdamOptions(CLI::App& app, rl::AdamOptions& adam, double& maxGradientNorm,
                            const std::string& group) {
@@ -181,32 +234,6 @@ private:
     return flag;
   }
 };
-
-// A trainer's arguments after parsing: on --resume, the run's stored config
-// (with this command line's evaluator flags on top); otherwise the command
-// line, checked by `hasData` (else `missingData` is the error) and finished,
-// with the effective config printed. Errors name the flag or file.
-template <class Args>
-Status prepareTrainerArguments(CLI::App& app, Args& args, const std::string& program,
-                               void (*define)(CLI::App&, Args&),
-                               Status (*finish)(Args&, const CLI::App&),
-                               bool (*hasData)(const Args&), const std::string& missingData) {
-  if (!args.resume.empty())
-    return resumeArguments(args, app, program, define, finish);
-  if (!hasData(args))
-    return makeError(missingData + " (or --resume RUN.h5)");
-  if (Status s = finish(args, app); !s)
-    return s;
-  std::printf("# effective config\n%s\n", args.configToml().c_str());
-  std::fflush(stdout);
-  return Status::ok();
-}
-
-// The evaluator a trainer compiles with, for the inlining task.
-inline Expected<std::unique_ptr<evaluators::Evaluator>>
-createEvaluator(const evaluators::EvaluatorOptions& options) {
-  return evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
-}
 
 // The line a trainer prints before its first step: what it trains, on what.
 inline void printRunHeader(const results::RunRecord& record, const std::string& verb,

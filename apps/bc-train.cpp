@@ -7,6 +7,7 @@
 #include "mlgo/training/BcTrainer.h"
 
 #include "CommonOptions.h"
+#include "TrainerCommand.h"
 #include "TrainerOptions.h"
 
 #include <CLI/CLI.hpp>
@@ -18,31 +19,23 @@ using namespace mlgo;
 
 namespace {
 
-int fail(const Error& error) {
-  std::cerr << "bc-train: error: " << error.message << "\n";
-  return 1;
-}
+struct Args : apps::TrainerArgs<training::BcTrainerOptions> {
+  static constexpr const char* program = "bc-train";
+  static constexpr const char* description =
+      "bc-train: clone LLVM's inlining heuristic into an MLP policy (behavioural "
+      "cloning), the warm start for es-train and ppo-train";
+  static constexpr const char* verb = "cloning";
+  static constexpr const char* missingData = "give --trace FILE (repeatable) and/or --corpus DIR";
 
-struct Args {
   std::vector<std::string> traces;
   std::string corpus;
   std::string recordedTrace;
-  std::string resume;
-  training::BcTrainerOptions options;
-  apps::PolicyArgs policy;
   double maxGradientNorm = 0;
-  apps::RunArgs run;
-  apps::EvaluatorArgs evaluator;
-
-  const std::string& configToml() const { return options.run.configToml; }
 };
 
 void defineOptions(CLI::App& app, Args& args) {
   training::BcTrainerOptions& o = args.options;
-  app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
-  app.add_option("--resume", args.resume,
-                 "Continue the run in this HDF5 file from its checkpoint (its stored config is "
-                 "used; only evaluator flags such as --workers may be given)");
+  args.addConfigAndResume(app);
 
   auto* data = "Data";
   app.add_option("--trace", args.traces,
@@ -87,9 +80,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
   args.policy.finish(o.policy);
   if (args.maxGradientNorm > 0)
     o.update.adam.maxGradientNorm = args.maxGradientNorm;
-  args.run.finish(o.run, args.evaluator.workers);
-  apps::effectiveConfig(app, o.run.configToml, o.run.configValues);
-  return Status::ok();
+  return args.finishRun(app);
 }
 
 bool hasData(const Args& args) {
@@ -104,7 +95,7 @@ std::string percent(std::optional<double> value) {
   return text;
 }
 
-void printProgress(const training::BcProgress& p) {
+void printProgress(const Args&, const training::BcProgress& p) {
   const training::BcEpoch& e = p.record;
   const bool held = e.heldout.rows > 0;
   std::fprintf(stderr,
@@ -117,7 +108,7 @@ void printProgress(const training::BcProgress& p) {
                p.elapsedSeconds, p.etaSeconds);
 }
 
-void printSummary(const training::BcTrainerSummary& summary) {
+void printSummary(const Args&, const training::BcTrainerSummary& summary) {
   std::printf("done: %lld epochs (%lld this run), %.1f s; training agreement %s",
               static_cast<long long>(summary.stepsTotal), static_cast<long long>(summary.stepsRun),
               summary.seconds, percent(summary.finalTrainAccuracy).c_str());
@@ -132,47 +123,12 @@ void printSummary(const training::BcTrainerSummary& summary) {
   apps::printEnding(summary);
 }
 
+bool compiles(const Args& args) {
+  return !args.corpus.empty();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"bc-train: clone LLVM's inlining heuristic into an MLP policy (behavioural "
-               "cloning), the warm start for es-train and ppo-train"};
-  Args args;
-  defineOptions(app, args);
-  CLI11_PARSE(app, argc, argv);
-  const bool resuming = !args.resume.empty();
-  if (Status s = apps::prepareTrainerArguments(
-          app, args, "bc-train", defineOptions, finishOptions, hasData,
-          "give --trace FILE (repeatable) and/or --corpus DIR");
-      !s)
-    return fail(s.error());
-  // Only a corpus is compiled (its heuristic decisions recorded).
-  std::unique_ptr<evaluators::Evaluator> evaluator;
-  if (args.options.corpus) {
-    Expected<evaluators::EvaluatorOptions> evaluatorOptions = args.evaluator.toOptions();
-    if (!evaluatorOptions)
-      return fail(evaluatorOptions.error());
-    Expected<std::unique_ptr<evaluators::Evaluator>> created =
-        apps::createEvaluator(*evaluatorOptions);
-    if (!created)
-      return fail(created.error());
-    evaluator = created.take();
-  }
-
-  Expected<training::BcTrainer> trainer =
-      resuming ? training::BcTrainer::resume(args.options, evaluator.get())
-               : training::BcTrainer::create(args.options, evaluator.get());
-  if (!trainer)
-    return fail(trainer.error());
-  apps::printRunHeader(trainer->record(), resuming ? "resuming" : "cloning",
-                       args.options.run.output);
-  apps::StopOnInterrupt interrupt;
-  Expected<training::BcTrainerSummary> summary = trainer->run([&](const training::BcProgress& p) {
-    printProgress(p);
-    return interrupt.action();
-  });
-  if (!summary)
-    return fail(summary.error());
-  printSummary(*summary);
-  return 0;
+  return apps::runTrainerCommand<Args, training::BcTrainer>(argc, argv);
 }

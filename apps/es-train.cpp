@@ -6,6 +6,7 @@
 #include "mlgo/training/EsTrainer.h"
 
 #include "CommonOptions.h"
+#include "TrainerCommand.h"
 #include "TrainerOptions.h"
 
 #include <CLI/CLI.hpp>
@@ -18,16 +19,12 @@ using namespace mlgo;
 
 namespace {
 
-int fail(const Error& error) {
-  std::cerr << "es-train: error: " << error.message << "\n";
-  return 1;
-}
+struct Args : apps::CorpusTrainerArgs<training::EsTrainerOptions> {
+  static constexpr const char* program = "es-train";
+  static constexpr const char* description =
+      "es-train: train an inlining-for-size policy with evolution strategies on real "
+      "clang-22 compilations";
 
-struct Args {
-  std::string resume;
-  training::EsTrainerOptions options;
-  apps::CorpusArgs data;
-  apps::PolicyArgs policy;
   apps::EnumOption<es::OptimizerKind> optimizer{options.optimizer,
                                                 {es::OptimizerKind::GradientEs,
                                                  es::OptimizerKind::TrustRegionEs,
@@ -57,10 +54,6 @@ struct Args {
   int topDirections = 0;
   double maxGradientNorm = 0;
   int cmaPopulation = 0;
-  apps::RunArgs run;
-  apps::EvaluatorArgs evaluator;
-
-  const std::string& configToml() const { return options.run.configToml; }
 };
 
 void defineOptimizerOptions(CLI::App& app, Args& args) {
@@ -130,12 +123,7 @@ void defineOptimizerOptions(CLI::App& app, Args& args) {
 // for the command line, once for the config stored in the run file.
 void defineOptions(CLI::App& app, Args& args) {
   training::EsTrainerOptions& o = args.options;
-  app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
-  app.add_option("--resume", args.resume,
-                 "Continue the run in this HDF5 file from its checkpoint (its stored config is "
-                 "used; only evaluator flags such as --workers may be given)");
-  args.data.addTo(app, o.data, "--modules-per-step", "step");
-  args.policy.addTo(app, o.policy, true);
+  args.addDataAndPolicy(app, "--modules-per-step", "step");
   app.add_flag("--scale-by-weights,!--no-scale-by-weights", o.scaleByWeights,
                "Perturb each weight by |w| + 0.01 (for a pretrained start)")
       ->group("Policy");
@@ -148,8 +136,7 @@ void defineOptions(CLI::App& app, Args& args) {
 // Applies the flags that need translation and the shared sampling settings.
 Status finishOptions(Args& args, const CLI::App& app) {
   training::EsTrainerOptions& o = args.options;
-  args.data.finish(o.data);
-  args.policy.finish(o.policy);
+  args.finishDataAndPolicy();
   o.optimizer = args.optimizer.value();
   o.gradientEs.sampling.sampling = args.perturbations.value();
   o.gradientEs.shaping.method = args.shaping.value();
@@ -168,16 +155,10 @@ Status finishOptions(Args& args, const CLI::App& app) {
   o.trustRegion.estimator = o.gradientEs.estimator;
   o.trustRegion.convention = o.gradientEs.convention;
   o.sepCma.minSuccessShare = o.gradientEs.sampling.minSuccessShare;
-  args.run.finish(o.run, args.evaluator.workers);
-  apps::effectiveConfig(app, o.run.configToml, o.run.configValues);
-  return Status::ok();
+  return args.finishRun(app);
 }
 
-bool hasCorpus(const Args& args) {
-  return !args.data.corpus.empty();
-}
-
-void printProgress(const training::EsProgress& p) {
+void printProgress(const Args&, const training::EsProgress& p) {
   const training::EsStep& s = p.record;
   std::string cache = s.compile.cacheLookups ? "  cache " + std::to_string(s.compile.cacheHits) +
                                                    "/" + std::to_string(s.compile.cacheLookups)
@@ -193,7 +174,7 @@ void printProgress(const training::EsProgress& p) {
                p.etaSeconds);
 }
 
-void printSummary(const training::EsTrainerSummary& summary) {
+void printSummary(const Args&, const training::EsTrainerSummary& summary) {
   std::printf("done: %lld steps (%lld this run), %llu compilations, %llu failed, %lld skipped "
               "steps, %.1f s; final mean reward %+.5f",
               static_cast<long long>(summary.stepsTotal), static_cast<long long>(summary.stepsRun),
@@ -201,8 +182,8 @@ void printSummary(const training::EsTrainerSummary& summary) {
               static_cast<unsigned long long>(summary.failedCompilations),
               static_cast<long long>(summary.skippedSteps), summary.seconds,
               summary.finalMeanReward);
-  if (summary.bestValidationTotalReward)
-    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward);
+  if (summary.bestValidationTotalReward())
+    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward());
   if (summary.cacheLookups)
     std::printf("\ndecision-sequence cache: %llu of %llu compilations repeated a known sequence "
                 "(%.0f%%), ~%.0f s of compilation saved",
@@ -218,38 +199,5 @@ void printSummary(const training::EsTrainerSummary& summary) {
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"es-train: train an inlining-for-size policy with evolution strategies on real "
-               "clang-22 compilations"};
-  Args args;
-  defineOptions(app, args);
-  CLI11_PARSE(app, argc, argv);
-  const bool resuming = !args.resume.empty();
-  if (Status s = apps::prepareTrainerArguments(app, args, "es-train", defineOptions, finishOptions,
-                                               hasCorpus, "--corpus is required");
-      !s)
-    return fail(s.error());
-  Expected<evaluators::EvaluatorOptions> evaluatorOptions = args.evaluator.toOptions();
-  if (!evaluatorOptions)
-    return fail(evaluatorOptions.error());
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      apps::createEvaluator(*evaluatorOptions);
-  if (!evaluator)
-    return fail(evaluator.error());
-
-  Expected<training::EsTrainer> trainer =
-      resuming ? training::EsTrainer::resume(args.options, **evaluator)
-               : training::EsTrainer::create(args.options, **evaluator);
-  if (!trainer)
-    return fail(trainer.error());
-  apps::printRunHeader(trainer->record(), resuming ? "resuming" : "training",
-                       args.options.run.output);
-  apps::StopOnInterrupt interrupt;
-  Expected<training::EsTrainerSummary> summary = trainer->run([&](const training::EsProgress& p) {
-    printProgress(p);
-    return interrupt.action();
-  });
-  if (!summary)
-    return fail(summary.error());
-  printSummary(*summary);
-  return 0;
+  return apps::runTrainerCommand<Args, training::EsTrainer>(argc, argv);
 }

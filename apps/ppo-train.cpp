@@ -7,6 +7,7 @@
 #include "mlgo/training/PpoTrainer.h"
 
 #include "CommonOptions.h"
+#include "TrainerCommand.h"
 #include "TrainerOptions.h"
 
 #include <CLI/CLI.hpp>
@@ -19,16 +20,12 @@ using namespace mlgo;
 
 namespace {
 
-int fail(const Error& error) {
-  std::cerr << "ppo-train: error: " << error.message << "\n";
-  return 1;
-}
+struct Args : apps::CorpusTrainerArgs<training::PpoTrainerOptions> {
+  static constexpr const char* program = "ppo-train";
+  static constexpr const char* description =
+      "ppo-train: train an inlining-for-size policy with PPO on real clang-22 "
+      "compilations";
 
-struct Args {
-  std::string resume;
-  training::PpoTrainerOptions options;
-  apps::CorpusArgs data;
-  apps::PolicyArgs policy;
   apps::EnumOption<rl::AdvantageNormalization> normalization{
       options.update.advantageNormalization,
       {rl::AdvantageNormalization::None, rl::AdvantageNormalization::MiniBatch,
@@ -36,10 +33,6 @@ struct Args {
       rl::advantageNormalizationName};
   double maxGradientNorm = 0;
   int64_t updatesPerIteration = options.update.updatesPerIteration.value_or(0);
-  apps::RunArgs run;
-  apps::EvaluatorArgs evaluator;
-
-  const std::string& configToml() const { return options.run.configToml; }
 };
 
 void defineLossOptions(CLI::App& app, Args& args) {
@@ -96,12 +89,7 @@ void defineOptimizerOptions(CLI::App& app, Args& args) {
 // command line, then the run's stored config).
 void defineOptions(CLI::App& app, Args& args) {
   training::PpoTrainerOptions& o = args.options;
-  app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
-  app.add_option("--resume", args.resume,
-                 "Continue the run in this HDF5 file from its checkpoint (its stored config is "
-                 "used; only evaluator flags such as --workers may be given)");
-  args.data.addTo(app, o.data, "--modules-per-iteration", "iteration");
-  args.policy.addTo(app, o.policy, true);
+  args.addDataAndPolicy(app, "--modules-per-iteration", "iteration");
 
   auto* reward = "Reward";
   app.add_option("--moving-average-decay", o.movingAverageDecay,
@@ -121,24 +109,17 @@ void defineOptions(CLI::App& app, Args& args) {
 
 Status finishOptions(Args& args, const CLI::App& app) {
   training::PpoTrainerOptions& o = args.options;
-  args.data.finish(o.data);
-  args.policy.finish(o.policy);
+  args.finishDataAndPolicy();
   o.update.advantageNormalization = args.normalization.value();
   if (args.maxGradientNorm > 0)
     o.update.adam.maxGradientNorm = args.maxGradientNorm;
   o.update.updatesPerIteration = args.updatesPerIteration > 0
                                      ? std::optional<int64_t>(args.updatesPerIteration)
                                      : std::nullopt;
-  args.run.finish(o.run, args.evaluator.workers);
-  apps::effectiveConfig(app, o.run.configToml, o.run.configValues);
-  return Status::ok();
+  return args.finishRun(app);
 }
 
-bool hasCorpus(const Args& args) {
-  return !args.data.corpus.empty();
-}
-
-void printProgress(const training::PpoProgress& p) {
+void printProgress(const Args&, const training::PpoProgress& p) {
   const training::PpoIteration& i = p.record;
   std::string validation =
       p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
@@ -154,7 +135,7 @@ void printProgress(const training::PpoProgress& p) {
                validation.c_str(), p.elapsedSeconds, p.etaSeconds);
 }
 
-void printSummary(const training::PpoTrainerSummary& summary) {
+void printSummary(const Args&, const training::PpoTrainerSummary& summary) {
   std::printf("done: %lld iterations (%lld this run), %llu compilations, %llu failed, %llu "
               "decisions, %lld updates, %.1f s; final mean reward %+.5f",
               static_cast<long long>(summary.stepsTotal), static_cast<long long>(summary.stepsRun),
@@ -162,8 +143,8 @@ void printSummary(const training::PpoTrainerSummary& summary) {
               static_cast<unsigned long long>(summary.failedCompilations),
               static_cast<unsigned long long>(summary.decisions),
               static_cast<long long>(summary.updates), summary.seconds, summary.finalMeanReward);
-  if (summary.bestValidationTotalReward)
-    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward);
+  if (summary.bestValidationTotalReward())
+    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward());
   std::printf("\n");
   apps::printEnding(summary);
 }
@@ -171,38 +152,5 @@ void printSummary(const training::PpoTrainerSummary& summary) {
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ppo-train: train an inlining-for-size policy with PPO on real clang-22 "
-               "compilations"};
-  Args args;
-  defineOptions(app, args);
-  CLI11_PARSE(app, argc, argv);
-  const bool resuming = !args.resume.empty();
-  if (Status s = apps::prepareTrainerArguments(app, args, "ppo-train", defineOptions, finishOptions,
-                                               hasCorpus, "--corpus is required");
-      !s)
-    return fail(s.error());
-  Expected<evaluators::EvaluatorOptions> evaluatorOptions = args.evaluator.toOptions();
-  if (!evaluatorOptions)
-    return fail(evaluatorOptions.error());
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      apps::createEvaluator(*evaluatorOptions);
-  if (!evaluator)
-    return fail(evaluator.error());
-
-  Expected<training::PpoTrainer> trainer =
-      resuming ? training::PpoTrainer::resume(args.options, **evaluator)
-               : training::PpoTrainer::create(args.options, **evaluator);
-  if (!trainer)
-    return fail(trainer.error());
-  apps::printRunHeader(trainer->record(), resuming ? "resuming" : "training",
-                       args.options.run.output);
-  apps::StopOnInterrupt interrupt;
-  Expected<training::PpoTrainerSummary> summary = trainer->run([&](const training::PpoProgress& p) {
-    printProgress(p);
-    return interrupt.action();
-  });
-  if (!summary)
-    return fail(summary.error());
-  printSummary(*summary);
-  return 0;
+  return apps::runTrainerCommand<Args, training::PpoTrainer>(argc, argv);
 }

@@ -75,7 +75,7 @@ TEST(BcTrainer, LearnsASeparableLabellingOnHeldOutModules) {
   mlgo::testing::ScratchDirectory dir;
   fs::path trace = dir / "synthetic.h5";
   writeSyntheticTrace(trace, 24, 60, 11, separable);
-  Expected<BcTrainer> trainer = BcTrainer::create(syntheticRun(dir, trace), nullptr);
+  Expected<BcTrainer> trainer = BcTrainer::create(syntheticRun(dir, trace));
   ASSERT_TRUE(trainer) << trainer.error().message;
   Expected<BcTrainerSummary> summary = trainer->run();
   ASSERT_TRUE(summary) << summary.error().message;
@@ -134,7 +134,7 @@ TEST(BcTrainer, ThreadsDoNotChangeTheNumbers) {
     o.update.minibatchSize = 200; // several chunks per mini-batch
     o.run.threads = workers;
     o.run.output = dir / ("bc-" + std::to_string(workers) + ".h5");
-    Expected<BcTrainer> trainer = BcTrainer::create(o, nullptr);
+    Expected<BcTrainer> trainer = BcTrainer::create(o);
     ASSERT_TRUE(trainer) << trainer.error().message;
     ASSERT_TRUE(trainer->run());
     records[workers - 1] = trainer->record();
@@ -154,11 +154,11 @@ TEST(BcTrainer, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   parts.run.output = dir / "parts.h5";
   parts.run.policyOutput = dir / "parts.json";
 
-  Expected<BcTrainer> a = BcTrainer::create(whole, nullptr);
+  Expected<BcTrainer> a = BcTrainer::create(whole);
   ASSERT_TRUE(a) << a.error().message;
   ASSERT_TRUE(a->run());
   {
-    Expected<BcTrainer> first = BcTrainer::create(parts, nullptr);
+    Expected<BcTrainer> first = BcTrainer::create(parts);
     ASSERT_TRUE(first) << first.error().message;
     Expected<BcTrainerSummary> stopped = first->run({}, 3);
     ASSERT_TRUE(stopped);
@@ -167,7 +167,7 @@ TEST(BcTrainer, ResumedRunEndsWhereAnUninterruptedOneDoes) {
     EXPECT_FALSE(stopped->policyOutput); // not finished: no policy file yet
     EXPECT_FALSE(fs::exists(*parts.run.policyOutput));
   }
-  Expected<BcTrainer> b = BcTrainer::resume(parts, nullptr);
+  Expected<BcTrainer> b = BcTrainer::resume(parts);
   ASSERT_TRUE(b) << b.error().message;
   Expected<BcTrainerSummary> rest = b->run();
   ASSERT_TRUE(rest) << rest.error().message;
@@ -190,7 +190,7 @@ TEST(BcTrainer, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   ASSERT_TRUE(results::writeRunFile(dir / "other.h5", other));
   BcTrainerOptions wrong = whole;
   wrong.run.output = dir / "other.h5";
-  Expected<BcTrainer> refused = BcTrainer::resume(wrong, nullptr);
+  Expected<BcTrainer> refused = BcTrainer::resume(wrong);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("ppo-train"), std::string::npos);
 }
@@ -216,7 +216,7 @@ TEST(BcTrainer, TracesWithOtherFeaturesAreRefused) {
   ASSERT_TRUE(writer->close());
   BcTrainerOptions o = syntheticRun(dir, dir / "a.h5");
   o.traces.push_back(dir / "b.h5");
-  Expected<BcTrainer> trainer = BcTrainer::create(o, nullptr);
+  Expected<BcTrainer> trainer = BcTrainer::create(o);
   ASSERT_FALSE(trainer);
   EXPECT_NE(trainer.error().message.find("b.h5"), std::string::npos);
 }

@@ -10,15 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdlib>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <thread>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -87,22 +80,6 @@ TEST(EsTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
   expectSameNumbers(records[0], records[1]);
 }
 
-pid_t spawn(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
-  return pid;
-}
-
-int waitFor(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
-}
-
 TEST(EsTrain, ResumeAfterSigkillReachesTheSameFinalPolicy) {
   const char* esTrain = std::getenv("MLGO_ES_TRAIN");
   ASSERT_NE(esTrain, nullptr) << "set MLGO_ES_TRAIN to the es-train binary";
@@ -134,36 +111,11 @@ TEST(EsTrain, ResumeAfterSigkillReachesTheSameFinalPolicy) {
                                     "-o",
                                     output.string()};
   };
-  fs::path whole = dir / "whole.h5", killed = dir / "killed.h5";
-  int status = waitFor(spawn(command(whole)));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-  // Start the same run and kill it once it has checkpointed two steps.
-  pid_t pid = spawn(command(killed));
-  bool reached = false;
-  for (int i = 0; i < 1200 && !reached; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    Expected<results::RunRecord> partial = results::readRunFile(killed);
-    reached = partial && partial->steps() >= 2;
-  }
-  ASSERT_TRUE(reached) << "the run never checkpointed step 2";
-  kill(pid, SIGKILL);
-  status = waitFor(pid);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  Expected<results::RunRecord> partial = results::readRunFile(killed);
-  ASSERT_TRUE(partial) << "the run file is unreadable after SIGKILL: " << partial.error().message;
-  ASSERT_LT(partial->steps(), 5u) << "killed too late to test resuming";
-
-  // Resume with another number of workers: it must not matter.
-  status = waitFor(spawn({esTrain, "--resume", killed.string(), "--workers", "1"}));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-  Expected<results::RunRecord> a = results::readRunFile(whole);
-  Expected<results::RunRecord> b = results::readRunFile(killed);
-  ASSERT_TRUE(a && b);
-  EXPECT_EQ(b->steps(), 5u);
-  expectSameNumbers(*a, *b);
-  EXPECT_EQ(a->snapshots.size(), b->snapshots.size());
+  results::RunRecord whole, resumed;
+  ASSERT_NO_FATAL_FAILURE(
+      mlgo::testing::runKilledAndResumed(esTrain, command, 5, dir.path(), whole, resumed));
+  expectSameNumbers(whole, resumed);
+  EXPECT_EQ(whole.snapshots.size(), resumed.snapshots.size());
 }
 
 } // namespace

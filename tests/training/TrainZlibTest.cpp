@@ -147,7 +147,7 @@ TEST(PpoTrain, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   ASSERT_TRUE(a) << a.error().message;
   Expected<PpoTrainerSummary> all = a->run();
   ASSERT_TRUE(all) << all.error().message;
-  ASSERT_TRUE(all->bestValidationTotalReward);
+  ASSERT_TRUE(all->bestValidationTotalReward());
   {
     Expected<PpoTrainer> first = PpoTrainer::create(parts, *evaluator);
     ASSERT_TRUE(first) << first.error().message;
@@ -186,7 +186,7 @@ TEST(BcTrain, RecordsTheCorpusAndWarmStartsPpo) {
   bc.run.configToml = "# test\n";
   std::unique_ptr<evaluators::Evaluator> evaluator = mlgo::testing::testEvaluator(2, dir.path());
   ASSERT_TRUE(evaluator);
-  Expected<BcTrainer> trainer = BcTrainer::create(bc, evaluator.get());
+  Expected<BcTrainer> trainer = BcTrainer::create(bc, *evaluator);
   ASSERT_TRUE(trainer) << trainer.error().message;
   Expected<BcTrainerSummary> summary = trainer->run();
   ASSERT_TRUE(summary) << summary.error().message;
@@ -222,38 +222,6 @@ TEST(BcTrain, RecordsTheCorpusAndWarmStartsPpo) {
   EXPECT_GT(warm->record().stepScalars.at("heuristic_agreement").front(), 0.7);
 }
 
-pid_t spawn(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
-  return pid;
-}
-
-int waitFor(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
-}
-
-// A SIGKILLed trainer cannot stop the clang processes it started; they stay
-// behind, blocked on their channel. Kills the ones whose command line names
-// this test's scratch directory (and nothing else).
-void killLeftoverCompilers(const fs::path& scratch) {
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(scratch.string() + "/mlgo-job-") != std::string::npos)
-      kill(static_cast<pid_t>(std::stol(name)), SIGKILL);
-  }
-}
-
 TEST(PpoTrainCli, ResumeAfterSigkillReachesTheSameFinalPolicy) {
   const char* ppoTrain = std::getenv("MLGO_PPO_TRAIN");
   ASSERT_NE(ppoTrain, nullptr) << "set MLGO_PPO_TRAIN to the ppo-train binary";
@@ -287,33 +255,10 @@ TEST(PpoTrainCli, ResumeAfterSigkillReachesTheSameFinalPolicy) {
                                     "--policy-output",
                                     output.string() + ".json"};
   };
-  fs::path whole = dir / "whole.h5", killed = dir / "killed.h5";
-  int status = waitFor(spawn(command(whole)));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-  pid_t pid = spawn(command(killed));
-  bool reached = false;
-  for (int i = 0; i < 1200 && !reached; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    Expected<results::RunRecord> partial = results::readRunFile(killed);
-    reached = partial && partial->steps() >= 2;
-  }
-  ASSERT_TRUE(reached) << "the run never checkpointed iteration 2";
-  kill(pid, SIGKILL);
-  status = waitFor(pid);
-  killLeftoverCompilers(dir.path());
-  ASSERT_TRUE(WIFSIGNALED(status));
-  Expected<results::RunRecord> partial = results::readRunFile(killed);
-  ASSERT_TRUE(partial) << "the run file is unreadable after SIGKILL: " << partial.error().message;
-  ASSERT_LT(partial->steps(), 5u) << "killed too late to test resuming";
-
-  status = waitFor(spawn({ppoTrain, "--resume", killed.string(), "--workers", "1"}));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  Expected<results::RunRecord> a = results::readRunFile(whole);
-  Expected<results::RunRecord> b = results::readRunFile(killed);
-  ASSERT_TRUE(a && b);
-  EXPECT_EQ(b->steps(), 5u);
-  expectSameNumbers(*a, *b);
+  results::RunRecord whole, resumed;
+  ASSERT_NO_FATAL_FAILURE(
+      mlgo::testing::runKilledAndResumed(ppoTrain, command, 5, dir.path(), whole, resumed));
+  expectSameNumbers(whole, resumed);
 }
 
 TEST(BcTrainCli, TrainsFromATraceAndResumes) {
@@ -339,16 +284,14 @@ TEST(BcTrainCli, TrainsFromATraceAndResumes) {
                                 (dir / "bc.h5").string(),
                                 "--policy-output",
                                 (dir / "bc.json").string()};
-  int status = waitFor(spawn(args));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(mlgo::testing::runsToCompletion(args));
   Expected<results::RunRecord> stored = results::readRunFile(dir / "bc.h5");
   ASSERT_TRUE(stored) << stored.error().message;
   EXPECT_EQ(stored->steps(), 3u);
   EXPECT_EQ(stored->config.at("hidden"), "40,40,20"); // from the config file
   EXPECT_EQ(stored->config.at("epochs"), "3");        // the command line wins
   EXPECT_TRUE(policies::loadMlpPolicy(dir / "bc.json"));
-  status = waitFor(spawn({bcTrain, "--resume", (dir / "bc.h5").string()}));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(mlgo::testing::runsToCompletion({bcTrain, "--resume", (dir / "bc.h5").string()}));
   Expected<results::RunRecord> again = results::readRunFile(dir / "bc.h5");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->steps(), 3u);

@@ -1,6 +1,5 @@
 #include "mlgo/training/BcTrainer.h"
 
-#include "TrainerFacade.h"
 #include "TrainerSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/policies/Vocabulary.h"
@@ -321,6 +320,30 @@ Expected<std::optional<BestCandidate>> BcAlgorithm::runStep(int64_t step,
                     "held-out agreement with the heuristic (accuracy)"});
 }
 
+// What the summary says about the data and how well the policy clones it.
+void describeData(const BcAlgorithm& bc, const results::RunRecord& record,
+                  BcTrainerSummary& summary) {
+  summary.trainingModules = record.moduleNames.size();
+  summary.heldoutModules = record.validationModuleNames.size();
+  summary.trainingDecisions = bc.training().rows();
+  summary.heldoutDecisions = bc.heldout().rows();
+  const auto& s = record.stepScalars;
+  if (auto it = s.find("train_accuracy"); it != s.end() && !it->second.empty())
+    summary.finalTrainAccuracy = it->second.back();
+  if (const rl::DecisionSet& held = bc.heldout(); held.rows() > 0) {
+    if (auto it = s.find("heldout_accuracy"); it != s.end() && !it->second.empty())
+      summary.finalHeldoutAccuracy = it->second.back();
+    size_t positive = std::count(held.actions.begin(), held.actions.end(), int64_t{1});
+    summary.heldoutMajorityAccuracy =
+        static_cast<double>(std::max(positive, held.rows() - positive)) /
+        static_cast<double>(held.rows());
+  }
+  if (summary.best) {
+    summary.bestHeldoutAccuracy = summary.best->value;
+    summary.bestEpoch = summary.best->step;
+  }
+}
+
 } // namespace
 
 Status BcTrainerOptions::validate() const {
@@ -328,17 +351,11 @@ Status BcTrainerOptions::validate() const {
     return makeError("traces: no trace file and no corpus given");
   if (!(heldoutFraction >= 0 && heldoutFraction < 1))
     return makeError("heldoutFraction: must be in [0, 1), got " + std::to_string(heldoutFraction));
-  if (Status s = policy.validate(); !s)
-    return inGroup("policy", s.error());
   if (policy.initialPolicy)
     return makeError("policy.initialPolicy: behavioural cloning starts from random weights");
-  if (Status s = update.validate(); !s)
-    return inGroup("update", s.error());
-  if (Status s = run.validate(); !s)
-    return inGroup("run", s.error());
-  if (!run.policyOutput)
-    return makeError("run.policyOutput: no policy file given");
-  return Status::ok();
+  return validateGroups({{"policy", policy.validate()},
+                         {"update", update.validate()},
+                         {"run", run.validate(/*policyFile=*/true)}});
 }
 
 const ColumnTable<BcEpoch>& bcStepColumns() {
@@ -373,70 +390,21 @@ const ColumnTable<BcEpoch>& bcStepColumns() {
   return table;
 }
 
-struct BcTrainer::Impl : TrainerFacade<BcAlgorithm, BcTrainerOptions> {};
-
-BcTrainer::BcTrainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-BcTrainer::BcTrainer(BcTrainer&&) noexcept = default;
-BcTrainer& BcTrainer::operator=(BcTrainer&&) noexcept = default;
-BcTrainer::~BcTrainer() = default;
-
-const BcTrainerOptions& BcTrainer::options() const {
-  return impl_->options;
-}
-const results::RunRecord& BcTrainer::record() const {
-  return impl_->loop->record();
-}
-const policies::MlpPolicy& BcTrainer::policy() const {
-  return impl_->algorithm->policy();
-}
-
-Expected<BcTrainer> BcTrainer::create(BcTrainerOptions options, evaluators::Scorer* scorer) {
-  Expected<std::unique_ptr<Impl>> impl = Impl::open<Impl>(std::move(options), scorer, false);
-  if (!impl)
-    return impl.error();
-  return BcTrainer(impl.take());
-}
-
-Expected<BcTrainer> BcTrainer::resume(BcTrainerOptions options, evaluators::Scorer* scorer) {
-  Expected<std::unique_ptr<Impl>> impl = Impl::open<Impl>(std::move(options), scorer, true);
-  if (!impl)
-    return impl.error();
-  return BcTrainer(impl.take());
+std::unique_ptr<TrainingAlgorithm> BcTrainer::makeAlgorithm(const BcTrainerOptions& options,
+                                                            evaluators::Scorer* scorer) {
+  return std::make_unique<BcAlgorithm>(options, scorer);
 }
 
 Expected<BcTrainerSummary> BcTrainer::run(const ProgressCallback& progress,
                                           std::optional<int64_t> stopAfter) {
-  BcTrainerSummary summary;
-  const BcAlgorithm& algorithm = *impl_->algorithm;
-  Expected<LoopSummary> ran = impl_->loop->run(
-      [&](const StepProgress& p) {
-        summary.epochs.push_back(algorithm.lastEpoch());
-        return progress ? progress(BcProgress{p, algorithm.lastEpoch()}) : CallbackAction::Continue;
-      },
-      stopAfter);
-  if (!ran)
-    return ran.error();
-  static_cast<LoopSummary&>(summary) = *ran;
-  const results::RunRecord& record = impl_->loop->record();
-  summary.trainingModules = record.moduleNames.size();
-  summary.heldoutModules = record.validationModuleNames.size();
-  summary.trainingDecisions = algorithm.training().rows();
-  summary.heldoutDecisions = algorithm.heldout().rows();
-  const auto& s = record.stepScalars;
-  if (auto it = s.find("train_accuracy"); it != s.end() && !it->second.empty())
-    summary.finalTrainAccuracy = it->second.back();
-  if (const rl::DecisionSet& held = algorithm.heldout(); held.rows() > 0) {
-    if (auto it = s.find("heldout_accuracy"); it != s.end() && !it->second.empty())
-      summary.finalHeldoutAccuracy = it->second.back();
-    size_t positive = std::count(held.actions.begin(), held.actions.end(), int64_t{1});
-    summary.heldoutMajorityAccuracy =
-        static_cast<double>(std::max(positive, held.rows() - positive)) /
-        static_cast<double>(held.rows());
-  }
-  if (ran->best) {
-    summary.bestHeldoutAccuracy = ran->best->value;
-    summary.bestEpoch = ran->best->step;
-  }
+  const BcAlgorithm& bc = algorithm<BcAlgorithm>();
+  Expected<BcTrainerSummary> summary = runTyped<BcTrainerSummary>(
+      progress, stopAfter, [&bc](const StepProgress& p, BcTrainerSummary& summary) {
+        summary.epochs.push_back(bc.lastEpoch());
+        return BcProgress{p, bc.lastEpoch()};
+      });
+  if (summary)
+    describeData(bc, record(), *summary);
   return summary;
 }
 

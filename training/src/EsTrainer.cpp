@@ -1,6 +1,5 @@
 #include "mlgo/training/EsTrainer.h"
 
-#include "TrainerFacade.h"
 #include "TrainerSupport.h"
 #include "mlgo/training/TrainingCorpus.h"
 
@@ -238,27 +237,14 @@ Expected<std::optional<BestCandidate>> EsAlgorithm::runStep(int64_t step,
 } // namespace
 
 Status EsTrainerOptions::validate() const {
-  if (Status s = data.validate(); !s)
-    return inGroup("data", s.error());
-  if (Status s = policy.validate(); !s)
-    return inGroup("policy", s.error());
-  switch (optimizer) {
-  case es::OptimizerKind::GradientEs:
-    if (Status s = gradientEs.validate(); !s)
-      return s;
-    break;
-  case es::OptimizerKind::TrustRegionEs:
-    if (Status s = trustRegion.validate(); !s)
-      return s;
-    break;
-  case es::OptimizerKind::SepCmaEs:
-    if (Status s = sepCma.validate(); !s)
-      return s;
-    break;
-  }
-  if (Status s = run.validate(); !s)
-    return inGroup("run", s.error());
-  return Status::ok();
+  // The optimiser's own validation names its fields ("sampling.sigma: …").
+  Status optimizerValid = optimizer == es::OptimizerKind::GradientEs      ? gradientEs.validate()
+                          : optimizer == es::OptimizerKind::TrustRegionEs ? trustRegion.validate()
+                                                                          : sepCma.validate();
+  if (!optimizerValid)
+    return optimizerValid;
+  return validateGroups(
+      {{"data", data.validate()}, {"policy", policy.validate()}, {"run", run.validate()}});
 }
 
 const ColumnTable<EsStep>& esStepColumns() {
@@ -291,42 +277,16 @@ const ColumnTable<EsStep>& esStepColumns() {
   return table;
 }
 
-struct EsTrainer::Impl : TrainerFacade<EsAlgorithm, EsTrainerOptions> {
-  using TrainerFacade::TrainerFacade;
-};
-
-EsTrainer::EsTrainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-EsTrainer::EsTrainer(EsTrainer&&) noexcept = default;
-EsTrainer& EsTrainer::operator=(EsTrainer&&) noexcept = default;
-EsTrainer::~EsTrainer() = default;
-
-const EsTrainerOptions& EsTrainer::options() const {
-  return impl_->options;
-}
-const results::RunRecord& EsTrainer::record() const {
-  return impl_->loop->record();
-}
-
-Expected<EsTrainer> EsTrainer::create(EsTrainerOptions options, evaluators::Scorer& scorer) {
-  Expected<std::unique_ptr<Impl>> impl = Impl::open<Impl>(std::move(options), &scorer, false);
-  if (!impl)
-    return impl.error();
-  return EsTrainer(impl.take());
-}
-
-Expected<EsTrainer> EsTrainer::resume(EsTrainerOptions options, evaluators::Scorer& scorer) {
-  Expected<std::unique_ptr<Impl>> impl = Impl::open<Impl>(std::move(options), &scorer, true);
-  if (!impl)
-    return impl.error();
-  return EsTrainer(impl.take());
+std::unique_ptr<TrainingAlgorithm> EsTrainer::makeAlgorithm(const EsTrainerOptions& options,
+                                                            evaluators::Scorer* scorer) {
+  return std::make_unique<EsAlgorithm>(options, scorer);
 }
 
 Expected<EsTrainerSummary> EsTrainer::run(const ProgressCallback& progress,
                                           std::optional<int64_t> stopAfter) {
-  EsTrainerSummary summary;
-  Expected<LoopSummary> ran = impl_->loop->run(
-      [&](const StepProgress& p) {
-        EsProgress typed{p, impl_->algorithm->lastStep(), 0};
+  return runTyped<EsTrainerSummary>(
+      progress, stopAfter, [this](const StepProgress& p, EsTrainerSummary& summary) {
+        EsProgress typed{p, algorithm<EsAlgorithm>().lastStep(), 0};
         const CompileStats& c = typed.record.compile;
         typed.evaluationsPerSecond =
             p.stepSeconds > 0 ? static_cast<double>(c.compilations) / p.stepSeconds : 0;
@@ -338,15 +298,8 @@ Expected<EsTrainerSummary> EsTrainer::run(const ProgressCallback& progress,
         summary.cacheHits += c.cacheHits;
         summary.cacheSecondsSaved += c.cacheSecondsSaved;
         summary.finalMeanReward = typed.record.rewardMean;
-        return progress ? progress(typed) : CallbackAction::Continue;
-      },
-      stopAfter);
-  if (!ran)
-    return ran.error();
-  static_cast<LoopSummary&>(summary) = *ran;
-  if (ran->validated && ran->best)
-    summary.bestValidationTotalReward = ran->best->value;
-  return summary;
+        return typed;
+      });
 }
 
 } // namespace mlgo::training

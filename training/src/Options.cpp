@@ -8,6 +8,13 @@ Error inGroup(std::string_view group, const Error& error) {
   return makeError(std::string(group) + "." + error.message);
 }
 
+Status validateGroups(std::initializer_list<std::pair<std::string_view, Status>> groups) {
+  for (const auto& [group, status] : groups)
+    if (!status)
+      return inGroup(group, status.error());
+  return Status::ok();
+}
+
 Status CorpusOptions::validate() const {
   if (corpus.empty())
     return makeError("corpus: no training corpus given");
@@ -28,7 +35,7 @@ Status PolicyStartOptions::validate() const {
   return Status::ok();
 }
 
-Status RunOptions::validate() const {
+Status RunOptions::validate(bool policyFile) const {
   if (steps < 1)
     return makeError("steps: must be at least 1, got " + std::to_string(steps));
   if (snapshotInterval < 1)
@@ -36,6 +43,8 @@ Status RunOptions::validate() const {
                      std::to_string(snapshotInterval));
   if (output.empty())
     return makeError("output: no run file given");
+  if (policyFile && !policyOutput)
+    return makeError("policyOutput: no policy file given");
   if (policyOutput && policyOutput->empty())
     return makeError("policyOutput: empty path");
   if (threads < 1)

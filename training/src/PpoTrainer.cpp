@@ -1,6 +1,5 @@
 #include "mlgo/training/PpoTrainer.h"
 
-#include "TrainerFacade.h"
 #include "TrainerSupport.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/training/TrainingCorpus.h"
@@ -242,20 +241,13 @@ Expected<std::optional<BestCandidate>> PpoAlgorithm::runStep(int64_t step,
 } // namespace
 
 Status PpoTrainerOptions::validate() const {
-  if (Status s = data.validate(); !s)
-    return inGroup("data", s.error());
-  if (Status s = policy.validate(); !s)
-    return inGroup("policy", s.error());
   if (!(movingAverageDecay >= 0 && movingAverageDecay <= 1))
     return makeError("movingAverageDecay: must be in [0, 1], got " +
                      std::to_string(movingAverageDecay));
-  if (Status s = update.validate(); !s)
-    return inGroup("update", s.error());
-  if (Status s = run.validate(); !s)
-    return inGroup("run", s.error());
-  if (!run.policyOutput)
-    return makeError("run.policyOutput: no policy file given");
-  return Status::ok();
+  return validateGroups({{"data", data.validate()},
+                         {"policy", policy.validate()},
+                         {"update", update.validate()},
+                         {"run", run.validate(/*policyFile=*/true)}});
 }
 
 const ColumnTable<PpoIteration>& ppoStepColumns() {
@@ -301,43 +293,16 @@ const ColumnTable<PpoIteration>& ppoStepColumns() {
   return table;
 }
 
-struct PpoTrainer::Impl : TrainerFacade<PpoAlgorithm, PpoTrainerOptions> {};
-
-PpoTrainer::PpoTrainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-PpoTrainer::PpoTrainer(PpoTrainer&&) noexcept = default;
-PpoTrainer& PpoTrainer::operator=(PpoTrainer&&) noexcept = default;
-PpoTrainer::~PpoTrainer() = default;
-
-const PpoTrainerOptions& PpoTrainer::options() const {
-  return impl_->options;
-}
-const results::RunRecord& PpoTrainer::record() const {
-  return impl_->loop->record();
-}
-const policies::MlpPolicy& PpoTrainer::policy() const {
-  return impl_->algorithm->policy();
-}
-
-Expected<PpoTrainer> PpoTrainer::create(PpoTrainerOptions options, evaluators::Scorer& scorer) {
-  Expected<std::unique_ptr<Impl>> impl = Impl::open<Impl>(std::move(options), &scorer, false);
-  if (!impl)
-    return impl.error();
-  return PpoTrainer(impl.take());
-}
-
-Expected<PpoTrainer> PpoTrainer::resume(PpoTrainerOptions options, evaluators::Scorer& scorer) {
-  Expected<std::unique_ptr<Impl>> impl = Impl::open<Impl>(std::move(options), &scorer, true);
-  if (!impl)
-    return impl.error();
-  return PpoTrainer(impl.take());
+std::unique_ptr<TrainingAlgorithm> PpoTrainer::makeAlgorithm(const PpoTrainerOptions& options,
+                                                             evaluators::Scorer* scorer) {
+  return std::make_unique<PpoAlgorithm>(options, scorer);
 }
 
 Expected<PpoTrainerSummary> PpoTrainer::run(const ProgressCallback& progress,
                                             std::optional<int64_t> stopAfter) {
-  PpoTrainerSummary summary;
-  Expected<LoopSummary> ran = impl_->loop->run(
-      [&](const StepProgress& p) {
-        PpoProgress typed{p, impl_->algorithm->lastIteration(), 0};
+  return runTyped<PpoTrainerSummary>(
+      progress, stopAfter, [this](const StepProgress& p, PpoTrainerSummary& summary) {
+        PpoProgress typed{p, algorithm<PpoAlgorithm>().lastIteration(), 0};
         const CompileStats& c = typed.record.compile;
         typed.compilationsPerSecond =
             p.stepSeconds > 0 ? static_cast<double>(c.compilations) / p.stepSeconds : 0;
@@ -347,15 +312,8 @@ Expected<PpoTrainerSummary> PpoTrainer::run(const ProgressCallback& progress,
         summary.decisions += typed.record.trainingDecisions;
         summary.updates += typed.record.update.updates;
         summary.finalMeanReward = typed.record.rewardMean;
-        return progress ? progress(typed) : CallbackAction::Continue;
-      },
-      stopAfter);
-  if (!ran)
-    return ran.error();
-  static_cast<LoopSummary&>(summary) = *ran;
-  if (ran->validated && ran->best)
-    summary.bestValidationTotalReward = ran->best->value;
-  return summary;
+        return typed;
+      });
 }
 
 } // namespace mlgo::training

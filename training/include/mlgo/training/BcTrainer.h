@@ -27,6 +27,7 @@
 #include "mlgo/support/Expected.h"
 #include "mlgo/training/Options.h"
 #include "mlgo/training/StepColumns.h"
+#include "mlgo/training/Trainer.h"
 #include "mlgo/training/TrainingLoop.h"
 
 #include <cstdint>
@@ -96,34 +97,32 @@ struct BcTrainerSummary : LoopSummary {
   int64_t bestEpoch = -1; // epochs completed at the best held-out accuracy
 };
 
-class BcTrainer {
+class BcTrainer : public Trainer<BcTrainer, BcTrainerOptions> {
 public:
   using ProgressCallback = std::function<CallbackAction(const BcProgress&)>;
 
-  // `scorer` records the corpus's heuristic decisions when options.corpus is
-  // set and no earlier recording can be reused (null otherwise is fine).
-  static Expected<BcTrainer> create(BcTrainerOptions options, evaluators::Scorer* scorer);
-  // Continues the run in options.run.output from its checkpoint; the options
-  // must be the run's own (bc-train --resume reads them from the file).
-  static Expected<BcTrainer> resume(BcTrainerOptions options, evaluators::Scorer* scorer);
-
-  BcTrainer(BcTrainer&&) noexcept;
-  BcTrainer& operator=(BcTrainer&&) noexcept;
-  ~BcTrainer();
+  // With a scorer, which records options.corpus's heuristic decisions when no
+  // earlier recording can be reused.
+  using Trainer::create;
+  using Trainer::resume;
+  // From trace files only: nothing is compiled.
+  static Expected<BcTrainer> create(BcTrainerOptions options) {
+    return open(std::move(options), nullptr, false);
+  }
+  static Expected<BcTrainer> resume(BcTrainerOptions options) {
+    return open(std::move(options), nullptr, true);
+  }
 
   // Runs until the run's epochs are done (then writes the policy file),
   // `stopAfter` epochs are done in this call, or `progress` asks to stop.
   Expected<BcTrainerSummary> run(const ProgressCallback& progress = {},
                                  std::optional<int64_t> stopAfter = std::nullopt);
 
-  const BcTrainerOptions& options() const;
-  const results::RunRecord& record() const;
-  const policies::MlpPolicy& policy() const;
-
 private:
-  struct Impl;
-  explicit BcTrainer(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  friend class Trainer<BcTrainer, BcTrainerOptions>;
+  BcTrainer() = default;
+  static std::unique_ptr<TrainingAlgorithm> makeAlgorithm(const BcTrainerOptions& options,
+                                                          evaluators::Scorer* scorer);
 };
 
 } // namespace mlgo::training

@@ -19,6 +19,7 @@
 #include "mlgo/support/Expected.h"
 #include "mlgo/training/Options.h"
 #include "mlgo/training/StepColumns.h"
+#include "mlgo/training/Trainer.h"
 #include "mlgo/training/TrainingLoop.h"
 
 #include <cstdint>
@@ -85,37 +86,22 @@ struct EsTrainerSummary : LoopSummary {
   uint64_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   double finalMeanReward = 0;
-  std::optional<double> bestValidationTotalReward;
 };
 
-class EsTrainer {
+class EsTrainer : public Trainer<EsTrainer, EsTrainerOptions> {
 public:
   using ProgressCallback = std::function<CallbackAction(const EsProgress&)>;
-
-  // A new run, written to options.run.output; `scorer` compiles (it must
-  // outlive the trainer).
-  static Expected<EsTrainer> create(EsTrainerOptions options, evaluators::Scorer& scorer);
-  // Continues the run in options.run.output from its checkpoint. The options
-  // must be the run's own (es-train --resume reads them back from the file's
-  // stored config); how the scorer compiles (workers, backend) may differ.
-  static Expected<EsTrainer> resume(EsTrainerOptions options, evaluators::Scorer& scorer);
-
-  EsTrainer(EsTrainer&&) noexcept;
-  EsTrainer& operator=(EsTrainer&&) noexcept;
-  ~EsTrainer();
 
   // Runs until the run's steps are done, `stopAfter` steps are done in this
   // call, or `progress` asks to stop.
   Expected<EsTrainerSummary> run(const ProgressCallback& progress = {},
                                  std::optional<int64_t> stopAfter = std::nullopt);
 
-  const EsTrainerOptions& options() const;
-  const results::RunRecord& record() const;
-
 private:
-  struct Impl;
-  explicit EsTrainer(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  friend class Trainer<EsTrainer, EsTrainerOptions>;
+  EsTrainer() = default;
+  static std::unique_ptr<TrainingAlgorithm> makeAlgorithm(const EsTrainerOptions& options,
+                                                          evaluators::Scorer* scorer);
 };
 
 } // namespace mlgo::training

@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace mlgo::training {
 
@@ -76,7 +78,8 @@ struct RunOptions {
   std::string configToml;
   std::map<std::string, std::string, std::less<>> configValues;
 
-  Status validate() const;
+  // `policyFile`: the trainer writes one, so policyOutput must be set.
+  Status validate(bool policyFile = false) const;
 };
 
 // A trainer's defaults for the shared groups.
@@ -100,5 +103,9 @@ inline RunOptions runOptions(std::filesystem::path output,
 
 // "group.field: message" from a group's own "field: message".
 Error inGroup(std::string_view group, const Error& error);
+
+// The first group whose validation failed, named: validateGroups({{"data",
+// data.validate()}, {"run", run.validate()}}).
+Status validateGroups(std::initializer_list<std::pair<std::string_view, Status>> groups);
 
 } // namespace mlgo::training

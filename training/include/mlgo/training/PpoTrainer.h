@@ -36,6 +36,7 @@
 #include "mlgo/support/Expected.h"
 #include "mlgo/training/Options.h"
 #include "mlgo/training/StepColumns.h"
+#include "mlgo/training/Trainer.h"
 #include "mlgo/training/TrainingLoop.h"
 
 #include <cstdint>
@@ -104,39 +105,22 @@ struct PpoTrainerSummary : LoopSummary {
   uint64_t decisions = 0;
   int64_t updates = 0;
   double finalMeanReward = 0;
-  std::optional<double> bestValidationTotalReward;
 };
 
-class PpoTrainer {
+class PpoTrainer : public Trainer<PpoTrainer, PpoTrainerOptions> {
 public:
   using ProgressCallback = std::function<CallbackAction(const PpoProgress&)>;
-
-  // A new run, written to options.run.output; `scorer` compiles (it must
-  // outlive the trainer).
-  static Expected<PpoTrainer> create(PpoTrainerOptions options, evaluators::Scorer& scorer);
-  // Continues the run in options.run.output from its checkpoint. The options
-  // must be the run's own (ppo-train --resume reads them back from the file);
-  // how the scorer compiles (workers, backend) may differ.
-  static Expected<PpoTrainer> resume(PpoTrainerOptions options, evaluators::Scorer& scorer);
-
-  PpoTrainer(PpoTrainer&&) noexcept;
-  PpoTrainer& operator=(PpoTrainer&&) noexcept;
-  ~PpoTrainer();
 
   // Runs until the run's iterations are done (then writes the policy file),
   // `stopAfter` iterations are done in this call, or `progress` asks to stop.
   Expected<PpoTrainerSummary> run(const ProgressCallback& progress = {},
                                   std::optional<int64_t> stopAfter = std::nullopt);
 
-  const PpoTrainerOptions& options() const;
-  const results::RunRecord& record() const;
-  // The current policy.
-  const policies::MlpPolicy& policy() const;
-
 private:
-  struct Impl;
-  explicit PpoTrainer(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  friend class Trainer<PpoTrainer, PpoTrainerOptions>;
+  PpoTrainer() = default;
+  static std::unique_ptr<TrainingAlgorithm> makeAlgorithm(const PpoTrainerOptions& options,
+                                                          evaluators::Scorer* scorer);
 };
 
 } // namespace mlgo::training

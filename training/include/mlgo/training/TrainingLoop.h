@@ -132,6 +132,11 @@ struct LoopSummary {
   std::optional<std::filesystem::path> policyOutput; // written when the run completed
   bool validated = false;                            // the run has a validation corpus
   std::optional<BestPolicy> best;                    // once one was chosen
+
+  // The best policy's total reward on the validation corpus, if it has one.
+  std::optional<double> bestValidationTotalReward() const {
+    return validated && best ? std::optional<double>(best->value) : std::nullopt;
+  }
 };
 
 class TrainingLoop {

@@ -1,0 +1,106 @@
+// The one flow of es-train, ppo-train and bc-train: parse (or replay the
+// stored config on --resume), create the evaluator, create or resume the
+// trainer, print a header, run with a progress line per step (Ctrl-C stops
+// after the step in flight), print the summary. A tool gives only what
+// differs: its options, and how it prints progress and its summary.
+#pragma once
+
+#include "CommonOptions.h"
+#include "TrainerOptions.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace mlgo::apps {
+
+// A tool's part, found by argument-dependent lookup on its Args type (so
+// each tool declares them beside its Args):
+//   Args::program, Args::description, Args::verb ("training"), and
+//   Args::missingData (the error when no data is named);
+//   void defineOptions(CLI::App&, Args&);   every option, bound to Args
+//   Status finishOptions(Args&, const CLI::App&);
+//   bool hasData(const Args&);              the command line names data
+//   bool compiles(const Args&);             the run needs an evaluator
+//   void printProgress(const Args&, const Trainer's progress&);
+//   void printSummary(const Args&, const Trainer's summary&);
+
+namespace detail {
+
+// The trainer's create or resume; without an evaluator (bc-train on traces)
+// the trainer's own overload that compiles nothing.
+template <class Trainer, class Options>
+Expected<Trainer> openTrainer(bool resuming, Options options, evaluators::Evaluator* evaluator) {
+  if constexpr (requires(Options o) { Trainer::create(std::move(o)); })
+    if (!evaluator)
+      return resuming ? Trainer::resume(std::move(options)) : Trainer::create(std::move(options));
+  return resuming ? Trainer::resume(std::move(options), *evaluator)
+                  : Trainer::create(std::move(options), *evaluator);
+}
+
+// The tool's define/finish as the plain function pointers resumeArguments
+// takes.
+template <class Args> void define(CLI::App& app, Args& args) {
+  defineOptions(app, args);
+}
+template <class Args> Status finish(Args& args, const CLI::App& app) {
+  return finishOptions(args, app);
+}
+
+} // namespace detail
+
+template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv) {
+  auto fail = [](const Error& error) {
+    std::cerr << Args::program << ": error: " << error.message << "\n";
+    return 1;
+  };
+  CLI::App app{Args::description};
+  Args args;
+  defineOptions(app, args);
+  CLI11_PARSE(app, argc, argv);
+  const bool resuming = !args.resume.empty();
+  if (resuming) {
+    // The run's own config, with this command line's evaluator flags on top.
+    if (Status s =
+            resumeArguments(args, app, Args::program, detail::define<Args>, detail::finish<Args>);
+        !s)
+      return fail(s.error());
+  } else {
+    if (!hasData(args))
+      return fail(makeError(std::string(Args::missingData) + " (or --resume RUN.h5)"));
+    if (Status s = finishOptions(args, app); !s)
+      return fail(s.error());
+    std::printf("# effective config\n%s\n", args.options.run.configToml.c_str());
+    std::fflush(stdout);
+  }
+  std::unique_ptr<evaluators::Evaluator> evaluator;
+  if (compiles(args)) {
+    Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
+    if (!options)
+      return fail(options.error());
+    Expected<std::unique_ptr<evaluators::Evaluator>> created =
+        evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+    if (!created)
+      return fail(created.error());
+    evaluator = created.take();
+  }
+  Expected<Trainer> trainer = detail::openTrainer<Trainer>(resuming, args.options, evaluator.get());
+  if (!trainer)
+    return fail(trainer.error());
+  printRunHeader(trainer->record(), resuming ? "resuming" : Args::verb, args.options.run.output);
+  StopOnInterrupt interrupt;
+  auto summary = trainer->run([&](const auto& progress) {
+    printProgress(args, progress);
+    return interrupt.action();
+  });
+  if (!summary)
+    return fail(summary.error());
+  printSummary(args, *summary);
+  return 0;
+}
+
+} // namespace mlgo::apps

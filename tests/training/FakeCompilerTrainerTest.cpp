@@ -1,0 +1,505 @@
+// The three trainers driven end to end by a made-up compiler (FakeCompiler.h)
+// instead of clang: what the skeleton promises — resume equals an
+// uninterrupted run, failures are recorded and the run goes on, the best
+// policy is the one the run's own numbers say is best, a callback can stop a
+// run, the typed step records are what the run file holds — checked in
+// milliseconds.
+#include "FakeCompiler.h"
+#include "RunRecordAssertions.h"
+#include "TestSupport.h"
+#include "mlgo/results/RunFile.h"
+#include "mlgo/training/BcTrainer.h"
+#include "mlgo/training/EsTrainer.h"
+#include "mlgo/training/PpoTrainer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace mlgo::training {
+namespace {
+
+using mlgo::testing::FakeCompiler;
+using mlgo::testing::ScratchDirectory;
+
+std::vector<std::string> moduleNames(const std::string& prefix, size_t count) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i)
+    names.push_back(prefix + std::to_string(i));
+  return names;
+}
+
+struct Corpora {
+  fs::path training;
+  fs::path validation;
+};
+
+Corpora writeCorpora(const ScratchDirectory& dir) {
+  return {mlgo::testing::writeFakeCorpus(dir / "train", moduleNames("t", 8)),
+          mlgo::testing::writeFakeCorpus(dir / "valid", moduleNames("v", 4))};
+}
+
+EsTrainerOptions esRun(const Corpora& corpora, const fs::path& output) {
+  EsTrainerOptions o;
+  o.data.corpus = corpora.training;
+  o.data.modulesPerStep = 3;
+  o.policy.vocabularyQuantiles = 20;
+  o.policy.mlp.hiddenLayers = {6};
+  o.gradientEs.sampling.directions = 4;
+  o.gradientEs.sampling.sigma = 0.5;
+  o.gradientEs.stepRule.learningRate = 0.1;
+  o.run.steps = 6;
+  o.run.seed = 3;
+  o.run.snapshotInterval = 1;
+  o.run.output = output;
+  o.run.configToml = "# test\n";
+  return o;
+}
+
+PpoTrainerOptions ppoRun(const Corpora& corpora, const fs::path& output) {
+  PpoTrainerOptions o;
+  o.data.corpus = corpora.training;
+  o.data.modulesPerStep = 4;
+  o.policy.vocabularyQuantiles = 20;
+  o.policy.mlp.hiddenLayers = {6};
+  o.update.adam.learningRate = 0.01;
+  o.update.minibatchSize = 16;
+  o.update.updatesPerIteration = 5;
+  o.run.steps = 5;
+  o.run.seed = 9;
+  o.run.snapshotInterval = 1;
+  o.run.output = output;
+  o.run.policyOutput = fs::path(output).replace_extension(".json");
+  o.run.threads = 1;
+  o.run.configToml = "# test\n";
+  return o;
+}
+
+BcTrainerOptions bcRun(const Corpora& corpora, const fs::path& output) {
+  BcTrainerOptions o;
+  o.corpus = corpora.training;
+  o.heldoutFraction = 0.25;
+  o.policy.vocabularyQuantiles = 20;
+  o.policy.mlp.hiddenLayers = {8};
+  o.update.adam.learningRate = 0.01;
+  o.update.minibatchSize = 8;
+  o.run.steps = 12;
+  o.run.seed = 2;
+  o.run.snapshotInterval = 1;
+  o.run.output = output;
+  o.run.policyOutput = fs::path(output).replace_extension(".json");
+  o.run.threads = 1;
+  o.run.configToml = "# test\n";
+  return o;
+}
+
+// Runs `stopAt` steps, stopped by the progress callback, then resumes with a
+// fresh trainer (and a fresh compiler, as a new process would have): the run
+// file must equal an uninterrupted run's.
+template <class Trainer, class Options, class Progress>
+void expectResumeEqualsUninterrupted(Options whole, Options parts, int64_t stopAt) {
+  FakeCompiler compiler;
+  Expected<Trainer> a = Trainer::create(whole, compiler);
+  ASSERT_TRUE(a) << a.error().message;
+  auto all = a->run();
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->termination, Termination::Completed);
+  {
+    Expected<Trainer> first = Trainer::create(parts, compiler);
+    ASSERT_TRUE(first) << first.error().message;
+    auto stopped = first->run([&](const Progress& p) {
+      return p.step + 1 >= stopAt ? CallbackAction::Stop : CallbackAction::Continue;
+    });
+    ASSERT_TRUE(stopped) << stopped.error().message;
+    EXPECT_EQ(stopped->termination, Termination::StoppedByCallback);
+    EXPECT_EQ(stopped->stepsRun, stopAt);
+    EXPECT_NE(stopped->message.find("--resume"), std::string::npos) << stopped->message;
+  }
+  FakeCompiler fresh;
+  Expected<Trainer> b = Trainer::resume(parts, fresh);
+  ASSERT_TRUE(b) << b.error().message;
+  auto rest = b->run();
+  ASSERT_TRUE(rest) << rest.error().message;
+  EXPECT_EQ(rest->stepsRun, whole.run.steps - stopAt);
+  EXPECT_EQ(rest->termination, Termination::Completed);
+  Expected<results::RunRecord> ra = results::readRunFile(whole.run.output);
+  Expected<results::RunRecord> rb = results::readRunFile(parts.run.output);
+  ASSERT_TRUE(ra && rb);
+  mlgo::testing::expectSameStepNumbers(*ra, *rb);
+  EXPECT_EQ(ra->snapshots, rb->snapshots);
+  EXPECT_EQ(ra->bestPolicy, rb->bestPolicy);
+  EXPECT_EQ(ra->failures, rb->failures);
+  EXPECT_EQ(ra->validations, rb->validations);
+  ASSERT_TRUE(ra->checkpoint && rb->checkpoint);
+  const StateArchive& sa = ra->checkpoint->trainerState;
+  const StateArchive& sb = rb->checkpoint->trainerState;
+  EXPECT_EQ(sa.integers(), sb.integers());
+  ASSERT_EQ(sa.vectors().size(), sb.vectors().size());
+  for (const auto& [name, values] : sa.vectors()) {
+    const std::vector<double>& other = sb.vectors().at(name);
+    ASSERT_EQ(values.size(), other.size()) << name;
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_TRUE(mlgo::testing::sameOrBothNaN(values[i], other[i])) << name << "[" << i << "]";
+  }
+}
+
+// The datasets of /steps are exactly the trainer's column table's and the
+// skeleton's timing columns.
+template <class Record>
+void expectColumnsAreTheStepDatasets(const ColumnTable<Record>& table,
+                                     const results::RunRecord& record) {
+  std::set<std::string> columns;
+  for (const auto& column : table.columns())
+    columns.insert(column.dataset);
+  for (const auto& column : timingColumns().columns())
+    columns.insert(column.dataset);
+  std::set<std::string> datasets;
+  for (const auto& [name, values] : record.stepScalars) {
+    datasets.insert(name);
+    EXPECT_EQ(values.size(), record.steps()) << name;
+  }
+  EXPECT_EQ(columns, datasets);
+}
+
+TEST(EsTrainerOnAFakeCompiler, LearnsAndRecordsEveryStep) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  EsTrainerOptions o = esRun(corpora, dir / "es.h5");
+  o.data.validationCorpus = corpora.validation;
+  o.data.validationInterval = 2;
+  o.data.modulesPerStep = 8;
+  o.gradientEs.sampling.directions = 8;
+  o.gradientEs.stepRule.learningRate = 0.5;
+  o.run.steps = 12;
+  FakeCompiler compiler;
+  Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  std::vector<int64_t> seen;
+  Expected<EsTrainerSummary> summary = trainer->run([&](const EsProgress& p) {
+    seen.push_back(p.step);
+    EXPECT_EQ(p.record.compile.compilations, 16u * 8u);
+    EXPECT_EQ(p.validationTotalReward.has_value(), (p.step + 1) % 2 == 0);
+    return CallbackAction::Continue;
+  });
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(summary->steps.size(), 12u);
+  EXPECT_EQ(summary->compilations, 12u * 16u * 8u);
+  const results::RunRecord& record = trainer->record();
+  expectColumnsAreTheStepDatasets(esStepColumns(), record);
+  EXPECT_EQ(record.attributes.at("compiler"), compiler.compilerIdentity());
+  ASSERT_EQ(record.validations.size(), 6u);
+  // The made-up task is learnable: the policy ends better on unseen modules
+  // than it started.
+  EXPECT_GT(record.validations.back().totalReward, record.validations.front().totalReward);
+  // The summary's records are the file's rows.
+  for (size_t s = 0; s < 12; ++s)
+    EXPECT_TRUE(mlgo::testing::sameOrBothNaN(summary->steps[s].rewardMean,
+                                             record.stepScalars.at("reward_mean")[s]));
+}
+
+TEST(EsTrainerOnAFakeCompiler, BestPolicyIsTheBestValidatedOne) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  EsTrainerOptions o = esRun(corpora, dir / "es.h5");
+  o.data.validationCorpus = corpora.validation;
+  o.data.validationInterval = 1;
+  FakeCompiler compiler;
+  Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
+  ASSERT_TRUE(trainer);
+  Expected<EsTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary);
+  const results::RunRecord& record = trainer->record();
+  auto best =
+      std::max_element(record.validations.begin(), record.validations.end(),
+                       [](const auto& a, const auto& b) { return a.totalReward < b.totalReward; });
+  ASSERT_TRUE(record.bestPolicy);
+  EXPECT_EQ(record.bestPolicyValue, best->totalReward);
+  EXPECT_EQ(record.bestPolicy->step, best->step); // the first of equal ones
+  EXPECT_EQ(record.bestPolicy->policyJson,
+            record.snapshots[static_cast<size_t>(best->step)].policyJson);
+  EXPECT_NE(record.bestPolicyMetric.find("validation"), std::string::npos);
+  ASSERT_TRUE(summary->bestValidationTotalReward());
+  EXPECT_EQ(*summary->bestValidationTotalReward(), best->totalReward);
+}
+
+TEST(EsTrainerOnAFakeCompiler, WithoutValidationTheBestIsThePointWithTheBestNeighbourhood) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  FakeCompiler compiler;
+  Expected<EsTrainer> trainer = EsTrainer::create(esRun(corpora, dir / "es.h5"), compiler);
+  ASSERT_TRUE(trainer);
+  Expected<EsTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary);
+  const results::RunRecord& record = trainer->record();
+  const std::vector<double>& values = record.stepScalars.at("current_value");
+  size_t best =
+      static_cast<size_t>(std::max_element(values.begin(), values.end()) - values.begin());
+  ASSERT_TRUE(record.bestPolicy);
+  EXPECT_EQ(record.bestPolicyValue, values[best]);
+  // The point before step `best`'s update: the snapshot after step best - 1.
+  EXPECT_EQ(record.bestPolicy->step, static_cast<int64_t>(best));
+  EXPECT_EQ(record.bestPolicy->policyJson, record.snapshots[best].policyJson);
+  EXPECT_FALSE(summary->bestValidationTotalReward());
+}
+
+TEST(EsTrainerOnAFakeCompiler, FailuresAreRecordedAndTheRunGoesOn) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  EsTrainerOptions o = esRun(corpora, dir / "es.h5");
+  o.data.validationCorpus = corpora.validation;
+  o.data.validationInterval = 3;
+  FakeCompiler compiler;
+  compiler.brokenBaselines = {"t5"};
+  // Candidate 1 crashes on every module of step 0; validation module v2
+  // always crashes.
+  compiler.fails = [](uint64_t step, size_t candidate, const std::string& module) {
+    return (step == 0 && candidate == 1 && module[0] == 't') || module == "v2";
+  };
+  Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  Expected<EsTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->stepsTotal, 6);
+  const results::RunRecord& r = trainer->record();
+
+  // The module without a baseline: recorded once, never sampled.
+  const int64_t t5 = 5;
+  ASSERT_EQ(r.moduleNames[static_cast<size_t>(t5)], "t5");
+  EXPECT_EQ(r.baselineSizes[static_cast<size_t>(t5)], 0u);
+  size_t baselineFailures = 0, stepFailures = 0, validationFailures = 0;
+  for (const results::FailureRecord& f : r.failures) {
+    if (f.status == "baseline-unavailable") {
+      EXPECT_EQ(f.module, "t5");
+      EXPECT_EQ(f.step, -1);
+      ++baselineFailures;
+    } else if (f.candidate == -1) {
+      EXPECT_EQ(f.module, "v2");
+      EXPECT_EQ(f.status, "compiler-crashed");
+      EXPECT_EQ(f.step % 3, 0);
+      ++validationFailures;
+    } else {
+      EXPECT_EQ(f.step, 0);
+      EXPECT_EQ(f.candidate, 1);
+      EXPECT_EQ(f.stderrTail, "fake stack dump");
+      ++stepFailures;
+    }
+  }
+  EXPECT_EQ(baselineFailures, 1u);
+  EXPECT_EQ(stepFailures, 3u); // one per module of step 0
+  EXPECT_EQ(validationFailures, 2u);
+  for (const std::vector<int64_t>& modules : r.stepModules)
+    EXPECT_EQ(std::count(modules.begin(), modules.end(), t5), 0);
+  // Step 0: candidate 1 has no reward, its antithetic pair is dropped.
+  EXPECT_TRUE(std::isnan(r.candidateRewards[0][1]));
+  EXPECT_EQ(r.stepScalars.at("failed_compilations")[0], 3.0);
+  EXPECT_EQ(r.stepScalars.at("dropped_pairs")[0], 1.0);
+  EXPECT_EQ(r.stepScalars.at("failed_compilations")[1], 0.0);
+  EXPECT_EQ(summary->failedCompilations, 3u);
+  // Validation is scored on the modules that compiled.
+  for (const results::ValidationRecord& v : r.validations) {
+    EXPECT_EQ(v.ok, (std::vector<uint8_t>{1, 1, 0, 1}));
+    EXPECT_TRUE(std::isfinite(v.totalReward));
+  }
+}
+
+TEST(EsTrainerOnAFakeCompiler, ResumedRunEqualsAnUninterruptedOne) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  for (es::OptimizerKind kind : {es::OptimizerKind::GradientEs, es::OptimizerKind::TrustRegionEs,
+                                 es::OptimizerKind::SepCmaEs}) {
+    SCOPED_TRACE(std::string(es::optimizerKindName(kind)));
+    std::string name(es::optimizerKindName(kind));
+    EsTrainerOptions whole = esRun(corpora, dir / (name + "-whole.h5"));
+    whole.optimizer = kind;
+    whole.data.validationCorpus = corpora.validation;
+    whole.data.validationInterval = 2;
+    EsTrainerOptions parts = whole;
+    parts.run.output = dir / (name + "-parts.h5");
+    expectResumeEqualsUninterrupted<EsTrainer, EsTrainerOptions, EsProgress>(whole, parts, 3);
+  }
+}
+
+TEST(EsTrainerOnAFakeCompiler, ResumeRefusesAnotherRunOrOtherData) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  FakeCompiler compiler;
+  EsTrainerOptions o = esRun(corpora, dir / "es.h5");
+  Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
+  ASSERT_TRUE(trainer);
+  ASSERT_TRUE(trainer->run({}, 2));
+
+  PpoTrainerOptions ppo = ppoRun(corpora, dir / "es.h5");
+  Expected<PpoTrainer> wrongTrainer = PpoTrainer::resume(ppo, compiler);
+  ASSERT_FALSE(wrongTrainer);
+  EXPECT_NE(wrongTrainer.error().message.find("written by es-train"), std::string::npos)
+      << wrongTrainer.error().message;
+
+  EsTrainerOptions otherOptimizer = o;
+  otherOptimizer.optimizer = es::OptimizerKind::SepCmaEs;
+  Expected<EsTrainer> wrongOptimizer = EsTrainer::resume(otherOptimizer, compiler);
+  ASSERT_FALSE(wrongOptimizer);
+  EXPECT_NE(wrongOptimizer.error().message.find("optimizer gradient-es"), std::string::npos)
+      << wrongOptimizer.error().message;
+
+  EsTrainerOptions otherData = o;
+  otherData.data.corpus = corpora.validation;
+  Expected<EsTrainer> wrongData = EsTrainer::resume(otherData, compiler);
+  ASSERT_FALSE(wrongData);
+  EXPECT_NE(wrongData.error().message.find("modules differ"), std::string::npos)
+      << wrongData.error().message;
+}
+
+TEST(PpoTrainerOnAFakeCompiler, RecordsEveryIterationAndChoosesTheBestSamplingPolicy) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  FakeCompiler compiler;
+  Expected<PpoTrainer> trainer = PpoTrainer::create(ppoRun(corpora, dir / "ppo.h5"), compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  Expected<PpoTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->iterations.size(), 5u);
+  EXPECT_EQ(summary->updates, 5 * 5);
+  EXPECT_EQ(summary->decisions, 5u * 4u * 12u);
+  ASSERT_TRUE(summary->policyOutput);
+  EXPECT_TRUE(fs::exists(*summary->policyOutput));
+  const results::RunRecord& r = trainer->record();
+  expectColumnsAreTheStepDatasets(ppoStepColumns(), r);
+  // Without validation, the best is the sampling policy (the one before the
+  // iteration's update) with the best mean reward.
+  const std::vector<double>& rewards = r.stepScalars.at("reward_mean");
+  size_t best =
+      static_cast<size_t>(std::max_element(rewards.begin(), rewards.end()) - rewards.begin());
+  ASSERT_TRUE(r.bestPolicy);
+  EXPECT_EQ(r.bestPolicy->step, static_cast<int64_t>(best));
+  EXPECT_EQ(r.bestPolicy->policyJson, r.snapshots[best].policyJson);
+  EXPECT_EQ(r.bestPolicyValue, rewards[best]);
+  // Every decision is learned from: agreement with the heuristic is known.
+  for (double agreement : r.stepScalars.at("heuristic_agreement"))
+    EXPECT_TRUE(agreement >= 0 && agreement <= 1);
+}
+
+TEST(PpoTrainerOnAFakeCompiler, FailedModulesAreSkippedNotLearnedFrom) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  FakeCompiler compiler;
+  compiler.fails = [](uint64_t step, size_t, const std::string&) { return step == 1; };
+  Expected<PpoTrainer> trainer = PpoTrainer::create(ppoRun(corpora, dir / "ppo.h5"), compiler);
+  ASSERT_TRUE(trainer);
+  ASSERT_TRUE(trainer->run());
+  const results::RunRecord& r = trainer->record();
+  // Iteration 1 compiled nothing: no decisions, no updates, no reward.
+  EXPECT_EQ(r.stepScalars.at("failed_compilations")[1], 4.0);
+  EXPECT_EQ(r.stepScalars.at("training_decisions")[1], 0.0);
+  EXPECT_EQ(r.stepScalars.at("updates")[1], 0.0);
+  EXPECT_TRUE(std::isnan(r.stepScalars.at("reward_mean")[1]));
+  EXPECT_EQ(r.stepScalars.at("updates")[2], 5.0);
+  EXPECT_EQ(r.failures.size(), 4u);
+  EXPECT_EQ(r.snapshots[1].policyJson, r.snapshots[2].policyJson); // no update
+}
+
+TEST(PpoTrainerOnAFakeCompiler, ResumedRunEqualsAnUninterruptedOne) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  PpoTrainerOptions whole = ppoRun(corpora, dir / "whole.h5");
+  whole.data.validationCorpus = corpora.validation;
+  whole.data.validationInterval = 2;
+  PpoTrainerOptions parts = whole;
+  parts.run.output = dir / "parts.h5";
+  parts.run.policyOutput = dir / "parts.json";
+  expectResumeEqualsUninterrupted<PpoTrainer, PpoTrainerOptions, PpoProgress>(whole, parts, 2);
+}
+
+TEST(BcTrainerOnAFakeCompiler, RecordsTheCorpusClonesTheHeuristicAndKeepsTheBestEpoch) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  FakeCompiler compiler;
+  Expected<BcTrainer> trainer = BcTrainer::create(bcRun(corpora, dir / "bc.h5"), compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  EXPECT_EQ(compiler.evaluations, 1u); // the recording
+  Expected<BcTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ(summary->trainingModules, 6u);
+  EXPECT_EQ(summary->heldoutModules, 2u);
+  EXPECT_EQ(summary->trainingDecisions, 6u * 12u);
+  const results::RunRecord& r = trainer->record();
+  expectColumnsAreTheStepDatasets(bcStepColumns(), r);
+  const std::vector<double>& accuracy = r.stepScalars.at("heldout_accuracy");
+  const std::vector<double>& loss = r.stepScalars.at("heldout_loss");
+  size_t best = 0;
+  for (size_t e = 1; e < accuracy.size(); ++e)
+    if (accuracy[e] > accuracy[best] || (accuracy[e] == accuracy[best] && loss[e] < loss[best]))
+      best = e;
+  ASSERT_TRUE(r.bestPolicy);
+  EXPECT_EQ(r.bestPolicy->step, static_cast<int64_t>(best + 1)); // epochs completed
+  EXPECT_EQ(r.bestPolicy->policyJson, r.snapshots[best + 1].policyJson);
+  EXPECT_EQ(summary->bestEpoch, static_cast<int64_t>(best + 1));
+  EXPECT_EQ(r.checkpoint->trainerState.integers().at("best_epoch"), static_cast<int64_t>(best + 1));
+  EXPECT_GT(*summary->finalHeldoutAccuracy, 0.6);
+
+  // A second run reuses the recording instead of compiling again.
+  BcTrainerOptions again = bcRun(corpora, dir / "bc.h5");
+  again.run.steps = 1;
+  again.recordedTrace = dir / "bc.trace.h5";
+  Expected<BcTrainer> rerun = BcTrainer::create(again, compiler);
+  ASSERT_TRUE(rerun) << rerun.error().message;
+  EXPECT_EQ(compiler.evaluations, 1u);
+  EXPECT_NE(rerun->record().attributes.at("recorded_trace").find("reused"), std::string::npos);
+}
+
+TEST(BcTrainerOnAFakeCompiler, ResumedRunEqualsAnUninterruptedOne) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  BcTrainerOptions whole = bcRun(corpora, dir / "whole.h5");
+  BcTrainerOptions parts = whole;
+  parts.run.output = dir / "parts.h5";
+  parts.run.policyOutput = dir / "parts.json";
+  expectResumeEqualsUninterrupted<BcTrainer, BcTrainerOptions, BcProgress>(whole, parts, 5);
+}
+
+TEST(TrainerOptions, ValidationNamesTheGroupAndField) {
+  EsTrainerOptions es;
+  ASSERT_FALSE(es.validate());
+  EXPECT_EQ(es.validate().error().message.rfind("data.corpus:", 0), 0u)
+      << es.validate().error().message;
+  es.data.corpus = "c";
+  es.run.snapshotInterval = 0;
+  EXPECT_EQ(es.validate().error().message.rfind("run.snapshotInterval:", 0), 0u);
+  PpoTrainerOptions ppo;
+  ppo.data.corpus = "c";
+  EXPECT_TRUE(ppo.validate());
+  ppo.run.policyOutput.reset();
+  EXPECT_EQ(ppo.validate().error().message.rfind("run.policyOutput:", 0), 0u);
+  ppo.run.policyOutput = "p.json";
+  ppo.update.minibatchSize = 0;
+  EXPECT_EQ(ppo.validate().error().message.rfind("update.minibatchSize:", 0), 0u);
+  BcTrainerOptions bc;
+  bc.traces = {"t.h5"};
+  bc.policy.initialPolicy = "p.json";
+  EXPECT_EQ(bc.validate().error().message.rfind("policy.initialPolicy:", 0), 0u);
+}
+
+TEST(StepColumns, ValuesAreNumbersFlagsOrMissing) {
+  struct Row {
+    size_t count = 3;
+    bool flag = true;
+    std::optional<double> maybe;
+  };
+  ColumnTable<Row> table{ColumnTable<Row>::field("count", &Row::count),
+                         ColumnTable<Row>::field("flag", &Row::flag),
+                         ColumnTable<Row>::field("maybe", &Row::maybe)};
+  results::RunRecord record;
+  table.append(Row{}, record);
+  table.append(Row{7, false, 0.5}, record);
+  EXPECT_EQ(record.stepScalars.at("count"), (std::vector<double>{3, 7}));
+  EXPECT_EQ(record.stepScalars.at("flag"), (std::vector<double>{1, 0}));
+  EXPECT_TRUE(std::isnan(record.stepScalars.at("maybe")[0]));
+  EXPECT_EQ(record.stepScalars.at("maybe")[1], 0.5);
+}
+
+} // namespace
+} // namespace mlgo::training

@@ -48,6 +48,65 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
   return policies::loadPolicy(spec);
 }
 
+// Every module, or --sample of them (bucket round robin, seeded).
+std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpus,
+                                                     const RunArgs& args) {
+  std::vector<const corpus::ModuleSpec*> modules;
+  if (args.sample > 0 && args.sample < corpus.size()) {
+    std::vector<uint64_t> sizes;
+    for (const corpus::ModuleSpec& m : corpus.modules())
+      sizes.push_back(m.bitcodeBytes);
+    corpus::ModuleSampler sampler(corpus::SamplingStrategy::BucketRoundRobin, sizes, args.seed);
+    for (size_t index : sampler.sample(0, args.sample))
+      modules.push_back(&corpus.modules()[index]);
+  } else {
+    for (const corpus::ModuleSpec& m : corpus.modules())
+      modules.push_back(&m);
+  }
+  return modules;
+}
+
+void printModules(const evaluators::EvaluationResult& result,
+                  const std::vector<const corpus::ModuleSpec*>& modules) {
+  std::printf("%-40s %-20s %9s %10s %10s %8s\n", "module", "status", "decisions", "size", "-Oz",
+              "delta");
+  for (size_t m = 0; m < modules.size(); ++m) {
+    const evaluators::JobResult& job = result.job(0, m);
+    std::optional<uint64_t> base = result.baselineBytes[m];
+    if (job.ok())
+      std::printf("%-40s %-20s %9llu %10llu %10llu %+7.2f%%\n", modules[m]->name.c_str(), "ok",
+                  static_cast<unsigned long long>(job.decisions),
+                  static_cast<unsigned long long>(job.sizeBytes),
+                  static_cast<unsigned long long>(*base),
+                  100.0 * (static_cast<double>(job.sizeBytes) / static_cast<double>(*base) - 1));
+    else
+      std::printf("%-40s %-20s %s\n", modules[m]->name.c_str(),
+                  std::string(evaluators::jobStatusName(job.status)).c_str(), job.message.c_str());
+  }
+}
+
+// The totals line and where the compilations ran.
+void printTotals(const evaluators::EvaluationResult& result, evaluators::Evaluator& evaluator,
+                 uint64_t decisions) {
+  evaluators::CandidateScore score = result.score(0);
+  std::printf("\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs -Oz %llu "
+              "(%+.3f%%); mean reward %.5f; %.1f s\n",
+              score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
+              static_cast<unsigned long long>(score.totalBytes),
+              static_cast<unsigned long long>(score.totalBaselineBytes),
+              score.totalBaselineBytes
+                  ? 100.0 * (static_cast<double>(score.totalBytes) /
+                                 static_cast<double>(score.totalBaselineBytes) -
+                             1)
+                  : 0.0,
+              score.meanReward, result.seconds);
+  evaluators::EvaluatorStatistics stats = evaluator.statistics();
+  std::printf("backend: %s; %zu in-process compilations (%zu workers started), %zu by clang "
+              "processes (%zu of them fallbacks)\n",
+              std::string(evaluators::backendKindName(evaluator.options().backend)).c_str(),
+              stats.inprocessJobs, stats.workersStarted, stats.clangJobs, stats.fallbackJobs);
+}
+
 int runEvaluate(const RunArgs& args) {
   Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
   if (!corpus)
@@ -63,18 +122,7 @@ int runEvaluate(const RunArgs& args) {
   else
     return fail(makeError("--mode: expected deterministic or sampling, got \"" + args.mode + "\""));
 
-  std::vector<const corpus::ModuleSpec*> modules;
-  if (args.sample > 0 && args.sample < corpus->size()) {
-    std::vector<uint64_t> sizes;
-    for (const corpus::ModuleSpec& m : corpus->modules())
-      sizes.push_back(m.bitcodeBytes);
-    corpus::ModuleSampler sampler(corpus::SamplingStrategy::BucketRoundRobin, sizes, args.seed);
-    for (size_t index : sampler.sample(0, args.sample))
-      modules.push_back(&corpus->modules()[index]);
-  } else {
-    for (const corpus::ModuleSpec& m : corpus->modules())
-      modules.push_back(&m);
-  }
+  std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args);
 
   Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
   if (!options)
@@ -96,44 +144,12 @@ int runEvaluate(const RunArgs& args) {
   request.showProgress = true;
   evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
 
-  if (args.perModule) {
-    std::printf("%-40s %-20s %9s %10s %10s %8s\n", "module", "status", "decisions", "size", "-Oz",
-                "delta");
-    for (size_t m = 0; m < modules.size(); ++m) {
-      const evaluators::JobResult& job = result.job(0, m);
-      std::optional<uint64_t> base = result.baselineBytes[m];
-      if (job.ok())
-        std::printf("%-40s %-20s %9llu %10llu %10llu %+7.2f%%\n", modules[m]->name.c_str(), "ok",
-                    static_cast<unsigned long long>(job.decisions),
-                    static_cast<unsigned long long>(job.sizeBytes),
-                    static_cast<unsigned long long>(*base),
-                    100.0 * (static_cast<double>(job.sizeBytes) / static_cast<double>(*base) - 1));
-      else
-        std::printf("%-40s %-20s %s\n", modules[m]->name.c_str(),
-                    std::string(evaluators::jobStatusName(job.status)).c_str(),
-                    job.message.c_str());
-    }
-  }
-  evaluators::CandidateScore score = result.score(0);
+  if (args.perModule)
+    printModules(result, modules);
   uint64_t decisions = 0;
   for (const evaluators::JobResult& job : result.jobs)
     decisions += job.decisions;
-  std::printf("\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs -Oz %llu "
-              "(%+.3f%%); mean reward %.5f; %.1f s\n",
-              score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
-              static_cast<unsigned long long>(score.totalBytes),
-              static_cast<unsigned long long>(score.totalBaselineBytes),
-              score.totalBaselineBytes
-                  ? 100.0 * (static_cast<double>(score.totalBytes) /
-                                 static_cast<double>(score.totalBaselineBytes) -
-                             1)
-                  : 0.0,
-              score.meanReward, result.seconds);
-  evaluators::EvaluatorStatistics stats = (*evaluator)->statistics();
-  std::printf("backend: %s; %zu in-process compilations (%zu workers started), %zu by clang "
-              "processes (%zu of them fallbacks)\n",
-              std::string(evaluators::backendKindName((*evaluator)->options().backend)).c_str(),
-              stats.inprocessJobs, stats.workersStarted, stats.clangJobs, stats.fallbackJobs);
+  printTotals(result, **evaluator, decisions);
 
   if (!args.trace.empty()) {
     results::TraceAttributes attributes{{"policy", (*policy)->describe()},
@@ -145,7 +161,7 @@ int runEvaluate(const RunArgs& args) {
     std::printf("trace: %s (%llu decisions)\n", args.trace.c_str(),
                 static_cast<unsigned long long>(decisions));
   }
-  return score.failedModules == 0 ? 0 : 2;
+  return result.score(0).failedModules == 0 ? 0 : 2;
 }
 
 struct VocabArgs {

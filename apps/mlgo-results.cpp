@@ -246,6 +246,30 @@ int runCompare(CompareArgs& args) {
   return 0;
 }
 
+// --- diff -------------------------------------------------------------------------------
+
+// Exit 0 when the two runs agree (timings aside, or everything with
+// --timings), 1 with the first difference otherwise: same seed and config
+// must give the same run, at any number of workers, resumed or not.
+int runDiff(const std::vector<std::string>& files, bool timings) {
+  Expected<RunRecord> a = results::readRunFile(files[0]);
+  if (!a)
+    return fail(a.error());
+  Expected<RunRecord> b = results::readRunFile(files[1]);
+  if (!b)
+    return fail(b.error());
+  std::optional<std::string> difference = timings
+                                              ? results::firstDifference(*a, *b)
+                                              : results::firstDifferenceButTimings(*a, *b);
+  if (!difference) {
+    std::printf("identical%s: %s and %s\n", timings ? "" : " (timings aside)", files[0].c_str(),
+                files[1].c_str());
+    return 0;
+  }
+  std::printf("differ: %s\n", difference->c_str());
+  return 1;
+}
+
 // --- show -------------------------------------------------------------------------------
 
 struct ShowArgs {
@@ -422,7 +446,17 @@ int main(int argc, char** argv) {
                    "Step scalar the runs table's final and best reward are read from")
       ->capture_default_str();
 
+  std::vector<std::string> diffFiles;
+  bool diffTimings = false;
+  CLI::App* diffCmd = app.add_subcommand(
+      "diff", "Whether two runs hold the same numbers (timings aside): the first difference, "
+              "exit status 1, or \"identical\"");
+  diffCmd->add_option("runs", diffFiles, "Two run files")->required()->expected(2);
+  diffCmd->add_flag("--timings", diffTimings, "Compare the wall-time scalars too");
+
   CLI11_PARSE(app, argc, argv);
+  if (*diffCmd)
+    return runDiff(diffFiles, diffTimings);
   if (*summaryCmd)
     return runSummary(summary);
   if (*compareCmd)

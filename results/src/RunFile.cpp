@@ -871,6 +871,20 @@ Expected<RunRecord> readRunFile(const fs::path& path) {
   return readRecord(*opened);
 }
 
+bool isTimingScalar(std::string_view name) {
+  return name.starts_with("seconds_") || name == "elapsed_seconds" ||
+         name == "cache_seconds_saved";
+}
+
+std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b) {
+  for (RunRecord* r : {&a, &b}) {
+    std::erase_if(r->stepScalars, [](const auto& entry) { return isTimingScalar(entry.first); });
+    if (r->checkpoint)
+      r->checkpoint->elapsedSeconds = 0;
+  }
+  return firstDifference(a, b);
+}
+
 std::optional<std::string> firstDifference(const RunRecord& a, const RunRecord& b) {
   std::optional<std::string> found = Differences::of(a, b);
   if (found)

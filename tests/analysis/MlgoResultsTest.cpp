@@ -508,6 +508,18 @@ TEST_F(RealRuns, ExportMatchesTheFiles) {
       << unknown.err;
 }
 
+TEST_F(RealRuns, DiffTellsWhetherRunsHoldTheSameNumbers) {
+  Output same = tool({"diff", aFile, aFile});
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("identical (timings aside)"), std::string::npos) << same.out;
+  Output different = tool({"diff", aFile, bFile});
+  EXPECT_EQ(different.code, 1) << different.err;
+  EXPECT_NE(different.out.find("differ: "), std::string::npos) << different.out;
+  Output missing = tool({"diff", aFile, (scratch / "none.h5").string()});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("none.h5"), std::string::npos) << missing.err;
+}
+
 TEST_F(RealRuns, ErrorsNameTheFile) {
   fs::path text = scratch / "notes.txt";
   std::ofstream(text) << "not a run\n";

@@ -230,6 +230,22 @@ TEST_F(RunFileTest, DifferencesAreFoundAndNamed) {
   EXPECT_EQ(firstDifference(a, b), "failures: 2 entries vs 1");
 }
 
+TEST_F(RunFileTest, RunsAreComparedTimingsAside) {
+  RunRecord a = makeFullRecord();
+  RunRecord b = a;
+  b.stepScalars["seconds_evaluate"][0] = 99;
+  b.checkpoint->elapsedSeconds = 7;
+  EXPECT_TRUE(firstDifference(a, b));
+  EXPECT_FALSE(firstDifferenceButTimings(a, b));
+  b.stepScalars["reward_mean"][1] = 0.5;
+  EXPECT_EQ(firstDifferenceButTimings(a, b), "stepScalars[\"reward_mean\"][1]: nan vs 0.5");
+  EXPECT_TRUE(isTimingScalar("seconds_step"));
+  EXPECT_TRUE(isTimingScalar("elapsed_seconds"));
+  EXPECT_TRUE(isTimingScalar("cache_seconds_saved"));
+  EXPECT_FALSE(isTimingScalar("cache_hits"));
+  EXPECT_FALSE(isTimingScalar("reward_seconds"));
+}
+
 TEST_F(RunFileTest, EmptyRecordIsWrittenAsZeroLengthDatasets) {
   RunRecord empty;
   ASSERT_NO_FATAL_FAILURE(expectRoundTrip(empty));

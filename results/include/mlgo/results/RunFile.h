@@ -131,4 +131,12 @@ inline bool identical(const RunRecord& a, const RunRecord& b) {
   return !firstDifference(a, b).has_value();
 }
 
+// Step scalars that measure wall time (seconds_*, elapsed_seconds,
+// cache_seconds_saved): they differ between runs that compute the same.
+bool isTimingScalar(std::string_view name);
+// firstDifference of `a` and `b` with everything that measures wall time
+// left out (those scalars and the checkpoint's elapsed seconds): where two
+// runs of the same seed and config must agree.
+std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b);
+
 } // namespace mlgo::results

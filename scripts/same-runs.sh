@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Do two builds train the same? Runs short es-train (three optimisers, with
+# and without validation), ppo-train (warm and random start) and bc-train
+# runs on zlib (validation on Lua) with the tools of both builds, then
+# `mlgo-results diff` on each pair: every dataset must agree, timings aside.
+# For refactors that must not change results.
+#
+#   scripts/same-runs.sh OTHER_BUILD_DIR [THIS_BUILD_DIR]
+#
+# Build the other revision first, e.g.
+#   git worktree add /tmp/old REV && MLGO_BUILD_DIR=/tmp/old/build bash /tmp/old/scripts/build.sh
+# Both builds use the corpora of this build (build/corpora: zlib, lua).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+other=$(realpath "$1")
+this=$(realpath "${2:-${MLGO_BUILD_DIR:-build}}")
+corpora=$this/corpora
+[ -d "$corpora/zlib/corpus" ] && [ -d "$corpora/lua/corpus" ] ||
+  { echo "same-runs: build the zlib and lua corpora first (corpus/recipes/*.sh)" >&2; exit 2; }
+work=$(mktemp -d /tmp/mlgo-same-runs.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# Paths end up in the stored config and attributes: both builds run the same
+# command lines, writing to the same place, with the worker behind one link.
+runs() { # BUILD_DIR OUT_DIR
+  local bin=$1/apps out=$work/run zlib=$corpora/zlib/corpus lua=$corpora/lua/corpus
+  ln -sfn "$bin/mlgo-inprocess-worker" "$work/worker"
+  export MLGO_INPROCESS_WORKER=$work/worker
+  rm -rf "$out" && mkdir -p "$out"
+  local common=(--workers 1 --hidden 8 --vocabulary-quantiles 50)
+  "$bin/bc-train" --corpus "$zlib" --epochs 4 "${common[@]}" -o "$out/bc.h5" \
+    --policy-output "$out/bc.json"
+  "$bin/es-train" --corpus "$zlib" --steps 4 --directions 3 --modules-per-step 3 --sigma 0.5 \
+    --learning-rate 0.05 --seed 3 --validation-corpus "$zlib" --validation-interval 2 \
+    --snapshot-interval 2 "${common[@]}" -o "$out/es-val.h5"
+  "$bin/es-train" --corpus "$zlib" --steps 3 --directions 2 --modules-per-step 2 \
+    --initial-policy "$out/bc.json" --scale-by-weights --optimizer trust-region-es \
+    --evaluate-center --seed 5 "${common[@]}" -o "$out/es-tr.h5"
+  "$bin/es-train" --corpus "$zlib" --steps 3 --optimizer sep-cma-es --cma-population 4 \
+    --modules-per-step 2 --seed 9 "${common[@]}" -o "$out/es-cma.h5"
+  "$bin/ppo-train" --corpus "$zlib" --iterations 3 --modules-per-iteration 5 \
+    --updates-per-iteration 10 --minibatch-size 128 --initial-policy "$out/bc.json" \
+    --validation-corpus "$lua" --validation-interval 2 "${common[@]}" -o "$out/ppo.h5" \
+    --policy-output "$out/ppo.json"
+  "$bin/ppo-train" --corpus "$zlib" --iterations 2 --modules-per-iteration 4 \
+    --updates-per-iteration 5 --seed 2 "${common[@]}" -o "$out/ppo-rand.h5" \
+    --policy-output "$out/ppo-rand.json"
+  mv "$out" "$2"
+}
+
+echo "same-runs: runs with $other" >&2
+runs "$other" "$work/other" > "$work/other.log" 2>&1 || { cat "$work/other.log"; exit 2; }
+echo "same-runs: runs with $this" >&2
+runs "$this" "$work/this" > "$work/this.log" 2>&1 || { cat "$work/this.log"; exit 2; }
+status=0
+for run in bc es-val es-tr es-cma ppo ppo-rand; do
+  printf '%-9s ' "$run"
+  "$this/apps/mlgo-results" diff "$work/other/$run.h5" "$work/this/$run.h5" || status=1
+done
+exit $status

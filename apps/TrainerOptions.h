@@ -257,6 +257,11 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
                output.c_str());
 }
 
+// "  validation <total reward>" when the step validated, for progress lines.
+inline std::string validationNote(const training::StepProgress& p) {
+  return p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
+}
+
 // How a run ended, for the last lines of a trainer's output.
 inline void printEnding(const training::LoopSummary& summary) {
   if (summary.termination != training::Termination::Completed)

@@ -163,8 +163,7 @@ void printProgress(const Args&, const training::EsProgress& p) {
   std::string cache = s.compile.cacheLookups ? "  cache " + std::to_string(s.compile.cacheHits) +
                                                    "/" + std::to_string(s.compile.cacheLookups)
                                              : "";
-  std::string validation =
-      p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
+  std::string validation = apps::validationNote(p);
   std::fprintf(stderr,
                "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s%s  "
                "elapsed %.0fs  eta %.0fs\n",

@@ -258,9 +258,8 @@ int runDiff(const std::vector<std::string>& files, bool timings) {
   Expected<RunRecord> b = results::readRunFile(files[1]);
   if (!b)
     return fail(b.error());
-  std::optional<std::string> difference = timings
-                                              ? results::firstDifference(*a, *b)
-                                              : results::firstDifferenceButTimings(*a, *b);
+  std::optional<std::string> difference =
+      timings ? results::firstDifference(*a, *b) : results::firstDifferenceButTimings(*a, *b);
   if (!difference) {
     std::printf("identical%s: %s and %s\n", timings ? "" : " (timings aside)", files[0].c_str(),
                 files[1].c_str());

@@ -121,8 +121,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
 
 void printProgress(const Args&, const training::PpoProgress& p) {
   const training::PpoIteration& i = p.record;
-  std::string validation =
-      p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
+  std::string validation = apps::validationNote(p);
   std::fprintf(stderr,
                "iteration %lld/%lld  %.1f compiles/s  reward mean %+.5f  failed %zu  decisions %zu"
                "  updates %lld  loss %+.5f  entropy %.4f  kl %.5f  β %.3g%s  elapsed %.0fs  "

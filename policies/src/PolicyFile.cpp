@@ -329,7 +329,6 @@ private:
   std::string origin_;
 };
 
-
 } // namespace
 
 Expected<std::string> policyToJson(const Policy& policy) {

@@ -872,8 +872,7 @@ Expected<RunRecord> readRunFile(const fs::path& path) {
 }
 
 bool isTimingScalar(std::string_view name) {
-  return name.starts_with("seconds_") || name == "elapsed_seconds" ||
-         name == "cache_seconds_saved";
+  return name.starts_with("seconds_") || name == "elapsed_seconds" || name == "cache_seconds_saved";
 }
 
 std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b) {

@@ -85,31 +85,11 @@ TEST(EsTrain, ResumeAfterSigkillReachesTheSameFinalPolicy) {
   ASSERT_NE(esTrain, nullptr) << "set MLGO_ES_TRAIN to the es-train binary";
   mlgo::testing::ScratchDirectory dir;
   auto command = [&](const fs::path& output) {
-    return std::vector<std::string>{esTrain,
-                                    "--corpus",
-                                    mlgo::testing::realCorpusDirectory("zlib").string(),
-                                    "--modules-per-step",
-                                    "3",
-                                    "--vocabulary-quantiles",
-                                    "50",
-                                    "--hidden",
-                                    "8",
-                                    "--directions",
-                                    "3",
-                                    "--sigma",
-                                    "0.5",
-                                    "--learning-rate",
-                                    "0.05",
-                                    "--steps",
-                                    "5",
-                                    "--seed",
-                                    "11",
-                                    "--workers",
-                                    "2",
-                                    "--scratch",
-                                    dir.path().string(),
-                                    "-o",
-                                    output.string()};
+    return mlgo::testing::zlibTrainerCommand(esTrain,
+                                             {"--modules-per-step", "3", "--directions", "3",
+                                              "--sigma", "0.5", "--learning-rate", "0.05",
+                                              "--steps", "5", "--seed", "11"},
+                                             dir.path(), output);
   };
   results::RunRecord whole, resumed;
   ASSERT_NO_FATAL_FAILURE(

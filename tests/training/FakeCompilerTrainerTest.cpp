@@ -43,20 +43,36 @@ Corpora writeCorpora(const ScratchDirectory& dir) {
           mlgo::testing::writeFakeCorpus(dir / "valid", moduleNames("v", 4))};
 }
 
+// A short run into `output`, a snapshot every step; trainers that write a
+// policy file write it beside.
+RunOptions shortRun(const fs::path& output, int64_t steps, uint64_t seed, bool policyFile) {
+  RunOptions run;
+  run.steps = steps;
+  run.seed = seed;
+  run.snapshotInterval = 1;
+  run.output = output;
+  if (policyFile)
+    run.policyOutput = fs::path(output).replace_extension(".json");
+  run.threads = 1;
+  run.configToml = "# test\n";
+  return run;
+}
+
+// A small MLP over a small vocabulary, the trainer's defaults otherwise.
+void shrink(PolicyStartOptions& policy, std::vector<int> hidden) {
+  policy.vocabularyQuantiles = 20;
+  policy.mlp.hiddenLayers = std::move(hidden);
+}
+
 EsTrainerOptions esRun(const Corpora& corpora, const fs::path& output) {
   EsTrainerOptions o;
   o.data.corpus = corpora.training;
   o.data.modulesPerStep = 3;
-  o.policy.vocabularyQuantiles = 20;
-  o.policy.mlp.hiddenLayers = {6};
+  shrink(o.policy, {6});
   o.gradientEs.sampling.directions = 4;
   o.gradientEs.sampling.sigma = 0.5;
   o.gradientEs.stepRule.learningRate = 0.1;
-  o.run.steps = 6;
-  o.run.seed = 3;
-  o.run.snapshotInterval = 1;
-  o.run.output = output;
-  o.run.configToml = "# test\n";
+  o.run = shortRun(output, 6, 3, false);
   return o;
 }
 
@@ -64,18 +80,11 @@ PpoTrainerOptions ppoRun(const Corpora& corpora, const fs::path& output) {
   PpoTrainerOptions o;
   o.data.corpus = corpora.training;
   o.data.modulesPerStep = 4;
-  o.policy.vocabularyQuantiles = 20;
-  o.policy.mlp.hiddenLayers = {6};
+  shrink(o.policy, {6});
   o.update.adam.learningRate = 0.01;
   o.update.minibatchSize = 16;
   o.update.updatesPerIteration = 5;
-  o.run.steps = 5;
-  o.run.seed = 9;
-  o.run.snapshotInterval = 1;
-  o.run.output = output;
-  o.run.policyOutput = fs::path(output).replace_extension(".json");
-  o.run.threads = 1;
-  o.run.configToml = "# test\n";
+  o.run = shortRun(output, 5, 9, true);
   return o;
 }
 
@@ -83,17 +92,10 @@ BcTrainerOptions bcRun(const Corpora& corpora, const fs::path& output) {
   BcTrainerOptions o;
   o.corpus = corpora.training;
   o.heldoutFraction = 0.25;
-  o.policy.vocabularyQuantiles = 20;
-  o.policy.mlp.hiddenLayers = {8};
+  shrink(o.policy, {8});
   o.update.adam.learningRate = 0.01;
   o.update.minibatchSize = 8;
-  o.run.steps = 12;
-  o.run.seed = 2;
-  o.run.snapshotInterval = 1;
-  o.run.output = output;
-  o.run.policyOutput = fs::path(output).replace_extension(".json");
-  o.run.threads = 1;
-  o.run.configToml = "# test\n";
+  o.run = shortRun(output, 12, 2, true);
   return o;
 }
 

@@ -227,33 +227,13 @@ TEST(PpoTrainCli, ResumeAfterSigkillReachesTheSameFinalPolicy) {
   ASSERT_NE(ppoTrain, nullptr) << "set MLGO_PPO_TRAIN to the ppo-train binary";
   mlgo::testing::ScratchDirectory dir;
   auto command = [&](const fs::path& output) {
-    return std::vector<std::string>{ppoTrain,
-                                    "--corpus",
-                                    mlgo::testing::realCorpusDirectory("zlib").string(),
-                                    "--modules-per-iteration",
-                                    "3",
-                                    "--vocabulary-quantiles",
-                                    "50",
-                                    "--hidden",
-                                    "8",
-                                    "--learning-rate",
-                                    "0.01",
-                                    "--minibatch-size",
-                                    "32",
-                                    "--updates-per-iteration",
-                                    "4",
-                                    "--iterations",
-                                    "5",
-                                    "--seed",
-                                    "13",
-                                    "--workers",
-                                    "2",
-                                    "--scratch",
-                                    dir.path().string(),
-                                    "-o",
-                                    output.string(),
-                                    "--policy-output",
-                                    output.string() + ".json"};
+    std::vector<std::string> command = mlgo::testing::zlibTrainerCommand(
+        ppoTrain,
+        {"--modules-per-iteration", "3", "--learning-rate", "0.01", "--minibatch-size", "32",
+         "--updates-per-iteration", "4", "--iterations", "5", "--seed", "13"},
+        dir.path(), output);
+    command.insert(command.end(), {"--policy-output", output.string() + ".json"});
+    return command;
   };
   results::RunRecord whole, resumed;
   ASSERT_NO_FATAL_FAILURE(

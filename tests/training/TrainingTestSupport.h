@@ -2,6 +2,7 @@
 // CLIs run as child processes (to completion, or killed mid-run).
 #pragma once
 
+#include "TestSupport.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/results/RunFile.h"
 
@@ -35,6 +36,23 @@ inline std::unique_ptr<evaluators::Evaluator> testEvaluator(size_t workers,
       evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
   EXPECT_TRUE(evaluator) << evaluator.error().message;
   return evaluator ? evaluator.take() : nullptr;
+}
+
+// A trainer CLI on the zlib corpus with a small MLP, two workers, the test's
+// scratch directory and `output`; `flags` are the trainer's own.
+inline std::vector<std::string> zlibTrainerCommand(const std::string& program,
+                                                   const std::vector<std::string>& flags,
+                                                   const std::filesystem::path& scratch,
+                                                   const std::filesystem::path& output) {
+  std::vector<std::string> command{
+      program,    "--corpus", realCorpusDirectory("zlib").string(), "--vocabulary-quantiles", "50",
+      "--hidden", "8"};
+  command.insert(command.end(), flags.begin(), flags.end());
+  for (const std::string& tail :
+       {std::string("--workers"), std::string("2"), std::string("--scratch"), scratch.string(),
+        std::string("-o"), output.string()})
+    command.push_back(tail);
+  return command;
 }
 
 inline pid_t spawnProgram(const std::vector<std::string>& args) {

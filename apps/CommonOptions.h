@@ -29,6 +29,9 @@ struct EvaluatorArgs {
   std::string backend = std::string(evaluators::backendKindName(defaults.backend));
   std::string inprocessWorker = defaults.inprocessWorker;
   bool noDecisionCache = false;
+  bool noReplay = false;
+  size_t replayMemoryMiB = defaults.replayMemoryBytes >> 20;
+  bool replayVerify = false;
   std::string clang = defaults.clang;
   size_t workers = defaults.workers;
   double timeoutSeconds = defaults.compileTimeout.count();
@@ -50,6 +53,16 @@ struct EvaluatorArgs {
     app.add_flag("--no-decision-cache", noDecisionCache,
                  "In-process backend: always compile to the end, even when this run has seen "
                  "the module's decision sequence before");
+    app.add_flag("--no-replay", noReplay,
+                 "Compile every job, even when its policy follows a trajectory this run has "
+                 "compiled before to the end (replay answers those without a compiler)");
+    app.add_option("--replay-memory", replayMemoryMiB,
+                   "MiB the known trajectories may take; the least recently used modules are "
+                   "forgotten first")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--replay-verify", replayVerify,
+                 "Compile every replayed job anyway and stop the run at the first difference");
     app.add_option("--clang", clang, "clang-22 executable")->capture_default_str();
     app.add_option("-j,--workers", workers, "Concurrent compilations")
         ->capture_default_str()
@@ -63,9 +76,10 @@ struct EvaluatorArgs {
     app.add_flag("--no-baseline-cache", noBaselineCache, "Compile every baseline afresh");
     filters.addTo(app);
     for (const char* flag :
-         {"--backend", "--inprocess-worker", "--no-decision-cache", "--clang", "--workers",
-          "--timeout", "--scratch", "--baseline-cache", "--no-baseline-cache", "--delete-flag",
-          "--replace-flag", "--add-flag"})
+         {"--backend", "--inprocess-worker", "--no-decision-cache", "--no-replay",
+          "--replay-memory", "--replay-verify", "--clang", "--workers", "--timeout", "--scratch",
+          "--baseline-cache", "--no-baseline-cache", "--delete-flag", "--replace-flag",
+          "--add-flag"})
       app.get_option(flag)->group("Evaluator");
   }
 
@@ -77,6 +91,9 @@ struct EvaluatorArgs {
     options.backend = *parsedBackend;
     options.inprocessWorker = inprocessWorker;
     options.decisionCache = !noDecisionCache;
+    options.replay = !noReplay;
+    options.replayMemoryBytes = replayMemoryMiB << 20;
+    options.replayVerify = replayVerify;
     options.clang = clang;
     options.workers = workers;
     options.compileTimeout = std::chrono::duration<double>(timeoutSeconds);
@@ -215,14 +232,16 @@ inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
                                  (program + "-resume-" + std::to_string(getpid()) + ".toml");
   std::ofstream(config) << storedToml;
   std::vector<std::string> args{program, "--config", config.string()};
-  for (const char* flag : {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache"})
+  for (const char* flag :
+       {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache", "--replay-memory"})
     if (commandLine.count(flag))
       for (const std::string& r : commandLine[flag]->results()) {
         args.push_back(flag);
         args.push_back(r);
       }
-  if (commandLine.count("--no-baseline-cache"))
-    args.push_back("--no-baseline-cache");
+  for (const char* flag : {"--no-baseline-cache", "--no-replay", "--replay-verify"})
+    if (commandLine.count(flag))
+      args.push_back(flag);
   std::vector<const char*> argv;
   for (const std::string& a : args)
     argv.push_back(a.c_str());

@@ -262,6 +262,45 @@ inline std::string validationNote(const training::StepProgress& p) {
   return p.validationTotalReward ? "  validation " + std::to_string(*p.validationTotalReward) : "";
 }
 
+// How a step's jobs were answered, for progress lines: "  replayed R
+// cached H/L compiled F" (what replay and the decision cache did not answer
+// ran a compiler to the end).
+inline std::string compileNote(const training::CompileStats& c) {
+  std::string note;
+  if (c.replays)
+    note += "  replayed " + std::to_string(c.replays);
+  if (c.cacheLookups)
+    note += "  cached " + std::to_string(c.cacheHits) + "/" + std::to_string(c.cacheLookups);
+  if (c.replays || c.cacheLookups)
+    note += "  compiled " + std::to_string(c.fullCompiles);
+  return note;
+}
+
+// The run's replay and decision-cache totals, one line each when used.
+inline void printCompileTotals(const training::CompileStats& c) {
+  auto percent = [&](size_t part) {
+    return c.compilations ? 100.0 * static_cast<double>(part) / static_cast<double>(c.compilations)
+                          : 0.0;
+  };
+  if (c.replays)
+    std::printf("replay: %zu of %zu jobs answered without compiling (%.0f%%), ~%.0f s of "
+                "compilation avoided%s\n",
+                c.replays, c.compilations, percent(c.replays), c.replaySecondsSaved,
+                c.replaysVerified ? (", " + std::to_string(c.replaysVerified) +
+                                     " verified identical to their compile")
+                                        .c_str()
+                                  : "");
+  if (c.cacheLookups)
+    std::printf("decision-sequence cache: %zu of %zu compilations repeated a known sequence "
+                "(%.0f%%), ~%.0f s of compilation saved\n",
+                c.cacheHits, c.cacheLookups,
+                100.0 * static_cast<double>(c.cacheHits) / static_cast<double>(c.cacheLookups),
+                c.cacheSecondsSaved);
+  if (c.replays || c.cacheLookups)
+    std::printf("full compiles: %zu of %zu jobs (%.0f%%)\n", c.fullCompiles, c.compilations,
+                percent(c.fullCompiles));
+}
+
 // How a run ended, for the last lines of a trainer's output.
 inline void printEnding(const training::LoopSummary& summary) {
   if (summary.termination != training::Termination::Completed)

@@ -160,9 +160,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
 
 void printProgress(const Args&, const training::EsProgress& p) {
   const training::EsStep& s = p.record;
-  std::string cache = s.compile.cacheLookups ? "  cache " + std::to_string(s.compile.cacheHits) +
-                                                   "/" + std::to_string(s.compile.cacheLookups)
-                                             : "";
+  std::string cache = apps::compileNote(s.compile);
   std::string validation = apps::validationNote(p);
   std::fprintf(stderr,
                "step %lld/%lld  %.1f evals/s  reward mean %+.5f best %+.5f  failed %zu%s%s%s  "
@@ -177,21 +175,14 @@ void printSummary(const Args&, const training::EsTrainerSummary& summary) {
   std::printf("done: %lld steps (%lld this run), %llu compilations, %llu failed, %lld skipped "
               "steps, %.1f s; final mean reward %+.5f",
               static_cast<long long>(summary.stepsTotal), static_cast<long long>(summary.stepsRun),
-              static_cast<unsigned long long>(summary.compilations),
-              static_cast<unsigned long long>(summary.failedCompilations),
+              static_cast<unsigned long long>(summary.compiles.compilations),
+              static_cast<unsigned long long>(summary.compiles.failed),
               static_cast<long long>(summary.skippedSteps), summary.seconds,
               summary.finalMeanReward);
   if (summary.bestValidationTotalReward())
     std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward());
-  if (summary.cacheLookups)
-    std::printf("\ndecision-sequence cache: %llu of %llu compilations repeated a known sequence "
-                "(%.0f%%), ~%.0f s of compilation saved",
-                static_cast<unsigned long long>(summary.cacheHits),
-                static_cast<unsigned long long>(summary.cacheLookups),
-                100.0 * static_cast<double>(summary.cacheHits) /
-                    static_cast<double>(summary.cacheLookups),
-                summary.cacheSecondsSaved);
   std::printf("\n");
+  apps::printCompileTotals(summary.compiles);
   apps::printEnding(summary);
 }
 

@@ -251,7 +251,8 @@ int runCompare(CompareArgs& args) {
 // Exit 0 when the two runs agree (timings aside, or everything with
 // --timings), 1 with the first difference otherwise: same seed and config
 // must give the same run, at any number of workers, resumed or not.
-int runDiff(const std::vector<std::string>& files, bool timings) {
+int runDiff(const std::vector<std::string>& files, bool timings,
+            const std::vector<std::string>& ignored) {
   Expected<RunRecord> a = results::readRunFile(files[0]);
   if (!a)
     return fail(a.error());
@@ -259,7 +260,8 @@ int runDiff(const std::vector<std::string>& files, bool timings) {
   if (!b)
     return fail(b.error());
   std::optional<std::string> difference =
-      timings ? results::firstDifference(*a, *b) : results::firstDifferenceButTimings(*a, *b);
+      timings ? results::firstDifference(*a, *b)
+              : results::firstDifferenceButTimings(*a, *b, {ignored.begin(), ignored.end()});
   if (!difference) {
     std::printf("identical%s: %s and %s\n", timings ? "" : " (timings aside)", files[0].c_str(),
                 files[1].c_str());
@@ -452,10 +454,16 @@ int main(int argc, char** argv) {
               "exit status 1, or \"identical\"");
   diffCmd->add_option("runs", diffFiles, "Two run files")->required()->expected(2);
   diffCmd->add_flag("--timings", diffTimings, "Compare the wall-time scalars too");
+  std::vector<std::string> diffIgnored;
+  diffCmd
+      ->add_option("--ignore", diffIgnored,
+                   "Leave out this step scalar or config key (repeatable), e.g. a flag that "
+                   "changes only how the run computed and the counters it changes")
+      ->take_all();
 
   CLI11_PARSE(app, argc, argv);
   if (*diffCmd)
-    return runDiff(diffFiles, diffTimings);
+    return runDiff(diffFiles, diffTimings, diffIgnored);
   if (*summaryCmd)
     return runSummary(summary);
   if (*compareCmd)

@@ -121,7 +121,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
 
 void printProgress(const Args&, const training::PpoProgress& p) {
   const training::PpoIteration& i = p.record;
-  std::string validation = apps::validationNote(p);
+  std::string notes = apps::compileNote(i.compile) + apps::validationNote(p);
   std::fprintf(stderr,
                "iteration %lld/%lld  %.1f compiles/s  reward mean %+.5f  failed %zu  decisions %zu"
                "  updates %lld  loss %+.5f  entropy %.4f  kl %.5f  β %.3g%s  elapsed %.0fs  "
@@ -131,20 +131,21 @@ void printProgress(const Args&, const training::PpoProgress& p) {
                static_cast<long long>(i.update.updates), i.perUpdate(i.update.sums.total),
                i.trainingDecisions ? i.update.after.meanEntropy : training::kNoValue,
                i.trainingDecisions ? i.update.after.meanKl : training::kNoValue, i.adaptiveKlBeta,
-               validation.c_str(), p.elapsedSeconds, p.etaSeconds);
+               notes.c_str(), p.elapsedSeconds, p.etaSeconds);
 }
 
 void printSummary(const Args&, const training::PpoTrainerSummary& summary) {
   std::printf("done: %lld iterations (%lld this run), %llu compilations, %llu failed, %llu "
               "decisions, %lld updates, %.1f s; final mean reward %+.5f",
               static_cast<long long>(summary.stepsTotal), static_cast<long long>(summary.stepsRun),
-              static_cast<unsigned long long>(summary.compilations),
-              static_cast<unsigned long long>(summary.failedCompilations),
+              static_cast<unsigned long long>(summary.compiles.compilations),
+              static_cast<unsigned long long>(summary.compiles.failed),
               static_cast<unsigned long long>(summary.decisions),
               static_cast<long long>(summary.updates), summary.seconds, summary.finalMeanReward);
   if (summary.bestValidationTotalReward())
     std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward());
   std::printf("\n");
+  apps::printCompileTotals(summary.compiles);
   apps::printEnding(summary);
 }
 

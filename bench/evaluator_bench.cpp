@@ -63,6 +63,7 @@ makeEvaluator(size_t workers, const fs::path& scratch,
   evaluators::EvaluatorOptions options;
   options.backend = backend;
   options.decisionCache = cache;
+  options.replay = false; // the passes time compiles; replay would skip them
   options.workers = workers;
   options.scratchDirectory = scratch;
   auto evaluator =

@@ -147,6 +147,9 @@ Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string co
       clang_(std::make_unique<ClangProcessBackend>(options_, task_)) {
   if (options_.backend == BackendKind::InProcess)
     primary_ = std::make_unique<InProcessBackend>(options_, task_);
+  if (options_.replay)
+    replay_ =
+        std::make_unique<ReplayStore>(options_.replayMemoryBytes, task_.defaultDecisionFeature);
 }
 
 Evaluator::~Evaluator() = default;
@@ -164,6 +167,12 @@ EvaluatorStatistics Evaluator::statistics() const {
     s.cacheSecondsSaved = primary.cacheSecondsSaved;
     s.workersStarted = primary.workersStarted;
   }
+  std::lock_guard lock(countsMutex_);
+  s.replays = replays_;
+  s.replaySecondsSaved = replaySecondsSaved_;
+  s.replaysVerified = replaysVerified_;
+  if (replay_)
+    s.replayStore = replay_->statistics();
   return s;
 }
 
@@ -190,6 +199,120 @@ JobResult Evaluator::dispatch(const JobSpec& job, const SerializedPolicy* serial
     ++fallbackJobs_;
   }
   return *clang_->compile(job, nullptr);
+}
+
+namespace {
+
+// Where a replayed job and its compile first differ, or nullopt.
+std::optional<std::string> replayDifference(const JobResult& replayed, const JobResult& compiled) {
+  if (!compiled.ok())
+    return "the compile failed (" + std::string(jobStatusName(compiled.status)) +
+           "): " + compiled.message;
+  if (replayed.sizeBytes != compiled.sizeBytes || replayed.codeHash != compiled.codeHash)
+    return "size " + std::to_string(replayed.sizeBytes) + " vs " +
+           std::to_string(compiled.sizeBytes) + " bytes, or another code hash";
+  if (replayed.decisions != compiled.decisions)
+    return std::to_string(replayed.decisions) + " vs " + std::to_string(compiled.decisions) +
+           " decisions";
+  const policies::Trajectory& r = *replayed.trajectory;
+  const policies::Trajectory& c = *compiled.trajectory;
+  if (r.actions != c.actions) {
+    size_t d = 0;
+    while (d < r.actions.size() && r.actions[d] == c.actions[d])
+      ++d;
+    std::string detail = "other decisions from decision " + std::to_string(d) + " of " +
+                         std::to_string(r.actions.size()) + ":";
+    for (size_t i = d; i < std::min(r.actions.size(), d + 12); ++i)
+      detail += " " + std::to_string(r.actions[i]) + "/" + std::to_string(c.actions[i]);
+    if (c.width && d < c.decisions()) {
+      detail += "; compiled features:";
+      for (size_t i = 0; i < c.width; ++i)
+        detail += " " + std::to_string(static_cast<long long>(c.row(d)[i]));
+    }
+    return detail;
+  }
+  for (size_t d = 0; d < r.logProbabilities.size(); ++d)
+    if (r.logProbabilities[d] != c.logProbabilities[d])
+      return "log-probability of decision " + std::to_string(d);
+  if (r.width && (r.observations != c.observations || r.defaultDecisions != c.defaultDecisions))
+    return std::string("other features or default decisions");
+  return std::nullopt;
+}
+
+} // namespace
+
+JobResult Evaluator::runJob(JobSpec job, const SerializedPolicy* serialized,
+                            EvaluationResult& result) {
+  const bool wantTrajectory = job.recordTrajectory;
+  const std::string moduleKey = job.module->bitcode.string();
+  std::optional<JobResult> replayed;
+  if (replay_ && job.policy) {
+    const auto start = Clock::now();
+    replayed = replay_->replay(moduleKey, *job.policy, job.mode, job.rngKey, wantTrajectory);
+    if (replayed) {
+      replayed->replayed = true;
+      replayed->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (!options_.replayVerify) {
+        if (!wantTrajectory)
+          replayed->trajectory.reset();
+        return std::move(*replayed);
+      }
+    }
+    // Compiled: recorded for the store (the defaults only when the caller
+    // wants them: they cost an inline-cost analysis per decision).
+    if (!wantTrajectory) {
+      job.recordTrajectory = true;
+      job.recordDefaults = false;
+    }
+    job.allowDecisionCache = !replayed; // a verifying compile runs the whole pipeline
+  }
+  JobResult compiled = dispatch(job, serialized);
+  if (replay_ && compiled.ok() && compiled.trajectory) {
+    Status learned = replay_->learn(moduleKey, *compiled.trajectory, compiled.sizeBytes,
+                                    compiled.codeHash, compiled.seconds, !compiled.cacheHit);
+    if (!learned) {
+      std::lock_guard lock(countsMutex_);
+      if (options_.replayVerify && !result.problem)
+        result.problem = learned.error();
+      std::fprintf(stderr, "warning: %s\n", learned.error().message.c_str());
+    }
+  }
+  if (replayed)
+    verifyReplay(*replayed, compiled, job, result);
+  if (!wantTrajectory)
+    compiled.trajectory.reset();
+  return compiled;
+}
+
+void Evaluator::verifyReplay(const JobResult& replayed, const JobResult& compiled,
+                             const JobSpec& job, EvaluationResult& result) {
+  std::optional<std::string> difference = replayDifference(replayed, compiled);
+  std::lock_guard lock(countsMutex_);
+  ++result.replays;
+  if (!difference) {
+    ++result.replaysVerified;
+    return;
+  }
+  if (!result.problem)
+    result.problem = makeError("replay-verify: module \"" + job.module->name +
+                               "\": the replayed job differs from its compile: " + *difference);
+}
+
+void Evaluator::countReplays(const EvaluationRequest& request, EvaluationResult& result) {
+  if (!replay_)
+    return;
+  for (size_t j = 0; j < result.jobs.size(); ++j) {
+    const JobResult& job = result.jobs[j];
+    if (!job.replayed)
+      continue;
+    ++result.replays;
+    const std::string module = request.modules[j % result.moduleCount]->bitcode.string();
+    result.replaySecondsSaved += std::max(0.0, replay_->meanCompileSeconds(module) - job.seconds);
+  }
+  std::lock_guard lock(countsMutex_);
+  replays_ += result.replays;
+  replaySecondsSaved_ += result.replaySecondsSaved;
+  replaysVerified_ += result.replaysVerified;
 }
 
 Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
@@ -315,7 +438,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                                         .mode = request.mode,
                                         .rngKey = deriveKey({request.seed, request.step, c, m}),
                                         .recordTrajectory = request.recordTrajectories};
-                            slot = dispatch(job, serialized[c] ? &*serialized[c] : nullptr);
+                            slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
                             if (slot.ok())
                               slot.reward =
                                   task_.reward(slot.sizeBytes, *baselineResults[m].sizeBytes);
@@ -332,6 +455,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   result.cacheLookups = after.cacheLookups - before.cacheLookups;
   result.cacheHits = after.cacheHits - before.cacheHits;
   result.cacheSecondsSaved = after.cacheSecondsSaved - before.cacheSecondsSaved;
+  countReplays(request, result);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }

@@ -44,7 +44,8 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
   job.mode = spec.mode;
   job.rngKey = spec.rngKey;
   job.recordTrajectory = spec.recordTrajectory && policy;
-  job.consultCache = options_.decisionCache && policy;
+  job.recordDefaults = spec.recordDefaults;
+  job.consultCache = options_.decisionCache && spec.allowDecisionCache && policy;
   job.defaultDecisionFeature = task_.defaultDecisionFeature;
   job.sizeSections = task_.sizeSections;
   job.arguments = command.take();

@@ -189,6 +189,7 @@ std::string encode(const JobMessage& m) {
   w.value<uint8_t>(m.mode == policies::DecisionMode::Sampling);
   w.value(m.rngKey);
   w.value<uint8_t>(m.recordTrajectory);
+  w.value<uint8_t>(m.recordDefaults);
   w.value<uint8_t>(m.consultCache);
   w.text(m.defaultDecisionFeature);
   w.texts(m.sizeSections);
@@ -253,6 +254,7 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
       r.value<uint8_t>() ? policies::DecisionMode::Sampling : policies::DecisionMode::Deterministic;
   m.rngKey = r.value<uint64_t>();
   m.recordTrajectory = r.value<uint8_t>() != 0;
+  m.recordDefaults = r.value<uint8_t>() != 0;
   m.consultCache = r.value<uint8_t>() != 0;
   m.defaultDecisionFeature = r.text();
   m.sizeSections = r.texts();

@@ -140,9 +140,15 @@ public:
     // The default decision costs a full inline-cost analysis per call site:
     // computed only when the policy reads it or the trajectory records it.
     needsDefault_ = defaultIndex_ >= 0 &&
-                    (job.job->recordTrajectory || !layout_ ||
+                    ((job.job->recordTrajectory && job.job->recordDefaults) || !layout_ ||
                      std::find(layout_->policyInputs.begin(), layout_->policyInputs.end(),
                                static_cast<size_t>(defaultIndex_)) != layout_->policyInputs.end());
+    // Not computed: recorded as -1 ("unknown"), never as a stale answer.
+    if (!needsDefault_ && defaultIndex_ >= 0) {
+      int64_t unknown = -1;
+      std::memcpy(observation() + layout_offset(static_cast<size_t>(defaultIndex_)), &unknown,
+                  sizeof unknown);
+    }
     if (job.job->recordTrajectory) {
       job.trajectory.emplace();
       job.trajectory->featureSpecs = header_.features;

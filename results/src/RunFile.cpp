@@ -872,12 +872,28 @@ Expected<RunRecord> readRunFile(const fs::path& path) {
 }
 
 bool isTimingScalar(std::string_view name) {
-  return name.starts_with("seconds_") || name == "elapsed_seconds" || name == "cache_seconds_saved";
+  return name.starts_with("seconds_") || name == "elapsed_seconds" ||
+         name == "cache_seconds_saved" || name == "replay_seconds_saved";
 }
 
-std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b) {
+std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b,
+                                                     const std::set<std::string>& ignored) {
   for (RunRecord* r : {&a, &b}) {
-    std::erase_if(r->stepScalars, [](const auto& entry) { return isTimingScalar(entry.first); });
+    std::erase_if(r->stepScalars, [&](const auto& entry) {
+      return isTimingScalar(entry.first) || ignored.count(entry.first);
+    });
+    std::erase_if(r->config, [&](const auto& entry) { return ignored.count(entry.first) > 0; });
+    // The config as TOML: one "key = value" line per key.
+    std::string toml;
+    for (size_t begin = 0; begin < r->configToml.size();) {
+      size_t end = r->configToml.find('\n', begin);
+      end = end == std::string::npos ? r->configToml.size() : end + 1;
+      std::string line = r->configToml.substr(begin, end - begin);
+      if (!ignored.count(line.substr(0, line.find(" = "))))
+        toml += line;
+      begin = end;
+    }
+    r->configToml = toml;
     if (r->checkpoint)
       r->checkpoint->elapsedSeconds = 0;
   }

@@ -21,10 +21,12 @@ namespace {
 
 class BackendParity : public testing::RealCorpusTest {
 protected:
+  // Every job compiled (no replay): these tests compare the compilers.
   std::unique_ptr<Evaluator> make(BackendKind backend, bool cache = false) {
     EvaluatorOptions options;
     options.backend = backend;
     options.decisionCache = cache;
+    options.replay = false;
     options.workers = 2;
     options.scratchDirectory = scratch_.path();
     Expected<std::unique_ptr<Evaluator>> evaluator =

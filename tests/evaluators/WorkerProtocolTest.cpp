@@ -39,6 +39,7 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   job.mode = policies::DecisionMode::Sampling;
   job.rngKey = 0x123456789abcdefULL;
   job.recordTrajectory = true;
+  job.recordDefaults = false;
   job.consultCache = true;
   job.defaultDecisionFeature = "inlining_default";
   job.sizeSections = {".text", ".text."};
@@ -50,6 +51,7 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   EXPECT_EQ(j->mode, policies::DecisionMode::Sampling);
   EXPECT_EQ(j->rngKey, job.rngKey);
   EXPECT_TRUE(j->recordTrajectory && j->consultCache);
+  EXPECT_FALSE(j->recordDefaults);
   EXPECT_EQ(j->defaultDecisionFeature, job.defaultDecisionFeature);
   EXPECT_EQ(j->sizeSections, job.sizeSections);
   EXPECT_EQ(j->arguments, job.arguments);

@@ -54,7 +54,8 @@ std::string clangPath() {
 
 bool isSchedulingDependentScalar(const std::string& name) {
   return name.rfind("seconds_", 0) == 0 || name == "elapsed_seconds" || name == "cache_hits" ||
-         name == "cache_seconds_saved";
+         name == "cache_seconds_saved" || name == "cache_lookups" || name == "replays" ||
+         name == "replay_seconds_saved" || name == "replays_verified" || name == "full_compiles";
 }
 
 std::filesystem::path realCorpusDirectory(const std::string& name) {

@@ -32,8 +32,9 @@ std::string clangPath();
 std::filesystem::path realCorpusDirectory(const std::string& name);
 
 // Run-file step scalars that legitimately differ between identical runs:
-// timings, and the decision-sequence cache's hits (two jobs with the same
-// sequence in flight at once both miss; which one fills the cache first
+// timings, and the counts of how jobs were answered — replayed, a
+// decision-cache hit, or compiled (two jobs with the same sequence in flight
+// at once are both compiled; which one teaches the store or the cache first
 // depends on scheduling). Everything else must be equal.
 bool isSchedulingDependentScalar(const std::string& name);
 std::string llvmTool(const std::string& name);

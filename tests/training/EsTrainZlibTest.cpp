@@ -58,7 +58,7 @@ TEST(EsTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
     Expected<EsTrainerSummary> summary = trainer->run();
     ASSERT_TRUE(summary) << summary.error().message;
     EXPECT_EQ(summary->stepsTotal, 3);
-    EXPECT_EQ(summary->compilations, 3u * 6u * 3u);
+    EXPECT_EQ(summary->compiles.compilations, 3u * 6u * 3u);
     Expected<results::RunRecord> stored = results::readRunFile(output);
     ASSERT_TRUE(stored) << stored.error().message;
     EXPECT_EQ(stored->trainer, "es-train");

@@ -190,7 +190,7 @@ TEST(EsTrainerOnAFakeCompiler, LearnsAndRecordsEveryStep) {
   ASSERT_TRUE(summary) << summary.error().message;
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
   EXPECT_EQ(summary->steps.size(), 12u);
-  EXPECT_EQ(summary->compilations, 12u * 16u * 8u);
+  EXPECT_EQ(summary->compiles.compilations, 12u * 16u * 8u);
   const results::RunRecord& record = trainer->record();
   expectColumnsAreTheStepDatasets(esStepColumns(), record);
   EXPECT_EQ(record.attributes.at("compiler"), compiler.compilerIdentity());
@@ -301,7 +301,7 @@ TEST(EsTrainerOnAFakeCompiler, FailuresAreRecordedAndTheRunGoesOn) {
   EXPECT_EQ(r.stepScalars.at("failed_compilations")[0], 3.0);
   EXPECT_EQ(r.stepScalars.at("dropped_pairs")[0], 1.0);
   EXPECT_EQ(r.stepScalars.at("failed_compilations")[1], 0.0);
-  EXPECT_EQ(summary->failedCompilations, 3u);
+  EXPECT_EQ(summary->compiles.failed, 3u);
   // Validation is scored on the modules that compiled.
   for (const results::ValidationRecord& v : r.validations) {
     EXPECT_EQ(v.ok, (std::vector<uint8_t>{1, 1, 0, 1}));

@@ -81,8 +81,8 @@ TEST(PpoTrain, ShortRunWritesAValidRunFileIndependentOfWorkers) {
     Expected<PpoTrainerSummary> summary = trainer->run();
     ASSERT_TRUE(summary) << summary.error().message;
     EXPECT_EQ(summary->stepsTotal, 3);
-    EXPECT_EQ(summary->compilations, 3u * 4u);
-    EXPECT_EQ(summary->failedCompilations, 0u);
+    EXPECT_EQ(summary->compiles.compilations, 3u * 4u);
+    EXPECT_EQ(summary->compiles.failed, 0u);
     EXPECT_EQ(summary->updates, 3 * 6);
     EXPECT_GT(summary->decisions, 0u);
     // The policy learned something: its weights moved.

@@ -209,6 +209,8 @@ Expected<std::optional<BestCandidate>> EsAlgorithm::runStep(int64_t step,
   const auto evaluated = Clock::now();
 
   last_ = EsStep{};
+  if (result.problem)
+    return *result.problem;
   last_.compile = recordEvaluation(result, modules, step, record);
   std::vector<std::optional<double>> rewards = candidateRewards(result);
   // Kept before the update: without a validation corpus, the best policy is
@@ -291,12 +293,8 @@ Expected<EsTrainerSummary> EsTrainer::run(const ProgressCallback& progress,
         typed.evaluationsPerSecond =
             p.stepSeconds > 0 ? static_cast<double>(c.compilations) / p.stepSeconds : 0;
         summary.steps.push_back(typed.record);
-        summary.compilations += c.compilations;
-        summary.failedCompilations += c.failed;
+        summary.compiles += c;
         summary.skippedSteps += typed.record.skipped;
-        summary.cacheLookups += c.cacheLookups;
-        summary.cacheHits += c.cacheHits;
-        summary.cacheSecondsSaved += c.cacheSecondsSaved;
         summary.finalMeanReward = typed.record.rewardMean;
         return typed;
       });

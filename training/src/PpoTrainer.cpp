@@ -215,6 +215,8 @@ Expected<std::optional<BestCandidate>> PpoAlgorithm::runStep(int64_t step,
   const auto collected = Clock::now();
 
   last_ = PpoIteration{};
+  if (result.problem)
+    return *result.problem;
   last_.compile = recordEvaluation(result, modules, step, record);
   Expected<Collected> c = collect(result, modules);
   if (!c)
@@ -307,8 +309,7 @@ Expected<PpoTrainerSummary> PpoTrainer::run(const ProgressCallback& progress,
         typed.compilationsPerSecond =
             p.stepSeconds > 0 ? static_cast<double>(c.compilations) / p.stepSeconds : 0;
         summary.iterations.push_back(typed.record);
-        summary.compilations += c.compilations;
-        summary.failedCompilations += c.failed;
+        summary.compiles += c;
         summary.decisions += typed.record.trainingDecisions;
         summary.updates += typed.record.update.updates;
         summary.finalMeanReward = typed.record.rewardMean;

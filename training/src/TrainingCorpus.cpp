@@ -97,11 +97,16 @@ CompileStats recordEvaluation(const evaluators::EvaluationResult& result,
   stats.cacheLookups = result.cacheLookups;
   stats.cacheHits = result.cacheHits;
   stats.cacheSecondsSaved = result.cacheSecondsSaved;
+  stats.replays = result.replays;
+  stats.replaySecondsSaved = result.replaySecondsSaved;
+  stats.replaysVerified = result.replaysVerified;
   std::vector<uint64_t> sizes(result.jobs.size(), 0);
   for (size_t c = 0; c < result.candidateCount; ++c)
     for (size_t m = 0; m < result.moduleCount; ++m) {
       const evaluators::JobResult& job = result.job(c, m);
       stats.decisions += job.decisions;
+      stats.fullCompiles += !job.replayed && !job.cacheHit &&
+                            job.status != evaluators::JobStatus::BaselineUnavailable;
       if (!job.ok()) {
         ++stats.failed;
         recordFailure(record, step, static_cast<int64_t>(c), modules.modules[m]->name, job);

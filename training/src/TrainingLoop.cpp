@@ -41,7 +41,7 @@ struct TrainingLoop::State {
   void startBest(const StateArchive* stored);
   bool improves(double value, std::optional<double> tieBreak) const;
   void setBest(const BestCandidate& candidate);
-  std::optional<double> validate(int64_t done);
+  Expected<std::optional<double>> validate(int64_t done);
   void checkpoint(int64_t done, std::string policyJson, double elapsed);
   Expected<StepProgress> runStep(Clock::time_point runStart);
   Status save() const { return results::writeRunFile(run.output, record); }
@@ -75,7 +75,7 @@ void TrainingLoop::State::setBest(const BestCandidate& candidate) {
 }
 
 // The current policy, deterministically, on every validation module.
-std::optional<double> TrainingLoop::State::validate(int64_t done) {
+Expected<std::optional<double>> TrainingLoop::State::validate(int64_t done) {
   const policies::MlpPolicy& current = algorithm->policy();
   evaluators::EvaluationRequest request;
   request.candidates = {&current};
@@ -83,6 +83,8 @@ std::optional<double> TrainingLoop::State::validate(int64_t done) {
   request.seed = run.seed;
   request.step = static_cast<uint64_t>(done);
   evaluators::EvaluationResult result = scorer->evaluate(request);
+  if (result.problem)
+    return *result.problem;
   results::ValidationRecord v;
   v.step = done;
   for (size_t m = 0; m < validation.size(); ++m) {
@@ -128,7 +130,10 @@ Expected<StepProgress> TrainingLoop::State::runStep(Clock::time_point runStart) 
   progress.steps = run.steps;
   if (!validation.empty()) {
     if (done % validationInterval == 0 || last) {
-      progress.validationTotalReward = validate(done);
+      Expected<std::optional<double>> validated = validate(done);
+      if (!validated)
+        return validated.error();
+      progress.validationTotalReward = *validated;
       if (progress.validationTotalReward && improves(*progress.validationTotalReward, {}))
         setBest({done,
                  policyJson(algorithm->policy()),

@@ -20,6 +20,7 @@
 #include "mlgo/evaluators/Backend.h"
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Job.h"
+#include "mlgo/evaluators/ReplayStore.h"
 #include "mlgo/evaluators/Scorer.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/support/Expected.h"
@@ -50,6 +51,14 @@ struct EvaluatorOptions {
   // Skip the pipeline after the inliner when this run has already compiled
   // the module with the same decision sequence (in-process backend only).
   bool decisionCache = true;
+  // Trajectory replay (ReplayStore.h): a job whose policy follows a known
+  // trajectory of its module to the end is answered without compiling. The
+  // store keeps at most replayMemoryBytes (least recently used modules are
+  // forgotten first). replayVerify compiles every replayed job anyway and
+  // makes the evaluation's `problem` name any difference.
+  bool replay = true;
+  size_t replayMemoryBytes = size_t{1} << 30;
+  bool replayVerify = false;
   // A worker is replaced after this many jobs (0: never), bounding whatever
   // a long-lived compiler leaks; a restart costs ~0.1 s.
   size_t jobsPerWorker = 2000;
@@ -82,6 +91,10 @@ struct EvaluatorStatistics {
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   size_t workersStarted = 0;
+  size_t replays = 0; // jobs answered by trajectory replay
+  double replaySecondsSaved = 0;
+  size_t replaysVerified = 0;
+  ReplayStatistics replayStore;
 };
 
 class Evaluator final : public Scorer {
@@ -114,6 +127,15 @@ private:
   std::optional<SerializedPolicy> serialize(const policies::Policy& policy, uint64_t generation);
   // The primary backend, or clang processes for what it cannot take.
   JobResult dispatch(const JobSpec& job, const SerializedPolicy* serialized);
+  // One job of an evaluation: replayed if it can be, else compiled (and its
+  // trajectory learned); `result` collects the evaluation's counts.
+  JobResult runJob(JobSpec job, const SerializedPolicy* serialized, EvaluationResult& result);
+  // With replayVerify: the compile of a replayed job must equal the replay.
+  void verifyReplay(const JobResult& replayed, const JobResult& compiled, const JobSpec& job,
+                    EvaluationResult& result);
+  // The evaluation's replays and the compile time they saved, into `result`
+  // and the evaluator's totals.
+  void countReplays(const EvaluationRequest& request, EvaluationResult& result);
 
   EvaluatorOptions options_;
   CompilerTask task_;
@@ -123,6 +145,11 @@ private:
   std::unique_ptr<Backend> clang_;   // takes every job
   std::unique_ptr<Backend> primary_; // options_.backend; null when that is clang
   std::atomic<size_t> fallbackJobs_{0};
+  std::unique_ptr<ReplayStore> replay_; // null when replay is off
+  mutable std::mutex countsMutex_;      // replay counts and an evaluation's problem
+  size_t replays_ = 0;
+  double replaySecondsSaved_ = 0;
+  size_t replaysVerified_ = 0;
   std::atomic<uint64_t> nextPolicyId_{1};
   std::atomic<uint64_t> nextGeneration_{1};
 };

@@ -40,6 +40,14 @@ struct JobSpec {
   uint64_t rngKey = 0;
   // Record every decision (features, default, action, log-probability).
   bool recordTrajectory = false;
+  // With recordTrajectory: also the compiler's own decision at each point,
+  // which costs the in-process backend an inline-cost analysis per decision
+  // when the policy does not read it (recorded as -1 when not asked for).
+  bool recordDefaults = true;
+  // Whether the in-process backend may end the compile early on a known
+  // decision sequence (the decision-sequence cache). Replay verification
+  // turns it off: it wants the whole pipeline.
+  bool allowDecisionCache = true;
 };
 
 struct JobResult {
@@ -56,6 +64,9 @@ struct JobResult {
   // The size came from the decision-sequence cache (in-process backend):
   // the inliner ran to its end, the rest of the pipeline was skipped.
   bool cacheHit = false;
+  // No compiler ran: the policy replayed a known trajectory of the module to
+  // its end (ReplayStore.h); the size and code hash are that trajectory's.
+  bool replayed = false;
   std::optional<policies::Trajectory> trajectory;
 
   bool ok() const { return status == JobStatus::Ok; }

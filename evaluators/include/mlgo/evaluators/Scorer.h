@@ -9,6 +9,7 @@
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Job.h"
 #include "mlgo/policies/Policy.h"
+#include "mlgo/support/Expected.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +56,16 @@ struct EvaluationResult {
   size_t cacheLookups = 0;
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
+  // Trajectory replay, for this evaluation: jobs answered without a
+  // compiler, the compile time that saved (each replay's module's mean
+  // full-compile time minus the replay's own time), and with verification
+  // on, replayed jobs compiled anyway and found identical.
+  size_t replays = 0;
+  double replaySecondsSaved = 0;
+  size_t replaysVerified = 0;
+  // Set when the evaluation must not be trusted (a replay that verification
+  // found different from the compile): the caller ends its run with it.
+  std::optional<Error> problem;
 
   const JobResult& job(size_t candidate, size_t module) const {
     return jobs[candidate * moduleCount + module];

@@ -59,6 +59,9 @@ struct JobMessage {
   policies::DecisionMode mode = policies::DecisionMode::Deterministic;
   uint64_t rngKey = 0;
   bool recordTrajectory = false;
+  // With recordTrajectory: compute the default decision for the record even
+  // when the policy does not read it (an inline-cost analysis per decision).
+  bool recordDefaults = true;
   bool consultCache = false; // send a CacheQuery when the inliner is done
   std::string defaultDecisionFeature;
   std::vector<std::string> sizeSections;

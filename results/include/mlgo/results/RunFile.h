@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,11 +133,15 @@ inline bool identical(const RunRecord& a, const RunRecord& b) {
 }
 
 // Step scalars that measure wall time (seconds_*, elapsed_seconds,
-// cache_seconds_saved): they differ between runs that compute the same.
+// cache_seconds_saved, replay_seconds_saved): they differ between runs that
+// compute the same.
 bool isTimingScalar(std::string_view name);
 // firstDifference of `a` and `b` with everything that measures wall time
 // left out (those scalars and the checkpoint's elapsed seconds): where two
-// runs of the same seed and config must agree.
-std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b);
+// runs of the same seed and config must agree. `ignored` names step scalars
+// and config keys to leave out too (e.g. a flag that only changes how the
+// run computed, and the counters it changes).
+std::optional<std::string> firstDifferenceButTimings(RunRecord a, RunRecord b,
+                                                     const std::set<std::string>& ignored = {});
 
 } // namespace mlgo::results

@@ -79,12 +79,8 @@ struct EsProgress : StepProgress {
 
 struct EsTrainerSummary : LoopSummary {
   std::vector<EsStep> steps; // of this invocation
-  uint64_t compilations = 0;
-  uint64_t failedCompilations = 0;
+  CompileStats compiles;     // summed over them
   int64_t skippedSteps = 0;
-  uint64_t cacheLookups = 0;
-  uint64_t cacheHits = 0;
-  double cacheSecondsSaved = 0;
   double finalMeanReward = 0;
 };
 

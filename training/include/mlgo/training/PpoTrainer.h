@@ -100,8 +100,7 @@ struct PpoProgress : StepProgress {
 
 struct PpoTrainerSummary : LoopSummary {
   std::vector<PpoIteration> iterations; // of this invocation
-  uint64_t compilations = 0;
-  uint64_t failedCompilations = 0;
+  CompileStats compiles;                // summed over them
   uint64_t decisions = 0;
   int64_t updates = 0;
   double finalMeanReward = 0;

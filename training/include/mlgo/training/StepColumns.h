@@ -85,8 +85,19 @@ struct CompileStats {
   size_t cacheLookups = 0;
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
+  // Trajectory replay: jobs answered without a compiler (with
+  // --replay-verify: replayable jobs, compiled anyway), the compile time that
+  // saved, and the replays verified identical to their compile.
+  size_t replays = 0;
+  double replaySecondsSaved = 0;
+  size_t replaysVerified = 0;
+  // Jobs whose compiler ran the whole pipeline (neither replayed nor a
+  // decision-cache hit).
+  size_t fullCompiles = 0;
 };
 const ColumnTable<CompileStats>& compileColumns();
+// Adds a step's counts to a run's totals.
+CompileStats& operator+=(CompileStats& total, const CompileStats& step);
 
 // The skeleton's own columns: wall time of the step and of the run so far.
 struct StepTiming {

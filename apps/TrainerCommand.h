@@ -100,6 +100,8 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   if (!summary)
     return fail(summary.error());
   printSummary(args, *summary);
+  if (evaluator)
+    printReplayStore(*evaluator);
   return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <sys/resource.h>
 
 namespace mlgo::apps {
 
@@ -263,16 +264,20 @@ inline std::string validationNote(const training::StepProgress& p) {
 }
 
 // How a step's jobs were answered, for progress lines: "  replayed R
-// cached H/L compiled F" (what replay and the decision cache did not answer
-// ran a compiler to the end).
+// cached H/L compiled F (~S s avoided)" (what replay and the decision cache
+// did not answer ran a compiler to the end; S: the compile time they saved).
 inline std::string compileNote(const training::CompileStats& c) {
   std::string note;
   if (c.replays)
     note += "  replayed " + std::to_string(c.replays);
   if (c.cacheLookups)
     note += "  cached " + std::to_string(c.cacheHits) + "/" + std::to_string(c.cacheLookups);
-  if (c.replays || c.cacheLookups)
-    note += "  compiled " + std::to_string(c.fullCompiles);
+  if (c.replays || c.cacheLookups) {
+    char avoided[48];
+    std::snprintf(avoided, sizeof avoided, " (~%.0f s avoided)",
+                  c.replaySecondsSaved + c.cacheSecondsSaved);
+    note += "  compiled " + std::to_string(c.fullCompiles) + avoided;
+  }
   return note;
 }
 
@@ -299,6 +304,21 @@ inline void printCompileTotals(const training::CompileStats& c) {
   if (c.replays || c.cacheLookups)
     std::printf("full compiles: %zu of %zu jobs (%.0f%%)\n", c.fullCompiles, c.compilations,
                 percent(c.fullCompiles));
+}
+
+// What the replay store holds at the end of a run, and the process's peak
+// memory, when replay was on.
+inline void printReplayStore(const evaluators::Evaluator& evaluator) {
+  if (!evaluator.options().replay)
+    return;
+  evaluators::ReplayStatistics s = evaluator.statistics().replayStore;
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("replay store: %zu modules, %zu trajectories, %zu decision prefixes, %.1f MiB of "
+              "%.0f MiB (%zu modules forgotten); trainer peak memory %.0f MiB\n",
+              s.modules, s.trajectories, s.nodes, static_cast<double>(s.bytes) / (1 << 20),
+              static_cast<double>(evaluator.options().replayMemoryBytes) / (1 << 20),
+              s.evictedModules, static_cast<double>(usage.ru_maxrss) / 1024);
 }
 
 // How a run ended, for the last lines of a trainer's output.

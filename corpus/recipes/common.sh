@@ -5,7 +5,8 @@
 #   recipe_fetch   download into $DOWNLOAD_DIR (use fetch_apt_source / fetch_npm)
 #                  and set SOURCE_ARCHIVE
 #   recipe_build   build in $OBJDIR (already holds the unpacked SOURCE_ARCHIVE),
-#                  every C file with $CC $MLGO_CFLAGS, one object per source file
+#                  every C or C++ file with $CC $MLGO_CFLAGS or $CXX $MLGO_CXXFLAGS,
+#                  one object per source file
 #   recipe_prune   optional: delete objects that merge other objects (ld -r)
 # and ends with `run_recipe "$@"`.
 #
@@ -21,10 +22,12 @@
 RECIPES_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$RECIPES_DIR/../.." && pwd)"
 
-# Flags every C file of every corpus is compiled with. -fembed-bitcode=all puts
-# the optimisation-ready bitcode (.llvmbc) and the -cc1 command (.llvmcmd) into
-# each object; -w keeps old code bases quiet under a new clang.
+# Flags every C or C++ file of every corpus is compiled with. -fembed-bitcode=all
+# puts the optimisation-ready bitcode (.llvmbc) and the -cc1 command (.llvmcmd)
+# into each object; -w keeps old code bases quiet under a new clang. C++ gets
+# the same flags so that C and C++ corpora are optimised alike.
 MLGO_CFLAGS="-Oz -Xclang -fembed-bitcode=all -w"
+MLGO_CXXFLAGS="$MLGO_CFLAGS"
 
 log() { echo "$RECIPE_NAME: $*"; }
 die() {
@@ -38,8 +41,8 @@ Usage: $(basename "$0") [--force] [--build-only] [--verbose] [--help]
 
 $RECIPE_SUMMARY
 
-Builds every C file with clang-22 and '$MLGO_CFLAGS', then extracts the
-embedded bitcode and commands into an MLGO corpus (about $RECIPE_EXPECTED modules):
+Builds every C or C++ file with clang-22 and '$MLGO_CFLAGS', then extracts
+the embedded bitcode and commands into an MLGO corpus (about $RECIPE_EXPECTED modules):
   \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME/build    source and objects (the object of module M is build/M)
   \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME/corpus   corpus_description.json, <module>.bc, <module>.cmd
 Downloads are cached in \$MLGO_BUILD_DIR/corpora/_downloads. A finished run is
@@ -55,7 +58,7 @@ Environment:
   MLGO_BUILD_DIR  build directory (default: <repo>/build; now: $MLGO_BUILD_DIR)
   MLGO_CORPUS     extraction tool (default: \$MLGO_BUILD_DIR/apps/mlgo-corpus)
   MLGO_JOBS       parallel make jobs (default: 2)
-  LLVM_BINDIR     where clang and llvm-ar live (default: llvm-config-22 --bindir)
+  LLVM_BINDIR     where clang, clang++ and llvm-ar live (default: llvm-config-22 --bindir)
 EOF
 }
 
@@ -82,18 +85,19 @@ setup_toolchain() {
     LLVM_BINDIR="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
   fi
   CC="$LLVM_BINDIR/clang"
+  CXX="$LLVM_BINDIR/clang++"
   AR="$LLVM_BINDIR/llvm-ar"
   NM="$LLVM_BINDIR/llvm-nm"
   RANLIB="$LLVM_BINDIR/llvm-ranlib"
   OBJCOPY="$LLVM_BINDIR/llvm-objcopy"
   local tool
-  for tool in "$CC" "$AR" "$NM" "$RANLIB" "$OBJCOPY"; do
+  for tool in "$CC" "$CXX" "$AR" "$NM" "$RANLIB" "$OBJCOPY"; do
     [ -x "$tool" ] || die "$tool not found; install clang-22 and llvm-22 (scripts/setup.sh)"
   done
   "$CC" --version | head -n1 | grep -q 'version 22\.' ||
     die "$CC is not clang 22 ($("$CC" --version | head -n1)); set LLVM_BINDIR"
   command -v python3 >/dev/null || die "python3 not found"
-  export CC AR NM RANLIB
+  export CC CXX AR NM RANLIB
 }
 
 check_extractor() {
@@ -121,6 +125,20 @@ run_logged() {
 
 # Heavy work (compiles) runs at lower priority: the machine is shared.
 run_make() { run_logged nice -n 10 make "$@"; }
+
+# cmake_configure [-DOPTION=VALUE...]: configures the CMake project in the
+# current directory (OBJDIR) into the fixed build directory _b (fixed, so that
+# module names are stable), for `run_make -C _b TARGET...`. The empty build
+# type keeps CMake from appending -O2/-O3 to our flags; static libraries and
+# no tests, unless the recipe's options say otherwise.
+cmake_configure() {
+  command -v cmake >/dev/null || die "cmake not found (scripts/setup.sh installs it)"
+  run_logged nice -n 10 cmake -S . -B _b -G 'Unix Makefiles' \
+    -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+    -DCMAKE_AR="$AR" -DCMAKE_RANLIB="$RANLIB" \
+    -DCMAKE_C_FLAGS="$MLGO_CFLAGS" -DCMAKE_CXX_FLAGS="$MLGO_CXXFLAGS" \
+    -DCMAKE_BUILD_TYPE= -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF "$@"
+}
 
 # --- downloads -------------------------------------------------------------
 

@@ -91,6 +91,13 @@ struct PolicyArgs {
     app.add_flag("--with-sqrt,!--no-with-sqrt", o.mlp.withSqrt,
                  "Also feed sqrt of each normalised feature")
         ->group(group);
+    app.add_option("--residual-margin", o.mlp.residualMargin,
+                   "A random MLP residual around the compiler's own decision: add this to "
+                   "the logit of inlining_default's action and start with a zero output layer "
+                   "(exactly -Oz); 0: a plain MLP")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str()
+        ->group(group);
   }
   void finish(training::PolicyStartOptions& o) const {
     o.initialPolicy.reset();

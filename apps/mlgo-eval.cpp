@@ -200,6 +200,7 @@ struct InitArgs {
   std::vector<int> hidden = {64, 64};
   std::string activation = "relu";
   bool withSqrt = false;
+  double residualMargin = 0;
   uint64_t seed = 0;
 };
 
@@ -217,6 +218,7 @@ int runInitMlp(const InitArgs& args) {
     return fail(activation.error());
   options.activation = *activation;
   options.withSqrt = args.withSqrt;
+  options.residualMargin = args.residualMargin;
   if (Status valid = options.validate(); !valid)
     return fail(valid.error());
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
@@ -281,6 +283,12 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   initCmd->add_option("--activation", init.activation, "relu | tanh")->capture_default_str();
   initCmd->add_flag("--with-sqrt", init.withSqrt, "Also feed sqrt of each normalised feature");
+  initCmd
+      ->add_option("--residual-margin", init.residualMargin,
+                   "Residual around the compiler's decision: add this to the logit of "
+                   "inlining_default's action, zero output layer (exactly -Oz); 0: plain MLP")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   initCmd->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);

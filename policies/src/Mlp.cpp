@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace mlgo::policies {
@@ -79,6 +80,12 @@ Status MlpOptions::validate() const {
   for (size_t i = 0; i < excludedFeatures.size(); ++i)
     if (excludedFeatures[i].empty())
       return makeError("excludedFeatures[" + std::to_string(i) + "]: is empty");
+  if (!(residualMargin >= 0) || !std::isfinite(residualMargin))
+    return makeError("residualMargin: must be a finite number >= 0 (got " +
+                     std::to_string(residualMargin) + ")");
+  if (residualMargin > 0 && residualFeature.empty())
+    return makeError("residualFeature: is empty but residualMargin is " +
+                     std::to_string(residualMargin));
   return Status::ok();
 }
 
@@ -96,12 +103,23 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
   std::set<std::string, std::less<>> excluded(options.excludedFeatures.begin(),
                                               options.excludedFeatures.end());
   std::set<std::string, std::less<>> seen;
+  const bool residual = options.residualMargin > 0;
+  std::vector<bool> networkInput;
   for (const TensorSpec& feature : features) {
-    if (excluded.count(feature.name))
+    const bool isResidual = residual && feature.name == options.residualFeature;
+    if (isResidual && feature.elementCount() != 1)
+      return makeError("residual feature \"" + feature.name + "\" (" +
+                       detail::typeAndShape(feature) + ") must be a single value");
+    if (excluded.count(feature.name) && !isResidual)
       continue;
     if (!seen.insert(feature.name).second)
       return makeError("mlp input \"" + feature.name + "\" appears twice");
-    if (const Vocabulary::Boundaries* boundaries = vocabulary.find(feature.name)) {
+    networkInput.push_back(!excluded.count(feature.name));
+    if (isResidual)
+      structure->residualOffset_ = structure->inputs_.size(); // an index for now
+    if (!networkInput.back()) {
+      // Read only as the residual decision: no vocabulary needed.
+    } else if (const Vocabulary::Boundaries* boundaries = vocabulary.find(feature.name)) {
       Status status = structure->vocabulary_.set(feature.name, *boundaries);
       if (!status)
         return status.error();
@@ -112,15 +130,27 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
     }
     structure->inputs_.push_back(feature);
   }
-  if (structure->inputs_.empty())
+  if (residual && !structure->residualOffset_)
+    return makeError("residual feature \"" + options.residualFeature +
+                     "\" is not among the features the compiler sends");
+  if (std::count(networkInput.begin(), networkInput.end(), true) == 0)
     return makeError("mlp: no input features left after the excluded ones");
 
   const size_t expansions = options.withSqrt ? 3 : 2;
   size_t networkInputs = 0;
-  for (const TensorSpec& input : structure->inputs_) {
+  for (size_t i = 0; i < structure->inputs_.size(); ++i) {
+    const TensorSpec& input = structure->inputs_[i];
     InputEncoding encoding;
     encoding.featureOffset = structure->featureCount_;
     encoding.elements = input.elementCount();
+    encoding.networkInput = networkInput[i];
+    if (structure->residualOffset_ == i)
+      structure->residualOffset_ = encoding.featureOffset;
+    if (!encoding.networkInput) {
+      structure->featureCount_ += encoding.elements;
+      structure->encodings_.push_back(encoding);
+      continue;
+    }
     if (const Vocabulary::Boundaries* boundaries = structure->vocabulary_.find(input.name)) {
       // Quantile boundaries of sparse features repeat a lot (ml-compiler-opt
       // writes 1000 per feature, often a handful of distinct values): search
@@ -167,7 +197,13 @@ std::string MlpStructure::describe() const {
   std::string text = "mlp[";
   for (size_t i = 0; i < options_.hiddenLayers.size(); ++i)
     text += (i ? "," : "") + std::to_string(options_.hiddenLayers[i]);
-  return text + "] " + std::string(activationName(options_.activation));
+  text += "] " + std::string(activationName(options_.activation));
+  if (residualOffset_) {
+    char margin[32];
+    std::snprintf(margin, sizeof margin, "%g", options_.residualMargin);
+    text += " residual(" + options_.residualFeature + ", " + margin + ")";
+  }
+  return text;
 }
 
 void MlpStructure::encode(FeatureValues features, std::span<double> networkInputs) const {
@@ -176,6 +212,8 @@ void MlpStructure::encode(FeatureValues features, std::span<double> networkInput
   double* out = networkInputs.data();
   for (const InputEncoding& encoding : encodings_) {
     const double* in = features.data() + encoding.featureOffset;
+    if (!encoding.networkInput)
+      continue;
     if (!encoding.normalised) {
       out = std::copy(in, in + encoding.elements, out);
       continue;
@@ -198,6 +236,11 @@ Eigen::VectorXd MlpStructure::initialParameters(uint64_t seed) const {
     double limit = std::sqrt(6.0 / static_cast<double>(layer.inputs + layer.outputs));
     for (size_t i = 0; i < layer.inputs * layer.outputs; ++i)
       parameters[eigenSize(layer.weightOffset + i)] = (2 * rng.uniform01() - 1) * limit;
+  }
+  if (residualOffset_) {
+    const Layer& output = layers_.back();
+    parameters.segment(eigenSize(output.weightOffset), eigenSize(output.inputs * output.outputs))
+        .setZero();
   }
   return parameters;
 }
@@ -266,7 +309,15 @@ std::span<const double> MlpPolicy::forward(FeatureValues features, Workspace& wo
         out = out.cwiseMax(0.0);
     }
   }
-  return {act + offsets[s.layers_.size()], s.actionCount()};
+  double* logits = act + offsets[s.layers_.size()];
+  if (s.residualOffset_) {
+    // A constant offset: the gradients with respect to the parameters are
+    // those of the network alone.
+    double decision = features[*s.residualOffset_];
+    if (decision >= 0 && decision < static_cast<double>(s.actionCount()))
+      logits[static_cast<size_t>(decision)] += s.options_.residualMargin;
+  }
+  return {logits, s.actionCount()};
 }
 
 void MlpPolicy::backward(Workspace& work, std::span<const double> dLogits,

@@ -217,6 +217,17 @@ public:
                      "must be a non-empty string");
       options.excludedFeatures.push_back(name->str());
     }
+    // Optional (absent in files written before residual policies existed).
+    if (const llvm::json::Value* residual = object->get("residual")) {
+      const llvm::json::Object* fields = residual->getAsObject();
+      std::optional<llvm::StringRef> feature = fields ? fields->getString("feature") : std::nullopt;
+      double margin = fields ? fields->getNumber("margin").value_or(-1) : -1;
+      if (!feature || feature->empty() || !(margin > 0) || !std::isfinite(margin))
+        return error(path + ".residual",
+                     "must be {\"feature\": a feature name, \"margin\": a number > 0}");
+      options.residualFeature = feature->str();
+      options.residualMargin = margin;
+    }
     return options;
   }
 
@@ -258,7 +269,8 @@ public:
       return options.error();
     for (size_t i = 0; i < inputs->size(); ++i)
       for (const std::string& name : options->excludedFeatures)
-        if ((*inputs)[i].name == name)
+        if ((*inputs)[i].name == name &&
+            !(options->residualMargin > 0 && name == options->residualFeature))
           return error("inputs[" + std::to_string(i) + "]",
                        "\"" + name + "\" is also in architecture.excluded_features");
     Expected<Vocabulary> vocab = vocabulary(root, *inputs);
@@ -381,6 +393,11 @@ Expected<std::string> policyToJson(const Policy& policy) {
           for (const std::string& name : options.excludedFeatures)
             out.value(name);
         });
+        if (structure.residualFeatureOffset())
+          out.attributeObject("residual", [&] {
+            out.attribute("feature", options.residualFeature);
+            out.attribute("margin", options.residualMargin);
+          });
       });
       out.attributeObject("vocabulary", [&] {
         for (const auto& [feature, boundaries] : structure.vocabulary().entries()) {

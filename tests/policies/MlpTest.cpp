@@ -16,6 +16,7 @@ namespace {
 using testing::inlinerHeader;
 using testing::integerVocabulary;
 using testing::loadHeader;
+using testing::randomStates;
 
 std::shared_ptr<const MlpStructure> makeStructure(const std::vector<TensorSpec>& features,
                                                   const Vocabulary& vocabulary,
@@ -64,6 +65,63 @@ TEST(MlpStructure, InlinerDefaultsDropInliningDefault) {
   ASSERT_EQ(structure->layers().size(), 3u);
   EXPECT_EQ(structure->layers()[1].weightOffset, 4928u);
   EXPECT_EQ(structure->layers()[1].biasOffset, 4928u + 4096u);
+}
+
+// A residual policy reads inlining_default beside the network's 38 inputs,
+// starts as exactly that decision, and flips one only where the network's
+// logit difference beats the margin.
+TEST(MlpPolicy, ResidualStartsAtTheDefaultDecisionAndFlipsPastTheMargin) {
+  ChannelHeader header = inlinerHeader();
+  MlpOptions options;
+  options.hiddenLayers = {8};
+  options.residualMargin = 2;
+  std::shared_ptr<const MlpStructure> structure =
+      makeStructure(header.features, integerVocabulary(header), options);
+  ASSERT_TRUE(structure);
+  ASSERT_EQ(structure->inputs().size(), 39u);
+  EXPECT_EQ(structure->inputWidth(), 76u); // the decision is not a network input
+  ASSERT_TRUE(structure->residualFeatureOffset());
+  const size_t at = *structure->residualFeatureOffset();
+  EXPECT_EQ(structure->inputs()[at].name, "inlining_default"); // one element per input here
+  EXPECT_EQ(structure->describe(), "mlp[8] relu residual(inlining_default, 2)");
+
+  MlpPolicy policy = MlpPolicy::initialised(structure, 7);
+  RandomStream rng(1);
+  for (std::vector<double> state : randomStates(200, structure->featureCount(), 11)) {
+    for (double decision : {0.0, 1.0}) {
+      state[at] = decision;
+      ASSERT_EQ(policy.decide(state, DecisionMode::Deterministic, rng).advice,
+                static_cast<int64_t>(decision));
+    }
+  }
+
+  // Output bias b: logits = [b0 + 2·[d = 0], b1 + 2·[d = 1]].
+  const MlpStructure::Layer& output = structure->layers().back();
+  std::vector<double> theta(policy.parameters().begin(), policy.parameters().end());
+  theta[output.biasOffset + 1] = 1.5; // short of the margin: nothing flips
+  std::vector<double> state(structure->featureCount(), 1.0);
+  state[at] = 0;
+  EXPECT_EQ(policy.withParameters(theta).decide(state, DecisionMode::Deterministic, rng).advice, 0);
+  std::array<double, 2> logits;
+  policy.withParameters(theta).computeLogits(state, logits);
+  EXPECT_DOUBLE_EQ(logits[0], 2.0);
+  EXPECT_DOUBLE_EQ(logits[1], 1.5);
+  theta[output.biasOffset + 1] = 2.5; // past it: every "no" becomes "inline"
+  EXPECT_EQ(policy.withParameters(theta).decide(state, DecisionMode::Deterministic, rng).advice, 1);
+
+  // Without inlining_default among the features, it is an error that says so.
+  std::vector<TensorSpec> without;
+  for (const TensorSpec& f : header.features)
+    if (f.name != "inlining_default")
+      without.push_back(f);
+  Expected<std::shared_ptr<const MlpStructure>> missing =
+      MlpStructure::create(without, integerVocabulary(header), options);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("\"inlining_default\" is not among the features"),
+            std::string::npos);
+  options.residualMargin = -1;
+  ASSERT_FALSE(options.validate());
+  EXPECT_EQ(options.validate().error().message.substr(0, 13), "residualMargi");
 }
 
 TEST(MlpStructure, OptionsShapeTheNetwork) {

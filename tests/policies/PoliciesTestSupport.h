@@ -4,6 +4,7 @@
 
 #include "mlgo/policies/TensorSpec.h"
 #include "mlgo/policies/Vocabulary.h"
+#include "mlgo/support/Random.h"
 
 #include <gtest/gtest.h>
 
@@ -62,6 +63,16 @@ public:
 private:
   std::filesystem::path path_;
 };
+
+// `count` feature vectors of small integers in [0, 60), seeded.
+inline std::vector<std::vector<double>> randomStates(size_t count, size_t width, uint64_t seed) {
+  RandomStream rng(seed);
+  std::vector<std::vector<double>> states(count, std::vector<double>(width));
+  for (auto& state : states)
+    for (double& v : state)
+      v = static_cast<double>(rng.uniformBelow(60));
+  return states;
+}
 
 inline void writeText(const std::filesystem::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);

@@ -13,6 +13,7 @@ namespace {
 
 using testing::inlinerHeader;
 using testing::integerVocabulary;
+using testing::randomStates;
 using testing::ScratchDirectory;
 using testing::writeText;
 
@@ -36,15 +37,6 @@ MlpPolicy inlinerMlp(const MlpOptions& options = {}, uint64_t seed = 1) {
   theta[theta.size() - 2] = -1.0 / 7;
   policy.setParameters(theta);
   return policy;
-}
-
-std::vector<std::vector<double>> randomStates(size_t count, size_t width, uint64_t seed) {
-  RandomStream rng(seed);
-  std::vector<std::vector<double>> states(count, std::vector<double>(width));
-  for (auto& state : states)
-    for (double& v : state)
-      v = static_cast<double>(rng.uniformBelow(60));
-  return states;
 }
 
 TEST(PolicyFile, MlpRoundTripIsBitExact) {
@@ -92,6 +84,30 @@ TEST(PolicyFile, MlpRoundTripIsBitExact) {
     ASSERT_TRUE(first && second);
     EXPECT_EQ(*first, *second);
   }
+}
+
+TEST(PolicyFile, ResidualMlpRoundTrips) {
+  MlpOptions options;
+  options.hiddenLayers = {8};
+  options.residualMargin = 1.25;
+  MlpPolicy original = inlinerMlp(options);
+  ScratchDirectory dir;
+  ASSERT_TRUE(savePolicy(original, dir / "policy.json"));
+  Expected<MlpPolicy> loaded = loadMlpPolicy(dir / "policy.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->structure()->options().residualMargin, 1.25);
+  EXPECT_EQ(loaded->structure()->options().residualFeature, "inlining_default");
+  EXPECT_EQ(loaded->inputs(), original.inputs());
+  EXPECT_EQ(loaded->describe(), original.describe());
+  Expected<std::string> first = policyToJson(original);
+  Expected<std::string> second = policyToJson(*loaded);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(*first, *second);
+  EXPECT_NE(first->find("\"residual\""), std::string::npos);
+  // A plain MLP's file has no residual entry (files stay as they were).
+  Expected<std::string> plain = policyToJson(inlinerMlp(MlpOptions{}));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->find("\"residual\""), std::string::npos);
 }
 
 TEST(PolicyFile, HeuristicAndConstantRoundTrip) {

@@ -22,6 +22,7 @@
 #include <Eigen/Core>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,16 @@ struct MlpOptions {
   // heuristic's own answer: ml-compiler-opt discards it so that a policy
   // cannot learn to copy it. Names absent from the header are ignored.
   std::vector<std::string> excludedFeatures = {"inlining_default"};
+  // A residual policy around a decision the compiler already makes: when
+  // residualMargin > 0, the policy reads `residualFeature` (an action index,
+  // e.g. the inliner's own -Oz decision) and adds residualMargin to that
+  // action's logit. With a zero output layer the policy is then exactly that
+  // decision (for inlining: exactly -Oz), and a decision flips only where
+  // the network's logit difference exceeds the margin, so training starts
+  // at the heuristic rather than at a 98-99.9 % clone of it. The feature is
+  // read whether or not it is excluded from the network's inputs. 0: off.
+  double residualMargin = 0;
+  std::string residualFeature = "inlining_default";
 
   Status validate() const;
 };
@@ -95,14 +106,19 @@ public:
   void encode(FeatureValues features, std::span<double> networkInputs) const;
 
   // Glorot-uniform weights (U(-a, a), a = sqrt(6 / (fan_in + fan_out))),
-  // zero biases; a function of the seed alone.
+  // zero biases; a function of the seed alone. A residual policy's output
+  // layer starts at zero, so that it starts exactly at the residual decision.
   Eigen::VectorXd initialParameters(uint64_t seed) const;
+  // Where the residual feature is among the decide() values; nullopt when
+  // the policy is not residual.
+  std::optional<size_t> residualFeatureOffset() const { return residualOffset_; }
 
 private:
   struct InputEncoding {
     size_t featureOffset = 0;
     size_t elements = 0;
-    bool normalised = false; // false: passed through
+    bool normalised = false;  // false: passed through
+    bool networkInput = true; // false: only read as the residual decision
     // The vocabulary's distinct boundaries, and for each the fraction of all
     // boundaries <= it: normalizedQuantile without searching repeats.
     std::vector<double> distinct;
@@ -123,6 +139,7 @@ private:
   size_t featureCount_ = 0;
   size_t parameterCount_ = 0;
   size_t widestLayer_ = 0;
+  std::optional<size_t> residualOffset_;
 };
 
 class MlpPolicy final : public Policy {

@@ -8,6 +8,7 @@
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
+#include "mlgo/training/CodeBaseReport.h"
 #include "mlgo/training/TraceRecording.h"
 
 #include "CommonOptions.h"
@@ -15,6 +16,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -164,6 +167,97 @@ int runEvaluate(const RunArgs& args) {
   return result.score(0).failedModules == 0 ? 0 : 2;
 }
 
+struct ReportArgs {
+  std::string policy;
+  std::vector<std::string> codeBases;
+  std::string split;
+  std::string set = "test";
+  std::string corporaDir;
+  size_t regressions = 5;
+  std::string markdown;
+  apps::EvaluatorArgs evaluator;
+
+  // $MLGO_BUILD_DIR/corpora, else build/corpora (where the recipes put them).
+  std::filesystem::path corpora() const {
+    if (!corporaDir.empty())
+      return corporaDir;
+    const char* buildDir = std::getenv("MLGO_BUILD_DIR");
+    return fs::path(buildDir && *buildDir ? buildDir : "build") / "corpora";
+  }
+};
+
+// The code bases to judge on: those named, else the split's set.
+Expected<std::vector<std::string>> reportCodeBases(const ReportArgs& args) {
+  if (!args.codeBases.empty())
+    return args.codeBases;
+  if (args.split.empty())
+    return makeError("report: name code bases or give --split FILE");
+  Expected<training::CodeBaseSplit> split = training::CodeBaseSplit::read(args.split);
+  if (!split)
+    return split.error();
+  return split->set(args.set);
+}
+
+int runReport(const ReportArgs& args) {
+  Expected<std::vector<std::string>> codeBases = reportCodeBases(args);
+  if (!codeBases)
+    return fail(codeBases.error());
+  Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy);
+  if (!policy)
+    return fail(policy.error());
+  std::vector<corpus::Corpus> corpora;
+  for (const std::string& name : *codeBases) {
+    fs::path dir = training::codeBaseCorpus(name, args.corpora());
+    Expected<corpus::Corpus> corpus = corpus::Corpus::load(dir);
+    if (!corpus)
+      return fail(makeError("code base " + name + ": " + corpus.error().message +
+                            (name.find('/') == std::string::npos
+                                 ? " (build it with corpus/recipes/" + name + ".sh)"
+                                 : "")));
+    corpora.push_back(corpus.take());
+  }
+  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
+  if (!options)
+    return fail(options.error());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
+      evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  if (!evaluator)
+    return fail(evaluator.error());
+
+  std::vector<training::CodeBaseReport> reports;
+  for (size_t i = 0; i < corpora.size(); ++i) {
+    std::vector<const corpus::ModuleSpec*> modules;
+    for (const corpus::ModuleSpec& m : corpora[i].modules())
+      modules.push_back(&m);
+    std::fprintf(stderr, "%s: %zu modules\n", (*codeBases)[i].c_str(), modules.size());
+    evaluators::EvaluationRequest request;
+    request.candidates = {policy->get()};
+    request.modules = modules;
+    request.showProgress = true;
+    evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
+    reports.push_back(
+        training::summariseCodeBase((*codeBases)[i], result, 0, modules, args.regressions));
+  }
+  std::string text = training::formatReportMarkdown(
+      reports, "Policy " + args.policy + " (" + (*policy)->describe() + ") against -Oz");
+  std::cout << text;
+  if (!args.markdown.empty()) {
+    std::ofstream out(args.markdown);
+    out << text;
+    if (!out.flush())
+      return fail(makeError(args.markdown + ": could not write the report"));
+  }
+  int status = 0;
+  for (const training::CodeBaseReport& r : reports) {
+    if (r.failed)
+      status = 2;
+    if (r.policyBytes > r.baselineBytes)
+      std::cerr << "mlgo-eval: warning: " << r.name << " is larger than -Oz ("
+                << r.deltaPercent() << " %)\n";
+  }
+  return status;
+}
+
 struct VocabArgs {
   std::vector<std::string> traces;
   std::string output;
@@ -258,6 +352,29 @@ int main(int argc, char** argv) {
   runCmd->add_flag("!--no-per-module", run.perModule, "Print only the total");
   run.evaluator.addTo(*runCmd);
 
+  ReportArgs report;
+  CLI::App* reportCmd = app.add_subcommand(
+      "report", "Judge a policy on whole code bases against -Oz: total .text per code base, "
+                "modules smaller / larger, largest regressions (a Markdown table)");
+  reportCmd->add_option("policy", report.policy, "Policy file, or heuristic | always | never")
+      ->required();
+  reportCmd->add_option("code-bases", report.codeBases,
+                        "Recipe names (corpus in <corpora-dir>/NAME/corpus) or corpus "
+                        "directories; default: --split's --set");
+  reportCmd->add_option("--split", report.split,
+                        "Split file naming the train / validation / test code bases "
+                        "(configs/inlining-split.toml)");
+  reportCmd->add_option("--set", report.set, "Which set of --split: train | validation | test")
+      ->capture_default_str();
+  reportCmd->add_option("--corpora-dir", report.corporaDir,
+                        "Where recipe corpora are; default: $MLGO_BUILD_DIR/corpora or "
+                        "build/corpora");
+  reportCmd->add_option("--regressions", report.regressions,
+                        "Largest regressions listed per code base")
+      ->capture_default_str();
+  reportCmd->add_option("--markdown", report.markdown, "Also write the report to this file");
+  report.evaluator.addTo(*reportCmd);
+
   VocabArgs vocab;
   CLI::App* vocabCmd =
       app.add_subcommand("vocab", "Build a quantile vocabulary (.buckets files) from traces");
@@ -294,6 +411,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (*runCmd)
     return runEvaluate(run);
+  if (*reportCmd)
+    return runReport(report);
   if (*vocabCmd)
     return runVocab(vocab);
   if (*initCmd)

@@ -1,0 +1,85 @@
+// How a policy does against -Oz on whole code bases, the way a user judges
+// it: total .text per code base, how many modules got smaller or larger, and
+// the largest regressions. The code bases come from a split file that fixes
+// which recipe code bases train, validate and test a policy
+// (configs/inlining-split.toml), so that a policy is judged on code it never
+// trained or was selected on.
+#pragma once
+
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/Scorer.h"
+#include "mlgo/support/Expected.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlgo::training {
+
+// Which code bases train, validate and test. A code base is a recipe name
+// (its corpus is <corpora dir>/NAME/corpus) or a corpus directory (a name
+// with a '/').
+struct CodeBaseSplit {
+  std::vector<std::string> train;
+  std::vector<std::string> validation;
+  std::vector<std::string> test;
+
+  // The TOML file: `train`, `validation` and `test`, each an array of names.
+  // Errors name the file and the key: a syntax error, an unknown key, a
+  // value that is not an array of non-empty strings, an empty test set, a
+  // code base in two sets.
+  static Expected<CodeBaseSplit> read(const std::filesystem::path& file);
+  // "train", "validation" or "test".
+  Expected<std::vector<std::string>> set(std::string_view name) const;
+};
+
+// Where a code base's corpus is: NAME -> corporaDir/NAME/corpus; a path is
+// taken as it is.
+std::filesystem::path codeBaseCorpus(const std::string& codeBase,
+                                     const std::filesystem::path& corporaDir);
+
+struct ModuleDelta {
+  std::string module;
+  uint64_t baselineBytes = 0;
+  uint64_t policyBytes = 0;
+  int64_t deltaBytes() const {
+    return static_cast<int64_t>(policyBytes) - static_cast<int64_t>(baselineBytes);
+  }
+};
+
+struct CodeBaseReport {
+  std::string name;
+  size_t modules = 0;
+  size_t failed = 0; // compile failures and modules without a baseline
+  // Over the modules that compiled both ways.
+  uint64_t baselineBytes = 0;
+  uint64_t policyBytes = 0;
+  size_t smaller = 0;
+  size_t larger = 0;
+  size_t same = 0;
+  // The modules that grew most, in bytes, largest first (ties by name).
+  std::vector<ModuleDelta> largestRegressions;
+
+  // (policy / -Oz − 1) × 100; 0 for an empty code base.
+  double deltaPercent() const;
+};
+
+// Candidate `candidate` of `result` over `modules` (the request's modules,
+// in order) as one code base; keeps up to `regressions` largest regressions.
+CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
+                                 size_t candidate,
+                                 std::span<const corpus::ModuleSpec* const> modules,
+                                 size_t regressions);
+
+// All code bases summed (regressions merged, still the largest first).
+CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions);
+
+// A Markdown table, one row per code base and a total row, then the largest
+// regressions of each code base that has any.
+std::string formatReportMarkdown(std::span<const CodeBaseReport> reports,
+                                 std::string_view title);
+
+} // namespace mlgo::training

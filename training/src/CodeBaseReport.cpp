@@ -1,0 +1,196 @@
+#include "mlgo/training/CodeBaseReport.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace mlgo::training {
+
+namespace {
+
+Expected<std::vector<std::string>> names(const toml::node& node, const std::string& where) {
+  const toml::array* array = node.as_array();
+  if (!array)
+    return makeError(where + ": must be an array of code base names");
+  std::vector<std::string> result;
+  for (size_t i = 0; i < array->size(); ++i) {
+    std::optional<std::string> name = (*array)[i].value<std::string>();
+    if (!name || name->empty())
+      return makeError(where + "[" + std::to_string(i) + "]: must be a non-empty string");
+    result.push_back(*name);
+  }
+  return result;
+}
+
+bool lessByRegression(const ModuleDelta& a, const ModuleDelta& b) {
+  if (a.deltaBytes() != b.deltaBytes())
+    return a.deltaBytes() > b.deltaBytes();
+  return a.module < b.module;
+}
+
+void keepLargest(std::vector<ModuleDelta>& regressions, size_t count) {
+  std::sort(regressions.begin(), regressions.end(), lessByRegression);
+  if (regressions.size() > count)
+    regressions.resize(count);
+}
+
+std::string percent(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.3f %%", value);
+  return text;
+}
+
+} // namespace
+
+Expected<CodeBaseSplit> CodeBaseSplit::read(const std::filesystem::path& file) {
+  const std::string origin = file.string();
+  toml::table parsed;
+  try {
+    // Debian's toml++ is built with exceptions: a syntax error throws.
+    parsed = toml::parse_file(origin);
+  } catch (const toml::parse_error& error) {
+    return makeError(origin + ":" + std::to_string(error.source().begin.line) + ": " +
+                     std::string(error.description()));
+  }
+  CodeBaseSplit split;
+  std::map<std::string, std::vector<std::string>*> sets{
+      {"train", &split.train}, {"validation", &split.validation}, {"test", &split.test}};
+  for (const auto& [key, node] : parsed) {
+    auto target = sets.find(std::string(key.str()));
+    if (target == sets.end())
+      return makeError(origin + ": unknown key \"" + std::string(key.str()) +
+                       "\" (expected train, validation, test)");
+    Expected<std::vector<std::string>> list = names(node, origin + ": " + target->first);
+    if (!list)
+      return list.error();
+    *target->second = list.take();
+  }
+  if (split.test.empty())
+    return makeError(origin + ": test: no code bases (a split needs code bases to judge on)");
+  std::map<std::string, std::string> seen;
+  for (const auto& [set, list] : sets)
+    for (const std::string& name : *list) {
+      auto [at, inserted] = seen.emplace(name, set);
+      if (!inserted)
+        return makeError(origin + ": code base \"" + name + "\" is in both " + at->second +
+                         " and " + set);
+    }
+  return split;
+}
+
+Expected<std::vector<std::string>> CodeBaseSplit::set(std::string_view name) const {
+  if (name == "train")
+    return train;
+  if (name == "validation")
+    return validation;
+  if (name == "test")
+    return test;
+  return makeError("unknown set \"" + std::string(name) + "\" (expected train, validation, test)");
+}
+
+std::filesystem::path codeBaseCorpus(const std::string& codeBase,
+                                     const std::filesystem::path& corporaDir) {
+  if (codeBase.find('/') != std::string::npos)
+    return codeBase;
+  return corporaDir / codeBase / "corpus";
+}
+
+double CodeBaseReport::deltaPercent() const {
+  if (baselineBytes == 0)
+    return 0;
+  return 100.0 * (static_cast<double>(policyBytes) / static_cast<double>(baselineBytes) - 1);
+}
+
+CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
+                                 size_t candidate,
+                                 std::span<const corpus::ModuleSpec* const> modules,
+                                 size_t regressions) {
+  CodeBaseReport report;
+  report.name = std::move(name);
+  report.modules = modules.size();
+  for (size_t m = 0; m < modules.size(); ++m) {
+    const evaluators::JobResult& job = result.job(candidate, m);
+    const std::optional<uint64_t>& baseline = result.baselineBytes[m];
+    if (!job.ok() || !baseline) {
+      ++report.failed;
+      continue;
+    }
+    report.baselineBytes += *baseline;
+    report.policyBytes += job.sizeBytes;
+    if (job.sizeBytes < *baseline)
+      ++report.smaller;
+    else if (job.sizeBytes > *baseline) {
+      ++report.larger;
+      report.largestRegressions.push_back({modules[m]->name, *baseline, job.sizeBytes});
+    } else
+      ++report.same;
+  }
+  keepLargest(report.largestRegressions, regressions);
+  return report;
+}
+
+CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions) {
+  CodeBaseReport total;
+  total.name = "total";
+  for (const CodeBaseReport& r : reports) {
+    total.modules += r.modules;
+    total.failed += r.failed;
+    total.baselineBytes += r.baselineBytes;
+    total.policyBytes += r.policyBytes;
+    total.smaller += r.smaller;
+    total.larger += r.larger;
+    total.same += r.same;
+    for (ModuleDelta delta : r.largestRegressions) {
+      delta.module = r.name + ": " + delta.module;
+      total.largestRegressions.push_back(delta);
+    }
+  }
+  keepLargest(total.largestRegressions, regressions);
+  return total;
+}
+
+std::string formatReportMarkdown(std::span<const CodeBaseReport> reports,
+                                 std::string_view title) {
+  std::ostringstream out;
+  out << "### " << title << "\n\n"
+      << "| code base | modules | failed | -Oz .text | policy .text | vs -Oz | smaller | larger "
+         "| same |\n"
+      << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  auto row = [&](const CodeBaseReport& r, bool bold) {
+    std::string name = bold ? "**" + r.name + "**" : r.name;
+    std::string delta = bold ? "**" + percent(r.deltaPercent()) + "**" : percent(r.deltaPercent());
+    out << "| " << name << " | " << r.modules << " | " << r.failed << " | " << r.baselineBytes
+        << " | " << r.policyBytes << " | " << delta << " | " << r.smaller << " | " << r.larger
+        << " | " << r.same << " |\n";
+  };
+  for (const CodeBaseReport& r : reports)
+    row(r, false);
+  if (reports.size() > 1)
+    row(totalOf(reports, 0), true);
+  bool any = false;
+  for (const CodeBaseReport& r : reports) {
+    if (r.largestRegressions.empty())
+      continue;
+    if (!any)
+      out << "\nLargest regressions (bytes over -Oz):\n\n";
+    any = true;
+    out << "- " << r.name << ":";
+    for (size_t i = 0; i < r.largestRegressions.size(); ++i) {
+      const ModuleDelta& d = r.largestRegressions[i];
+      char text[64];
+      std::snprintf(text, sizeof text, " +%lld (%+.1f %%)", static_cast<long long>(d.deltaBytes()),
+                    100.0 * (static_cast<double>(d.policyBytes) /
+                                 static_cast<double>(d.baselineBytes) -
+                             1));
+      out << (i ? "," : "") << " `" << d.module << "`" << text;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+} // namespace mlgo::training

@@ -1,0 +1,104 @@
+// The code-base report and the split file it reads: sums, counts and
+// regressions on made-up results; every way a split file can be wrong.
+#include "mlgo/training/CodeBaseReport.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace mlgo::training {
+namespace {
+
+using mlgo::testing::ScratchDirectory;
+using mlgo::testing::writeText;
+
+Expected<CodeBaseSplit> splitFrom(const std::string& text) {
+  ScratchDirectory dir;
+  writeText(dir / "split.toml", text);
+  return CodeBaseSplit::read(dir / "split.toml");
+}
+
+std::string errorOf(const std::string& text) {
+  Expected<CodeBaseSplit> split = splitFrom(text);
+  return split ? "(accepted)" : split.error().message;
+}
+
+TEST(CodeBaseSplit, ReadsTheThreeSets) {
+  Expected<CodeBaseSplit> split = splitFrom("# comment\n"
+                                            "train = [\"busybox\", \"yaml-cpp\"]\n"
+                                            "validation = [\"lua\"]\n"
+                                            "test = [\"xz\", \"/abs/corpus\"]\n");
+  ASSERT_TRUE(split) << split.error().message;
+  EXPECT_EQ(split->train, (std::vector<std::string>{"busybox", "yaml-cpp"}));
+  EXPECT_EQ(split->validation, (std::vector<std::string>{"lua"}));
+  EXPECT_EQ(*split->set("test"), (std::vector<std::string>{"xz", "/abs/corpus"}));
+  EXPECT_FALSE(split->set("tests"));
+  EXPECT_EQ(codeBaseCorpus("xz", "/c"), std::filesystem::path("/c/xz/corpus"));
+  EXPECT_EQ(codeBaseCorpus("/abs/corpus", "/c"), std::filesystem::path("/abs/corpus"));
+}
+
+TEST(CodeBaseSplit, BadFilesAreRefusedNamingTheKey) {
+  EXPECT_NE(errorOf("test = [\"xz\",\n").find("split.toml:"), std::string::npos);
+  EXPECT_NE(errorOf("test = [\"xz\"]\ntset = [\"a\"]\n").find("unknown key \"tset\""),
+            std::string::npos);
+  EXPECT_NE(errorOf("test = \"xz\"\n").find("test: must be an array"), std::string::npos);
+  EXPECT_NE(errorOf("test = [\"xz\", 3]\n").find("test[1]: must be a non-empty string"),
+            std::string::npos);
+  EXPECT_NE(errorOf("train = [\"xz\"]\n").find("test: no code bases"), std::string::npos);
+  EXPECT_NE(errorOf("train = [\"xz\"]\ntest = [\"xz\"]\n").find("\"xz\" is in both"),
+            std::string::npos);
+}
+
+// Module m: baseline 1000 + m; sizes chosen per module; one failure.
+TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
+  std::vector<corpus::ModuleSpec> specs(5);
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (size_t m = 0; m < specs.size(); ++m) {
+    specs[m].name = "m" + std::to_string(m);
+    modules.push_back(&specs[m]);
+  }
+  evaluators::EvaluationResult result;
+  result.candidateCount = 1;
+  result.moduleCount = 5;
+  result.jobs.resize(5);
+  const uint64_t sizes[] = {990, 1001, 1012, 1003, 0};
+  for (size_t m = 0; m < 5; ++m) {
+    result.baselineBytes.push_back(1000 + m);
+    result.jobs[m].status = m == 4 ? evaluators::JobStatus::CompilerFailed
+                                   : evaluators::JobStatus::Ok;
+    result.jobs[m].sizeBytes = sizes[m];
+  }
+  CodeBaseReport report = summariseCodeBase("lib", result, 0, modules, 1);
+  EXPECT_EQ(report.modules, 5u);
+  EXPECT_EQ(report.failed, 1u);
+  EXPECT_EQ(report.baselineBytes, 1000u + 1001 + 1002 + 1003);
+  EXPECT_EQ(report.policyBytes, 990u + 1001 + 1012 + 1003);
+  EXPECT_EQ(report.smaller, 1u);
+  EXPECT_EQ(report.larger, 1u);
+  EXPECT_EQ(report.same, 2u);
+  ASSERT_EQ(report.largestRegressions.size(), 1u);
+  EXPECT_EQ(report.largestRegressions[0].module, "m2");
+  EXPECT_EQ(report.largestRegressions[0].deltaBytes(), 10);
+  EXPECT_NEAR(report.deltaPercent(), 100.0 * (4006.0 / 4006.0 - 1), 1e-12);
+
+  CodeBaseReport other = report;
+  other.name = "app";
+  other.largestRegressions[0].module = "main";
+  other.largestRegressions[0].policyBytes += 5;
+  std::vector<CodeBaseReport> both{report, other};
+  CodeBaseReport total = totalOf(both, 5);
+  EXPECT_EQ(total.modules, 10u);
+  EXPECT_EQ(total.policyBytes, 2 * report.policyBytes);
+  ASSERT_EQ(total.largestRegressions.size(), 2u);
+  EXPECT_EQ(total.largestRegressions[0].module, "app: main");
+
+  std::string markdown = formatReportMarkdown(both, "P");
+  EXPECT_NE(markdown.find("| lib | 5 | 1 | 4006 | 4006 | +0.000 % | 1 | 1 | 2 |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| **total** | 10 | 2 |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("- lib: `m2` +10 (+1.0 %)"), std::string::npos) << markdown;
+}
+
+} // namespace
+} // namespace mlgo::training

@@ -9,12 +9,14 @@
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
 #include "mlgo/training/CodeBaseReport.h"
+#include "mlgo/training/DecisionSearch.h"
 #include "mlgo/training/TraceRecording.h"
 
 #include "CommonOptions.h"
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -258,6 +260,78 @@ int runReport(const ReportArgs& args) {
   return status;
 }
 
+struct SearchArgs {
+  std::string corpus;
+  std::string output;
+  size_t maxDecisions = 50;
+  size_t sample = 0;
+  uint64_t seed = 0;
+  apps::EvaluatorArgs evaluator;
+};
+
+int runSearch(const SearchArgs& args) {
+  Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
+  if (!corpus)
+    return fail(corpus.error());
+  RunArgs choice;
+  choice.sample = args.sample;
+  choice.seed = args.seed;
+  std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, choice);
+  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
+  if (!options)
+    return fail(options.error());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
+      evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  if (!evaluator)
+    return fail(evaluator.error());
+
+  training::DecisionSearchOptions search;
+  search.maxDecisions = args.maxDecisions;
+  auto started = std::chrono::steady_clock::now();
+  // The flips so far are saved after every round: an interrupted search
+  // leaves a usable policy.
+  std::optional<Error> saveError;
+  search.onRound = [&](size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "round %zu/%zu  %zu flips kept  %.0f s\n", round, rounds,
+                 flips.flipSet().size(), seconds);
+    if (Status saved = policies::savePolicy(flips, args.output); !saved)
+      saveError = saved.error();
+    return !saveError;
+  };
+  std::fprintf(stderr, "searching the first %zu decisions of %zu modules of %s\n",
+               args.maxDecisions, modules.size(), args.corpus.c_str());
+  Expected<training::DecisionSearchResult> result =
+      training::searchDecisions(**evaluator, modules, search);
+  if (!result)
+    return fail(result.error());
+  if (saveError)
+    return fail(*saveError);
+  uint64_t baseline = 0, best = 0;
+  size_t tried = 0, kept = 0, smaller = 0;
+  for (const training::ModuleSearch& m : result->modules) {
+    if (!m.baselineBytes || !m.bestBytes)
+      continue;
+    baseline += *m.baselineBytes;
+    best += *m.bestBytes;
+    tried += m.tried;
+    kept += m.kept;
+    smaller += *m.bestBytes < *m.baselineBytes;
+  }
+  if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
+    return fail(saved.error());
+  std::printf("search: %zu rounds, %zu compilations; %zu decisions tried, %zu flips kept; %zu of "
+              "%zu modules smaller\n.text %llu bytes vs -Oz %llu (%+.3f%%, as measured in the "
+              "search)\npolicy: %s (mlgo-eval report %s CORPUS... for exact totals)\n",
+              result->rounds, result->compilations, tried, kept, smaller, modules.size(),
+              static_cast<unsigned long long>(best), static_cast<unsigned long long>(baseline),
+              baseline ? 100.0 * (static_cast<double>(best) / static_cast<double>(baseline) - 1)
+                       : 0.0,
+              args.output.c_str(), args.output.c_str());
+  return 0;
+}
+
 struct VocabArgs {
   std::vector<std::string> traces;
   std::string output;
@@ -375,6 +449,22 @@ int main(int argc, char** argv) {
   reportCmd->add_option("--markdown", report.markdown, "Also write the report to this file");
   report.evaluator.addTo(*reportCmd);
 
+  SearchArgs searchArgs;
+  CLI::App* searchCmd = app.add_subcommand(
+      "search", "Greedy per-module decision search from -Oz: flip each of the first N decisions "
+                "in turn, keep the flips that shrink the module; writes a flip-set policy");
+  searchCmd->add_option("corpus", searchArgs.corpus, "Corpus directory (training code only)")
+      ->required();
+  searchCmd->add_option("-o,--output", searchArgs.output, "Flip-set policy file to write")
+      ->required();
+  searchCmd->add_option("--max-decisions", searchArgs.maxDecisions,
+                        "Decisions tried per module, from the first (one round each)")
+      ->capture_default_str();
+  searchCmd->add_option("--sample", searchArgs.sample,
+                        "Search this many modules (bucket round robin by size) instead of all");
+  searchCmd->add_option("--seed", searchArgs.seed, "Seed for --sample")->capture_default_str();
+  searchArgs.evaluator.addTo(*searchCmd);
+
   VocabArgs vocab;
   CLI::App* vocabCmd =
       app.add_subcommand("vocab", "Build a quantile vocabulary (.buckets files) from traces");
@@ -413,6 +503,8 @@ int main(int argc, char** argv) {
     return runEvaluate(run);
   if (*reportCmd)
     return runReport(report);
+  if (*searchCmd)
+    return runSearch(searchArgs);
   if (*vocabCmd)
     return runVocab(vocab);
   if (*initCmd)

@@ -1,6 +1,8 @@
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/Files.h"
 
+#include "mlgo/policies/FlipSet.h"
+
 #include "BuiltinPolicies.h"
 #include "TensorSpecInternal.h"
 
@@ -20,6 +22,7 @@ namespace {
 constexpr std::string_view kKindHeuristic = "heuristic";
 constexpr std::string_view kKindConstant = "constant";
 constexpr std::string_view kKindMlp = "mlp";
+constexpr std::string_view kKindFlipSet = "flip-set";
 constexpr std::string_view kExpansionX = "x";
 constexpr std::string_view kExpansionSquare = "x^2";
 constexpr std::string_view kExpansionSqrt = "sqrt(x)";
@@ -153,6 +156,32 @@ public:
     if (!advice)
       return advice.error();
     return makeConstantPolicy(*advice);
+  }
+
+  // The compiler's decision but at the listed states (64-bit hashes, hex).
+  Expected<std::unique_ptr<Policy>> flipSet(const llvm::json::Object& root) const {
+    Expected<std::vector<TensorSpec>> inputs = specs(root);
+    if (!inputs)
+      return inputs.error();
+    Expected<std::string> defaultFeature = string(root, "default_feature", "");
+    if (!defaultFeature)
+      return defaultFeature.error();
+    Expected<FlipSetPolicy> policy = FlipSetPolicy::create(inputs.take(), *defaultFeature);
+    if (!policy)
+      return error("default_feature", policy.error().message);
+    Expected<const llvm::json::Array*> flips = array(root, "flips", "");
+    if (!flips)
+      return flips.error();
+    for (size_t i = 0; i < (*flips)->size(); ++i) {
+      std::optional<llvm::StringRef> text = (**flips)[i].getAsString();
+      uint64_t state = 0;
+      if (!text || text->size() != 16 || text->getAsInteger(16, state))
+        return error("flips[" + std::to_string(i) + "]", "must be 16 hex digits");
+      if (policy->flips(state))
+        return error("flips[" + std::to_string(i) + "]", "appears twice");
+      policy->toggle(state);
+    }
+    return std::unique_ptr<Policy>(std::make_unique<FlipSetPolicy>(policy.take()));
   }
 
   Expected<MlpOptions> architecture(const llvm::json::Object& root) const {
@@ -327,6 +356,8 @@ public:
       return heuristic(*root);
     if (*kind == kKindConstant)
       return constant(*root);
+    if (*kind == kKindFlipSet)
+      return flipSet(*root);
     if (*kind == kKindMlp) {
       Expected<MlpPolicy> result = mlp(*root);
       if (!result)
@@ -334,7 +365,7 @@ public:
       return std::unique_ptr<Policy>(std::make_unique<MlpPolicy>(result.take()));
     }
     return error("kind",
-                 "unknown policy kind \"" + *kind + "\" (expected heuristic, constant or mlp)");
+                 "unknown policy kind \"" + *kind + "\" (expected heuristic, constant, mlp or flip-set)");
   }
 
 private:
@@ -347,9 +378,10 @@ Expected<std::string> policyToJson(const Policy& policy) {
   const auto* heuristic = dynamic_cast<const detail::HeuristicEchoPolicy*>(&policy);
   const auto* constant = dynamic_cast<const detail::ConstantPolicy*>(&policy);
   const auto* mlp = dynamic_cast<const MlpPolicy*>(&policy);
-  if (!heuristic && !constant && !mlp)
+  const auto* flipSet = dynamic_cast<const FlipSetPolicy*>(&policy);
+  if (!heuristic && !constant && !mlp && !flipSet)
     return makeError("cannot save policy \"" + policy.describe() +
-                     "\": only heuristic, constant and mlp policies have a file format");
+                     "\": only heuristic, constant, mlp and flip-set policies have a file format");
   if (mlp)
     for (size_t i = 0; i < mlp->parameterCount(); ++i)
       if (!std::isfinite(mlp->parameters()[i]))
@@ -365,6 +397,7 @@ Expected<std::string> policyToJson(const Policy& policy) {
       out.attribute("version", kPolicyFileVersion);
       out.attribute("kind", std::string(heuristic  ? kKindHeuristic
                                         : constant ? kKindConstant
+                                        : flipSet  ? kKindFlipSet
                                                    : kKindMlp));
       out.attribute("description", policy.describe());
       out.attributeBegin("inputs");
@@ -372,6 +405,18 @@ Expected<std::string> policyToJson(const Policy& policy) {
       out.attributeEnd();
       if (constant)
         out.attribute("advice", constant->advice());
+      if (flipSet) {
+        out.attribute("default_feature", flipSet->defaultFeature());
+        std::vector<uint64_t> states(flipSet->flipSet().begin(), flipSet->flipSet().end());
+        std::sort(states.begin(), states.end()); // the same set, the same file
+        out.attributeArray("flips", [&] {
+          for (uint64_t state : states) {
+            char hex[17];
+            std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(state));
+            out.value(std::string(hex));
+          }
+        });
+      }
       if (!mlp)
         return;
       const MlpStructure& structure = *mlp->structure();

@@ -1,0 +1,54 @@
+// A policy that is the compiler's own decision except at listed decision
+// states, where it takes the other action: the result of a per-module
+// decision search (mlgo-eval search), written as a policy file so any
+// backend can compile with it, and recorded into traces whose actions are
+// the searched labels for behavioural cloning.
+//
+// A decision state is identified by a 64-bit hash of every feature value but
+// the default decision. The features at decision k are a function of the
+// module and decisions 1..k-1, so within one trajectory the hash picks out
+// decision k; a state seen twice (rare: the features include node and edge
+// counts that change as inlining proceeds) flips both times.
+#pragma once
+
+#include "mlgo/policies/Policy.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace mlgo::policies {
+
+class FlipSetPolicy final : public Policy {
+public:
+  // `features`: every feature the policy reads (normally all of clang's
+  // header), `defaultFeature` among them; a binary decision.
+  static Expected<FlipSetPolicy> create(std::vector<TensorSpec> features,
+                                        std::string defaultFeature = "inlining_default");
+
+  std::string describe() const override {
+    return "flip-set(" + std::to_string(flips_.size()) + ")";
+  }
+  const std::vector<TensorSpec>& inputs() const override { return inputs_; }
+  Decision decide(FeatureValues features, DecisionMode mode, RandomStream& rng) const override;
+
+  // The hash of a decision state (all values but the default's), as
+  // decide() computes it; `features` in inputs() order.
+  uint64_t stateHash(FeatureValues features) const;
+  // Adds the state if absent, removes it if present: the decision there
+  // goes back to the compiler's.
+  void toggle(uint64_t state);
+  bool flips(uint64_t state) const { return flips_.count(state) > 0; }
+  const std::unordered_set<uint64_t>& flipSet() const { return flips_; }
+  const std::string& defaultFeature() const { return inputs_[defaultIndex_].name; }
+  size_t defaultFeatureIndex() const { return defaultIndex_; }
+
+private:
+  FlipSetPolicy() = default;
+  std::vector<TensorSpec> inputs_;
+  size_t defaultIndex_ = 0;
+  std::unordered_set<uint64_t> flips_;
+};
+
+} // namespace mlgo::policies

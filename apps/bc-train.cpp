@@ -49,6 +49,10 @@ void defineOptions(CLI::App& app, Args& args) {
                  "Where the recording goes (default: beside the run file, <stem>.trace.h5; "
                  "reused when it exists)")
       ->group(data);
+  app.add_flag("--imitate-actions", o.imitateActions,
+               "Imitate the actions the traces' policies took (e.g. a trace of mlgo-eval "
+               "search's flip-set policy) instead of the heuristic's decisions")
+      ->group("Data");
   app.add_option("--heldout-fraction", o.heldoutFraction,
                  "Share of the modules held out (split by module, seeded)")
       ->capture_default_str()

@@ -123,6 +123,36 @@ TEST(BcTrainer, LearnsASeparableLabellingOnHeldOutModules) {
             stored->finalPolicy->policyJson);
 }
 
+// Imitating the actions of a trace whose policy overrode the heuristic
+// (labels only in the actions; the defaults all 0) learns the actions; the
+// heuristic's labels would teach "never".
+TEST(BcTrainer, ImitatesTheTracesActionsWhenAsked) {
+  mlgo::testing::ScratchDirectory dir;
+  fs::path trace = dir / "searched.h5";
+  writeSyntheticTrace(trace, 24, 60, 11, separable, "m", /*labelOnlyActions=*/true);
+  BcTrainerOptions options = syntheticRun(dir, trace);
+  options.imitateActions = true;
+  Expected<BcTrainer> trainer = BcTrainer::create(options);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  Expected<BcTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_TRUE(summary->finalHeldoutAccuracy);
+  EXPECT_GE(*summary->finalHeldoutAccuracy, 0.99);
+  Expected<results::RunRecord> stored = results::readRunFile(dir / "bc.h5");
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->attributes.at("label").substr(0, 7), "actions");
+
+  options.imitateActions = false;
+  options.run.output = dir / "bc-heuristic.h5";
+  options.run.policyOutput = dir / "bc-heuristic.json";
+  Expected<BcTrainer> heuristic = BcTrainer::create(options);
+  ASSERT_TRUE(heuristic) << heuristic.error().message;
+  Expected<BcTrainerSummary> cloned = heuristic->run();
+  ASSERT_TRUE(cloned) << cloned.error().message;
+  ASSERT_TRUE(cloned->heldoutMajorityAccuracy);
+  EXPECT_EQ(*cloned->heldoutMajorityAccuracy, 1.0); // every label is "do not inline"
+}
+
 TEST(BcTrainer, ThreadsDoNotChangeTheNumbers) {
   mlgo::testing::ScratchDirectory dir;
   fs::path trace = dir / "synthetic.h5";

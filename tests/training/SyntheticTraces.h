@@ -13,10 +13,13 @@
 namespace mlgo::rl::testing {
 
 // A synthetic trace: `modules` modules of `perModule` decisions each over
-// syntheticSpecs(), labelled (inlining_default) by `label(a, b, c)`.
+// syntheticSpecs(), labelled (inlining_default) by `label(a, b, c)`. With
+// `labelOnlyActions`, the label is the action taken and the default decision
+// is always 0, as in a trace of a policy that overrides the heuristic.
 template <class Label>
 void writeSyntheticTrace(const std::filesystem::path& path, size_t modules, size_t perModule,
-                         uint64_t seed, Label label, const std::string& prefix = "m") {
+                         uint64_t seed, Label label, const std::string& prefix = "m",
+                         bool labelOnlyActions = false) {
   Expected<results::TraceWriter> writer =
       results::TraceWriter::create(path, syntheticSpecs(), {{"policy", "synthetic"}});
   ASSERT_TRUE(writer) << writer.error().message;
@@ -40,8 +43,9 @@ void writeSyntheticTrace(const std::filesystem::path& path, size_t modules, size
         --d;
         continue;
       }
-      t.observations.insert(t.observations.end(), {a, b, c, static_cast<double>(y)});
-      t.defaultDecisions.push_back(y);
+      const int64_t heuristic = labelOnlyActions ? 0 : y;
+      t.observations.insert(t.observations.end(), {a, b, c, static_cast<double>(heuristic)});
+      t.defaultDecisions.push_back(heuristic);
       t.actions.push_back(y);
       t.logProbabilities.push_back(0);
     }

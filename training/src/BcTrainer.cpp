@@ -189,7 +189,9 @@ Status BcAlgorithm::loadData(results::RunRecord& record) {
   record.attributes["traces"] = traceList;
   if (options_.corpus)
     record.attributes["corpus"] = options_.corpus->string();
-  record.attributes["label"] = "inlining_default (the heuristic's decision)";
+  record.attributes["label"] = options_.imitateActions
+                                   ? "actions (the decisions the traces' policies took)"
+                                   : "inlining_default (the heuristic's decision)";
   return Status::ok();
 }
 
@@ -276,7 +278,7 @@ Status BcAlgorithm::gatherDecisions() {
     for (size_t d = 0; d < trace.decisions(); ++d) {
       const results::TraceModule& module =
           trace.modules[static_cast<size_t>(trace.decisionModules[d])];
-      const int64_t label = trace.defaultDecisions[d];
+      const int64_t label = options_.imitateActions ? trace.actions[d] : trace.defaultDecisions[d];
       if (!module.ok() || label < 0 || static_cast<size_t>(label) >= actions)
         continue;
       const bool isHeld = held.count(module.name) > 0;
@@ -290,7 +292,7 @@ Status BcAlgorithm::gatherDecisions() {
   }
   if (training_.rows() == 0)
     return makeError("no training decisions: the traces have no ok module with decisions "
-                     "labelled by the heuristic");
+                     "and a label");
   trainingRows_.resize(training_.rows());
   std::iota(trainingRows_.begin(), trainingRows_.end(), size_t{0});
   heldoutRows_.resize(heldout_.rows());

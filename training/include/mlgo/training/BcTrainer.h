@@ -53,6 +53,13 @@ struct BcTrainerOptions {
   // agreement on code the policy never trained on; 0: none. With at least two
   // modules, at least one is held out and one trained on.
   double heldoutFraction = 0.2;
+  // What the policy imitates: the heuristic's decision at each point
+  // (inlining_default), or the action the trace's policy took there — with
+  // a trace of a flip-set policy from `mlgo-eval search`, the searched
+  // decisions (imitation of search, as ml-compiler-opt's later inliner
+  // models were trained). A recorded corpus (above) has the heuristic's
+  // actions either way.
+  bool imitateActions = false;
 
   // PPO's network by default (ppo_nn_agent.gin: 40, 40, 20, ReLU), so the
   // cloned policy warm-starts ppo-train as it is. (ml-compiler-opt's own BC

@@ -264,6 +264,7 @@ struct SearchArgs {
   std::string corpus;
   std::string output;
   size_t maxDecisions = 50;
+  double maxSeconds = 0;
   size_t sample = 0;
   uint64_t seed = 0;
   apps::EvaluatorArgs evaluator;
@@ -298,6 +299,10 @@ int runSearch(const SearchArgs& args) {
                  flips.flipSet().size(), seconds);
     if (Status saved = policies::savePolicy(flips, args.output); !saved)
       saveError = saved.error();
+    if (args.maxSeconds > 0 && seconds >= args.maxSeconds) {
+      std::fprintf(stderr, "time budget of %.0f s reached\n", args.maxSeconds);
+      return false;
+    }
     return !saveError;
   };
   std::fprintf(stderr, "searching the first %zu decisions of %zu modules of %s\n",
@@ -459,6 +464,10 @@ int main(int argc, char** argv) {
       ->required();
   searchCmd->add_option("--max-decisions", searchArgs.maxDecisions,
                         "Decisions tried per module, from the first (one round each)")
+      ->capture_default_str();
+  searchCmd
+      ->add_option("--max-seconds", searchArgs.maxSeconds,
+                   "Stop after the round that passes this many seconds (0: no limit)")
       ->capture_default_str();
   searchCmd->add_option("--sample", searchArgs.sample,
                         "Search this many modules (bucket round robin by size) instead of all");

@@ -53,6 +53,12 @@ void defineOptions(CLI::App& app, Args& args) {
                "Imitate the actions the traces' policies took (e.g. a trace of mlgo-eval "
                "search's flip-set policy) instead of the heuristic's decisions")
       ->group("Data");
+  app.add_option("--deviation-weight", o.deviationWeight,
+                 "With --imitate-actions: loss weight of decisions whose label differs from the "
+                 "heuristic's (others: 1)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str()
+      ->group("Data");
   app.add_option("--heldout-fraction", o.heldoutFraction,
                  "Share of the modules held out (split by module, seeded)")
       ->capture_default_str()

@@ -79,11 +79,12 @@ void printModules(const evaluators::EvaluationResult& result,
     const evaluators::JobResult& job = result.job(0, m);
     std::optional<uint64_t> base = result.baselineBytes[m];
     if (job.ok())
-      std::printf("%-40s %-20s %9llu %10llu %10llu %+7.2f%%\n", modules[m]->name.c_str(), "ok",
-                  static_cast<unsigned long long>(job.decisions),
-                  static_cast<unsigned long long>(job.sizeBytes),
-                  static_cast<unsigned long long>(*base),
-                  100.0 * (static_cast<double>(job.sizeBytes) / static_cast<double>(*base) - 1));
+      std::printf(
+          "%-40s %-20s %9llu %10llu %10llu %+7.2f%%\n", modules[m]->name.c_str(), "ok",
+          static_cast<unsigned long long>(job.decisions),
+          static_cast<unsigned long long>(job.sizeBytes), static_cast<unsigned long long>(*base),
+          *base ? 100.0 * (static_cast<double>(job.sizeBytes) / static_cast<double>(*base) - 1)
+                : 0.0); // a module without code (tables only)
     else
       std::printf("%-40s %-20s %s\n", modules[m]->name.c_str(),
                   std::string(evaluators::jobStatusName(job.status)).c_str(), job.message.c_str());
@@ -254,8 +255,8 @@ int runReport(const ReportArgs& args) {
     if (r.failed)
       status = 2;
     if (r.policyBytes > r.baselineBytes)
-      std::cerr << "mlgo-eval: warning: " << r.name << " is larger than -Oz ("
-                << r.deltaPercent() << " %)\n";
+      std::cerr << "mlgo-eval: warning: " << r.name << " is larger than -Oz (" << r.deltaPercent()
+                << " %)\n";
   }
   return status;
 }
@@ -448,8 +449,8 @@ int main(int argc, char** argv) {
   reportCmd->add_option("--corpora-dir", report.corporaDir,
                         "Where recipe corpora are; default: $MLGO_BUILD_DIR/corpora or "
                         "build/corpora");
-  reportCmd->add_option("--regressions", report.regressions,
-                        "Largest regressions listed per code base")
+  reportCmd
+      ->add_option("--regressions", report.regressions, "Largest regressions listed per code base")
       ->capture_default_str();
   reportCmd->add_option("--markdown", report.markdown, "Also write the report to this file");
   report.evaluator.addTo(*reportCmd);
@@ -462,8 +463,9 @@ int main(int argc, char** argv) {
       ->required();
   searchCmd->add_option("-o,--output", searchArgs.output, "Flip-set policy file to write")
       ->required();
-  searchCmd->add_option("--max-decisions", searchArgs.maxDecisions,
-                        "Decisions tried per module, from the first (one round each)")
+  searchCmd
+      ->add_option("--max-decisions", searchArgs.maxDecisions,
+                   "Decisions tried per module, from the first (one round each)")
       ->capture_default_str();
   searchCmd
       ->add_option("--max-seconds", searchArgs.maxSeconds,

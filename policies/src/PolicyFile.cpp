@@ -364,8 +364,8 @@ public:
         return result.error();
       return std::unique_ptr<Policy>(std::make_unique<MlpPolicy>(result.take()));
     }
-    return error("kind",
-                 "unknown policy kind \"" + *kind + "\" (expected heuristic, constant, mlp or flip-set)");
+    return error("kind", "unknown policy kind \"" + *kind +
+                             "\" (expected heuristic, constant, mlp or flip-set)");
   }
 
 private:

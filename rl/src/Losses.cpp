@@ -125,7 +125,8 @@ ClassificationStats crossEntropy(const MlpPolicy& policy, const DecisionSet& dat
     const auto label = static_cast<size_t>(data.actions[rows[i]]);
     assert(label < actions);
     logSoftmax(z, logP);
-    sum -= logP[label];
+    const double weight = data.weights.empty() ? 1.0 : data.weights[rows[i]];
+    sum -= weight * logP[label];
     size_t predicted = argmax(z);
     stats.correct += predicted == label;
     stats.predictedPositive += predicted == 1;
@@ -133,7 +134,7 @@ ClassificationStats crossEntropy(const MlpPolicy& policy, const DecisionSet& dat
     if (!gradient.empty())
       // d(−log p_y)/dz = p − onehot(y)
       for (size_t j = 0; j < actions; ++j)
-        dLogits[i * actions + j] = scale * (std::exp(logP[j]) - (j == label ? 1.0 : 0.0));
+        dLogits[i * actions + j] = weight * scale * (std::exp(logP[j]) - (j == label ? 1.0 : 0.0));
   }
   stats.loss = sum * scale;
   if (!gradient.empty())

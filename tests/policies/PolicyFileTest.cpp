@@ -180,10 +180,10 @@ TEST(PolicyFile, RefusesPoliciesItCannotRepresent) {
   ScratchDirectory dir;
   Status custom = savePolicy(Custom{}, dir / "x.json");
   ASSERT_FALSE(custom);
-  EXPECT_EQ(custom.error().message,
-            (dir / "x.json").string() +
-                ": cannot save policy \"custom\": only heuristic, constant and mlp policies have "
-                "a file format");
+  EXPECT_EQ(custom.error().message, (dir / "x.json").string() +
+                                        ": cannot save policy \"custom\": only heuristic, "
+                                        "constant, mlp and flip-set policies have "
+                                        "a file format");
   EXPECT_FALSE(std::filesystem::exists(dir / "x.json"));
 
   MlpPolicy diverged = inlinerMlp();
@@ -251,8 +251,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "version: must be an integer"},
         BadPolicyEdit{"noVersion", "\"version\": 1,", "", "version: missing"},
         BadPolicyEdit{"kind", "\"kind\": \"mlp\"", "\"kind\": \"xgboost\"",
-                      "kind: unknown policy kind \"xgboost\" (expected heuristic, constant or "
-                      "mlp)"},
+                      "kind: unknown policy kind \"xgboost\" (expected heuristic, constant, "
+                      "mlp or flip-set)"},
         BadPolicyEdit{"inputType", "\"int64_t\"", "\"int128_t\"",
                       "inputs[0].type: unknown tensor type \"int128_t\""},
         BadPolicyEdit{"activation", "\"relu\"", "\"sigmoid\"",

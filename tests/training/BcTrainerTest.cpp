@@ -233,6 +233,9 @@ TEST(BcTrainerOptions, ValidateNamesTheField) {
   o.heldoutFraction = 1;
   EXPECT_NE(o.validate().error().message.find("heldoutFraction"), std::string::npos);
   o.heldoutFraction = 0.2;
+  o.deviationWeight = 0;
+  EXPECT_NE(o.validate().error().message.find("deviationWeight"), std::string::npos);
+  o.deviationWeight = 1;
   o.update.adam.epsilon = 0;
   EXPECT_NE(o.validate().error().message.find("adam.epsilon"), std::string::npos);
 }

@@ -64,8 +64,8 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
   const uint64_t sizes[] = {990, 1001, 1012, 1003, 0};
   for (size_t m = 0; m < 5; ++m) {
     result.baselineBytes.push_back(1000 + m);
-    result.jobs[m].status = m == 4 ? evaluators::JobStatus::CompilerFailed
-                                   : evaluators::JobStatus::Ok;
+    result.jobs[m].status =
+        m == 4 ? evaluators::JobStatus::CompilerFailed : evaluators::JobStatus::Ok;
     result.jobs[m].sizeBytes = sizes[m];
   }
   CodeBaseReport report = summariseCodeBase("lib", result, 0, modules, 1);

@@ -287,6 +287,10 @@ Status BcAlgorithm::gatherDecisions() {
       set.features.resize(first + set.width);
       gather->gather(trace.row(d), set.features.data() + first);
       set.actions.push_back(label);
+      if (options_.deviationWeight != 1) {
+        set.weights.resize(set.actions.size() - 1, 1.0);
+        set.weights.push_back(label != trace.defaultDecisions[d] ? options_.deviationWeight : 1.0);
+      }
       set.modules.push_back(isHeld ? heldIndex.at(module.name) : trainIndex.at(module.name));
     }
   }
@@ -351,6 +355,9 @@ void describeData(const BcAlgorithm& bc, const results::RunRecord& record,
 Status BcTrainerOptions::validate() const {
   if (traces.empty() && !corpus)
     return makeError("traces: no trace file and no corpus given");
+  if (!(deviationWeight > 0) || !std::isfinite(deviationWeight))
+    return makeError("deviationWeight: must be a finite number > 0, got " +
+                     std::to_string(deviationWeight));
   if (!(heldoutFraction >= 0 && heldoutFraction < 1))
     return makeError("heldoutFraction: must be in [0, 1), got " + std::to_string(heldoutFraction));
   if (policy.initialPolicy)

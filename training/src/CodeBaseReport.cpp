@@ -153,8 +153,7 @@ CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressio
   return total;
 }
 
-std::string formatReportMarkdown(std::span<const CodeBaseReport> reports,
-                                 std::string_view title) {
+std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::string_view title) {
   std::ostringstream out;
   out << "### " << title << "\n\n"
       << "| code base | modules | failed | -Oz .text | policy .text | vs -Oz | smaller | larger "
@@ -182,10 +181,9 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports,
     for (size_t i = 0; i < r.largestRegressions.size(); ++i) {
       const ModuleDelta& d = r.largestRegressions[i];
       char text[64];
-      std::snprintf(text, sizeof text, " +%lld (%+.1f %%)", static_cast<long long>(d.deltaBytes()),
-                    100.0 * (static_cast<double>(d.policyBytes) /
-                                 static_cast<double>(d.baselineBytes) -
-                             1));
+      std::snprintf(
+          text, sizeof text, " +%lld (%+.1f %%)", static_cast<long long>(d.deltaBytes()),
+          100.0 * (static_cast<double>(d.policyBytes) / static_cast<double>(d.baselineBytes) - 1));
       out << (i ? "," : "") << " `" << d.module << "`" << text;
     }
     out << "\n";

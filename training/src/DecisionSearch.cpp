@@ -33,9 +33,9 @@ Status DecisionSearchOptions::validate() const {
   return Status::ok();
 }
 
-Expected<DecisionSearchResult>
-searchDecisions(evaluators::Scorer& scorer, std::span<const corpus::ModuleSpec* const> modules,
-                const DecisionSearchOptions& options) {
+Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
+                                               std::span<const corpus::ModuleSpec* const> modules,
+                                               const DecisionSearchOptions& options) {
   if (Status valid = options.validate(); !valid)
     return makeError("decision search: " + valid.error().message);
   std::unique_ptr<policies::Policy> heuristic = policies::makeHeuristicEchoPolicy();
@@ -57,8 +57,7 @@ searchDecisions(evaluators::Scorer& scorer, std::span<const corpus::ModuleSpec* 
   }
   if (!header)
     return makeError("decision search: no module compiled at -Oz with a trajectory");
-  Expected<policies::FlipSetPolicy> created =
-      policies::FlipSetPolicy::create(header->featureSpecs);
+  Expected<policies::FlipSetPolicy> created = policies::FlipSetPolicy::create(header->featureSpecs);
   if (!created)
     return makeError("decision search: " + created.error().message);
   DecisionSearchResult result{created.take(), std::move(results), 0, modules.size()};

@@ -54,6 +54,9 @@ struct DecisionSet {
   // PPO: the heuristic's decision at the row, for agreement statistics (-1:
   // unknown).
   std::vector<int64_t> defaults;
+  // BC: how much each row counts in the loss (empty: every row 1), e.g. to
+  // weigh the rare decisions where a searched label differs from -Oz.
+  std::vector<double> weights;
 
   size_t rows() const { return width == 0 ? 0 : features.size() / width; }
   policies::FeatureValues row(size_t r) const { return {features.data() + r * width, width}; }

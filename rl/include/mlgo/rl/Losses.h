@@ -57,7 +57,8 @@ struct ClassificationStats {
 };
 
 // Mean over `rows` of −log π(actions[r] | row r): the cross-entropy against
-// the labels in data.actions. With a non-empty `gradient` (the policy's
+// the labels in data.actions, each row times data.weights[r] when there are
+// weights. With a non-empty `gradient` (the policy's
 // parameterCount()), adds d(mean loss)/dθ to it.
 ClassificationStats crossEntropy(const policies::MlpPolicy& policy, const DecisionSet& data,
                                  std::span<const size_t> rows, std::span<double> gradient,

@@ -60,6 +60,11 @@ struct BcTrainerOptions {
   // models were trained). A recorded corpus (above) has the heuristic's
   // actions either way.
   bool imitateActions = false;
+  // With imitateActions: how much a decision whose label differs from the
+  // heuristic's counts in the loss, against 1 for the others. Searched
+  // labels differ at ~0.3 % of decisions; without weight the loss is spent
+  // on copying -Oz.
+  double deviationWeight = 1;
 
   // PPO's network by default (ppo_nn_agent.gin: 40, 40, 20, ReLU), so the
   // cloned policy warm-starts ppo-train as it is. (ml-compiler-opt's own BC

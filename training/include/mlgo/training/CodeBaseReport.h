@@ -79,7 +79,6 @@ CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressio
 
 // A Markdown table, one row per code base and a total row, then the largest
 // regressions of each code base that has any.
-std::string formatReportMarkdown(std::span<const CodeBaseReport> reports,
-                                 std::string_view title);
+std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::string_view title);
 
 } // namespace mlgo::training

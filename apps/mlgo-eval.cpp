@@ -53,6 +53,15 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
   return policies::loadPolicy(spec);
 }
 
+// An evaluator of inlining for size with the command's evaluator flags.
+Expected<std::unique_ptr<evaluators::Evaluator>>
+inliningEvaluator(const apps::EvaluatorArgs& flags) {
+  Expected<evaluators::EvaluatorOptions> options = flags.toOptions();
+  if (!options)
+    return options.error();
+  return evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+}
+
 // Every module, or --sample of them (bucket round robin, seeded).
 std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpus,
                                                      const RunArgs& args) {
@@ -130,17 +139,13 @@ int runEvaluate(const RunArgs& args) {
 
   std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args);
 
-  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
-  if (!options)
-    return fail(options.error());
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
 
   std::fprintf(stderr, "policy %s on %zu modules of %s with %zu workers\n",
                (*policy)->describe().c_str(), modules.size(), args.corpus.c_str(),
-               options->workers);
+               (*evaluator)->options().workers);
   evaluators::EvaluationRequest request;
   request.candidates = {policy->get()};
   request.modules = modules;
@@ -219,11 +224,7 @@ int runReport(const ReportArgs& args) {
                                  : "")));
     corpora.push_back(corpus.take());
   }
-  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
-  if (!options)
-    return fail(options.error());
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
 
@@ -279,11 +280,7 @@ int runSearch(const SearchArgs& args) {
   choice.sample = args.sample;
   choice.seed = args.seed;
   std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, choice);
-  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
-  if (!options)
-    return fail(options.error());
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
 

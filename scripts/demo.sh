@@ -39,3 +39,5 @@ echo "== es-train: a short evolution-strategies run on Lua, validated on zlib (c
   -o "$OUT/es-demo.h5"
 echo "== the run file (HDF5): $OUT/es-demo.h5, summarised by mlgo-results"
 "$BIN/mlgo-results" summary "$OUT/es-demo.h5"
+echo "== the inlining pipeline, short: search on zlib, clone the searched decisions, choose on Lua (scripts/train-inlining)"
+scripts/train-inlining --short --out "$OUT/train-inlining"

@@ -62,16 +62,16 @@ inliningEvaluator(const apps::EvaluatorArgs& flags) {
   return evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
 }
 
-// Every module, or --sample of them (bucket round robin, seeded).
-std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpus,
-                                                     const RunArgs& args) {
+// Every module, or `sample` of them (bucket round robin, seeded); 0: all.
+std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpus, size_t sample,
+                                                     uint64_t seed) {
   std::vector<const corpus::ModuleSpec*> modules;
-  if (args.sample > 0 && args.sample < corpus.size()) {
+  if (sample > 0 && sample < corpus.size()) {
     std::vector<uint64_t> sizes;
     for (const corpus::ModuleSpec& m : corpus.modules())
       sizes.push_back(m.bitcodeBytes);
-    corpus::ModuleSampler sampler(corpus::SamplingStrategy::BucketRoundRobin, sizes, args.seed);
-    for (size_t index : sampler.sample(0, args.sample))
+    corpus::ModuleSampler sampler(corpus::SamplingStrategy::BucketRoundRobin, sizes, seed);
+    for (size_t index : sampler.sample(0, sample))
       modules.push_back(&corpus.modules()[index]);
   } else {
     for (const corpus::ModuleSpec& m : corpus.modules())
@@ -137,7 +137,7 @@ int runEvaluate(const RunArgs& args) {
   else
     return fail(makeError("--mode: expected deterministic or sampling, got \"" + args.mode + "\""));
 
-  std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args);
+  std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args.sample, args.seed);
 
   Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
   if (!evaluator)
@@ -230,9 +230,7 @@ int runReport(const ReportArgs& args) {
 
   std::vector<training::CodeBaseReport> reports;
   for (size_t i = 0; i < corpora.size(); ++i) {
-    std::vector<const corpus::ModuleSpec*> modules;
-    for (const corpus::ModuleSpec& m : corpora[i].modules())
-      modules.push_back(&m);
+    std::vector<const corpus::ModuleSpec*> modules = chooseModules(corpora[i], 0, 0);
     std::fprintf(stderr, "%s: %zu modules\n", (*codeBases)[i].c_str(), modules.size());
     evaluators::EvaluationRequest request;
     request.candidates = {policy->get()};
@@ -276,10 +274,7 @@ int runSearch(const SearchArgs& args) {
   Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
   if (!corpus)
     return fail(corpus.error());
-  RunArgs choice;
-  choice.sample = args.sample;
-  choice.seed = args.seed;
-  std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, choice);
+  std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args.sample, args.seed);
   Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());

@@ -9,12 +9,13 @@ Expected<FlipSetPolicy> FlipSetPolicy::create(std::vector<TensorSpec> features,
                                               std::string defaultFeature) {
   FlipSetPolicy policy;
   bool found = false;
-  for (size_t i = 0; i < features.size(); ++i) {
+  for (size_t i = 0, offset = 0; i < features.size(); offset += features[i++].elementCount()) {
     if (features[i].name != defaultFeature)
       continue;
     if (features[i].elementCount() != 1)
       return makeError("flip-set policy: \"" + defaultFeature + "\" must be a single value");
     policy.defaultIndex_ = i;
+    policy.defaultOffset_ = offset;
     found = true;
   }
   if (!found)
@@ -53,10 +54,7 @@ uint64_t FlipSetPolicy::stateHash(FeatureValues features) const {
 }
 
 Decision FlipSetPolicy::decide(FeatureValues features, DecisionMode, RandomStream&) const {
-  size_t offset = 0;
-  for (size_t i = 0; i < defaultIndex_; ++i)
-    offset += inputs_[i].elementCount();
-  int64_t advice = std::llround(features[offset]) != 0 ? 1 : 0;
+  int64_t advice = std::llround(features[defaultOffset_]) != 0 ? 1 : 0;
   if (!flips_.empty() && flips_.count(stateHash(features)))
     advice = 1 - advice;
   return Decision{advice, 0.0};

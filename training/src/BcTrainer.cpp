@@ -287,10 +287,8 @@ Status BcAlgorithm::gatherDecisions() {
       set.features.resize(first + set.width);
       gather->gather(trace.row(d), set.features.data() + first);
       set.actions.push_back(label);
-      if (options_.deviationWeight != 1) {
-        set.weights.resize(set.actions.size() - 1, 1.0);
+      if (options_.deviationWeight != 1) // then every row has a weight
         set.weights.push_back(label != trace.defaultDecisions[d] ? options_.deviationWeight : 1.0);
-      }
       set.modules.push_back(isHeld ? heldIndex.at(module.name) : trainIndex.at(module.name));
     }
   }

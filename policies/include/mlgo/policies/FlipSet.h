@@ -47,7 +47,8 @@ public:
 private:
   FlipSetPolicy() = default;
   std::vector<TensorSpec> inputs_;
-  size_t defaultIndex_ = 0;
+  size_t defaultIndex_ = 0;  // among inputs_
+  size_t defaultOffset_ = 0; // among the decide() values
   std::unordered_set<uint64_t> flips_;
 };
 

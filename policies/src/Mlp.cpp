@@ -105,6 +105,7 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
   std::set<std::string, std::less<>> seen;
   const bool residual = options.residualMargin > 0;
   std::vector<bool> networkInput;
+  std::optional<size_t> residualInput; // index into inputs_
   for (const TensorSpec& feature : features) {
     const bool isResidual = residual && feature.name == options.residualFeature;
     if (isResidual && feature.elementCount() != 1)
@@ -116,7 +117,7 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
       return makeError("mlp input \"" + feature.name + "\" appears twice");
     networkInput.push_back(!excluded.count(feature.name));
     if (isResidual)
-      structure->residualOffset_ = structure->inputs_.size(); // an index for now
+      residualInput = structure->inputs_.size();
     if (!networkInput.back()) {
       // Read only as the residual decision: no vocabulary needed.
     } else if (const Vocabulary::Boundaries* boundaries = vocabulary.find(feature.name)) {
@@ -130,7 +131,7 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
     }
     structure->inputs_.push_back(feature);
   }
-  if (residual && !structure->residualOffset_)
+  if (residual && !residualInput)
     return makeError("residual feature \"" + options.residualFeature +
                      "\" is not among the features the compiler sends");
   if (std::count(networkInput.begin(), networkInput.end(), true) == 0)
@@ -144,7 +145,7 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
     encoding.featureOffset = structure->featureCount_;
     encoding.elements = input.elementCount();
     encoding.networkInput = networkInput[i];
-    if (structure->residualOffset_ == i)
+    if (residualInput == i)
       structure->residualOffset_ = encoding.featureOffset;
     if (!encoding.networkInput) {
       structure->featureCount_ += encoding.elements;

@@ -3,7 +3,7 @@
 # configure time on what every library links (mlgo_check_layer_links), and by
 # the layers.includes test on what every source file includes
 # (cmake/CheckLayerIncludes.cmake). apps/, tests/ and bench/ may use anything.
-set(MLGO_LAYERS support corpus policies es rl evaluators inprocess results training)
+set(MLGO_LAYERS support corpus policies es rl evaluators inprocess deploy results training)
 set(MLGO_LAYER_ALLOWS_support "")
 set(MLGO_LAYER_ALLOWS_corpus support)
 set(MLGO_LAYER_ALLOWS_policies support corpus)
@@ -14,6 +14,8 @@ set(MLGO_LAYER_ALLOWS_rl support corpus policies es)
 # Compiles for whoever asks; knows no optimiser.
 set(MLGO_LAYER_ALLOWS_evaluators support corpus policies)
 set(MLGO_LAYER_ALLOWS_inprocess support corpus policies evaluators)
+# The launcher: runs clang with the plugin (built in inprocess/), measures objects.
+set(MLGO_LAYER_ALLOWS_deploy support corpus policies evaluators)
 # Files and analysis; records arrive as plain data, never from an evaluator.
 set(MLGO_LAYER_ALLOWS_results support corpus policies)
 # Everything but clang's own code (inprocess).

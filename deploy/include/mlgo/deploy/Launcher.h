@@ -1,0 +1,62 @@
+// mlgo-cc / mlgo-c++: runs clang-22 with the policy plugin, as a compiler
+// (CC=mlgo-cc) or as a compiler launcher (CMAKE_C_COMPILER_LAUNCHER=mlgo-cc,
+// then the compiler comes first). Every argument that is not the launcher's
+// own (--mlgo-…) reaches clang untouched; the launcher adds
+// -fpass-plugin=libmlgo-inliner.so to commands that optimise sources,
+// -Wl,--load-pass-plugin=… to LTO links, and exports MLGO_POLICY.
+#pragma once
+
+#include "mlgo/deploy/CompilerCommand.h"
+#include "mlgo/support/Expected.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlgo::deploy {
+
+// Reads an environment variable (null: unset); a parameter so tests need
+// not change the process's environment.
+using EnvironmentLookup = std::function<const char*(const char*)>;
+
+struct LauncherOptions {
+  // --mlgo-policy=FILE; default $MLGO_POLICY, else the nearest mlgo-policy.json
+  // in the working directory or a parent.
+  std::optional<std::string> policy;
+  // --mlgo-plugin=FILE; default $MLGO_INLINER_PLUGIN, else libmlgo-inliner.so
+  // beside the launcher, in ../lib, or in the build tree it was built in.
+  std::optional<std::string> plugin;
+  // --mlgo-best-of (or MLGO_BEST_OF=1): compile each translation unit with the
+  // policy and without, keep the object with the smaller .text.
+  bool bestOf = false;
+  // --mlgo-verbose: print the command, and --best-of's choice per object.
+  bool verbose = false;
+  bool help = false; // --mlgo-help, or --help as the only argument
+};
+
+struct LaunchPlan {
+  LauncherOptions options;
+  std::string compiler;                   // the clang-22 executable
+  std::vector<std::string> arguments;     // argv[1…] for it, plugin flags included
+  std::vector<std::string> userArguments; // argv[1…] as given (no plugin flags)
+  CompilerCommand command;
+  std::optional<std::string> policyFile; // exported as MLGO_POLICY
+  // --best-of applies (a single native object); otherwise the policy alone.
+  bool bestOf = false;
+};
+
+// `program`: how the launcher was called (argv[0]); a name ending in "++"
+// runs clang++ when no compiler is given. `launcherPath`: the launcher's own
+// executable (to find the plugin beside it).
+Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& launcherPath,
+                                const std::vector<std::string>& arguments,
+                                const EnvironmentLookup& environment);
+
+std::string launcherHelp(const std::string& program);
+
+// Runs the plan: replaces this process by the compiler, or for --best-of
+// compiles twice and keeps the smaller object. Returns the exit status.
+int runLaunch(const LaunchPlan& plan);
+
+} // namespace mlgo::deploy

@@ -1,0 +1,220 @@
+#include "mlgo/deploy/Launcher.h"
+
+#include "mlgo/policies/PolicyLocation.h"
+
+#include <array>
+#include <filesystem>
+#include <regex>
+#include <unistd.h>
+
+namespace mlgo::deploy {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kPluginEnvironment = "MLGO_INLINER_PLUGIN";
+constexpr std::string_view kPluginFile = "libmlgo-inliner.so";
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// A compiler's name: clang, clang++, clang-22, gcc, cc, c++, x86_64-linux-gnu-gcc-12, …
+bool looksLikeCompiler(const std::string& argument) {
+  if (argument.empty() || argument[0] == '-')
+    return false;
+  static const std::regex name(R"((.*-)?(clang|clang\+\+|gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?)");
+  return std::regex_match(fs::path(argument).filename().string(), name);
+}
+
+// `program` as exec would find it (PATH search for a bare name).
+std::optional<fs::path> resolveExecutable(const std::string& program,
+                                          const EnvironmentLookup& environment) {
+  std::error_code error;
+  if (program.find('/') != std::string::npos) {
+    fs::path resolved = fs::canonical(program, error);
+    return error ? std::nullopt : std::optional<fs::path>(resolved);
+  }
+  const char* path = environment("PATH");
+  std::string directories = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= directories.size()) {
+    size_t end = directories.find(':', start);
+    if (end == std::string::npos)
+      end = directories.size();
+    fs::path candidate = fs::path(directories.substr(start, end - start)) / program;
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return fs::canonical(candidate, error);
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+// The plugin is built against this LLVM's libLLVM: only its clang loads it.
+Status checkCompiler(const std::string& compiler, const EnvironmentLookup& environment) {
+  std::optional<fs::path> resolved = resolveExecutable(compiler, environment);
+  if (!resolved)
+    return makeError(compiler + ": compiler not found");
+  std::error_code error;
+  fs::path llvmTools = fs::canonical(MLGO_LLVM_TOOLS_DIR, error);
+  if (!error && resolved->parent_path() == llvmTools &&
+      startsWith(resolved->filename().string(), "clang"))
+    return Status::ok();
+  return makeError(compiler + " (" + resolved->string() + ") is not clang " + MLGO_LLVM_VERSION +
+                   ", the compiler " + std::string(kPluginFile) + " is built for; use " +
+                   (llvmTools / "clang").string() + " or clang++");
+}
+
+Expected<std::string> locatePlugin(const LauncherOptions& options, const std::string& launcherPath,
+                                   const EnvironmentLookup& environment) {
+  std::error_code error;
+  if (options.plugin || environment(kPluginEnvironment.data())) {
+    std::string plugin = options.plugin ? *options.plugin : environment(kPluginEnvironment.data());
+    if (!fs::is_regular_file(plugin, error))
+      return makeError((options.plugin ? "--mlgo-plugin=" : std::string(kPluginEnvironment) + "=") +
+                       plugin + ": no such file");
+    return fs::absolute(plugin).string();
+  }
+  fs::path launcherDirectory = fs::path(launcherPath).parent_path();
+  for (const fs::path& candidate :
+       {launcherDirectory / kPluginFile, launcherDirectory / ".." / "lib" / kPluginFile,
+        fs::path(MLGO_DEFAULT_PLUGIN)})
+    if (fs::is_regular_file(candidate, error))
+      return fs::weakly_canonical(candidate, error).string();
+  return makeError(std::string(kPluginFile) + " not found beside " + launcherPath + " nor at " +
+                   MLGO_DEFAULT_PLUGIN + "; set " + std::string(kPluginEnvironment));
+}
+
+Expected<std::string> locatePolicy(const LauncherOptions& options,
+                                   const EnvironmentLookup& environment) {
+  std::error_code error;
+  if (options.policy) {
+    if (!fs::is_regular_file(*options.policy, error))
+      return makeError("--mlgo-policy=" + *options.policy + ": no such policy file");
+    return fs::absolute(*options.policy).string();
+  }
+  Expected<fs::path> file = policies::locatePolicyFile(environment(policies::kPolicyEnvironment),
+                                                       fs::current_path(error));
+  if (!file)
+    return file.error();
+  return fs::absolute(*file).string();
+}
+
+// Takes the launcher's own --mlgo-… options off the front of the arguments.
+Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& arguments,
+                                              const EnvironmentLookup& environment) {
+  LauncherOptions options;
+  const char* bestOf = environment("MLGO_BEST_OF");
+  options.bestOf = bestOf && std::string_view(bestOf) == "1";
+  std::vector<std::string> rest;
+  for (const std::string& a : arguments) {
+    if (!startsWith(a, "--mlgo-")) {
+      rest.push_back(a);
+      continue;
+    }
+    if (startsWith(a, "--mlgo-policy="))
+      options.policy = a.substr(a.find('=') + 1);
+    else if (startsWith(a, "--mlgo-plugin="))
+      options.plugin = a.substr(a.find('=') + 1);
+    else if (a == "--mlgo-best-of")
+      options.bestOf = true;
+    else if (a == "--mlgo-verbose")
+      options.verbose = true;
+    else if (a == "--mlgo-help")
+      options.help = true;
+    else
+      return makeError("unknown launcher option " + a + " (see --mlgo-help)");
+  }
+  options.help |= rest.size() == 1 && rest[0] == "--help";
+  arguments = std::move(rest);
+  return options;
+}
+
+} // namespace
+
+Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& launcherPath,
+                                const std::vector<std::string>& arguments,
+                                const EnvironmentLookup& environment) {
+  LaunchPlan plan;
+  plan.userArguments = arguments;
+  Expected<LauncherOptions> options = takeLauncherOptions(plan.userArguments, environment);
+  if (!options)
+    return options.error();
+  plan.options = options.take();
+  if (plan.options.help)
+    return plan;
+
+  if (!plan.userArguments.empty() && looksLikeCompiler(plan.userArguments.front())) {
+    plan.compiler = plan.userArguments.front();
+    plan.userArguments.erase(plan.userArguments.begin());
+  } else if (const char* clang = environment("MLGO_CLANG")) {
+    plan.compiler = clang;
+  } else {
+    bool cxx = program.size() >= 2 && program.substr(program.size() - 2) == "++";
+    plan.compiler = (fs::path(MLGO_LLVM_TOOLS_DIR) / (cxx ? "clang++" : "clang")).string();
+  }
+  if (Status compiler = checkCompiler(plan.compiler, environment); !compiler)
+    return compiler.error();
+
+  plan.command = parseCompilerCommand(plan.userArguments);
+  plan.arguments = plan.userArguments;
+  bool compiles = plan.command.optimisesSources();
+  bool linksLto = plan.command.linksWithLto();
+  if (!compiles && !linksLto)
+    return plan; // a plain link, preprocessing, --version: nothing to decide
+  if (linksLto && !plan.command.usesLld)
+    return makeError("an LTO link runs the inliner in the linker, and only lld loads the policy "
+                     "plugin: add -fuse-ld=lld");
+  Expected<std::string> plugin = locatePlugin(plan.options, launcherPath, environment);
+  if (!plugin)
+    return plugin.error();
+  Expected<std::string> policy = locatePolicy(plan.options, environment);
+  if (!policy)
+    return policy.error();
+  plan.policyFile = policy.take();
+  if (compiles)
+    plan.arguments.push_back("-fpass-plugin=" + *plugin);
+  if (linksLto)
+    plan.arguments.push_back("-Wl,--load-pass-plugin=" + *plugin);
+  plan.bestOf = plan.options.bestOf && plan.command.singleNativeObject();
+  return plan;
+}
+
+std::string launcherHelp(const std::string& program) {
+  std::string name = fs::path(program).filename().string();
+  return "Usage: " + name +
+         " [--mlgo-OPTION…] [COMPILER] CLANG-ARGUMENTS…\n"
+         "\n"
+         "Runs clang-22 with libmlgo-inliner.so, so that a trained policy makes every\n"
+         "inlining decision. Use it as CC/CXX (" +
+         name +
+         " ARGS…: runs " MLGO_LLVM_TOOLS_DIR
+         "/clang or clang++) or as CMAKE_<LANG>_COMPILER_LAUNCHER (" +
+         name +
+         " COMPILER ARGS…).\n"
+         "Every argument but the launcher's own reaches clang untouched.\n"
+         "\n"
+         "Options (also accepted anywhere among clang's arguments):\n"
+         "  --mlgo-policy=FILE  policy file (default: $MLGO_POLICY, else the nearest\n"
+         "                      mlgo-policy.json in the working directory or a parent)\n"
+         "  --mlgo-plugin=FILE  the pass plugin (default: $MLGO_INLINER_PLUGIN, else\n"
+         "                      libmlgo-inliner.so beside " +
+         name +
+         ", in ../lib, or\n"
+         "                      " MLGO_DEFAULT_PLUGIN ")\n"
+         "  --mlgo-best-of      compile each translation unit with the policy and without,\n"
+         "                      keep the object with the smaller .text (twice the compile\n"
+         "                      time; no object is larger than without the policy); also\n"
+         "                      MLGO_BEST_OF=1. Only for -c of one source to a native\n"
+         "                      object; other commands run with the policy alone\n"
+         "  --mlgo-verbose      print the clang command (and --best-of's choice)\n"
+         "  --mlgo-help         this help\n"
+         "\n"
+         "LTO links need -fuse-ld=lld: the launcher adds -Wl,--load-pass-plugin=… so that\n"
+         "the link-time inliner uses the policy too.\n"
+         "Environment: MLGO_CLANG (the compiler in CC mode), MLGO_POLICY_FALLBACK=heuristic\n"
+         "(compile with LLVM's heuristic and a warning when the policy cannot be used).\n";
+}
+
+} // namespace mlgo::deploy

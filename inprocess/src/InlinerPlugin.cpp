@@ -1,0 +1,142 @@
+// libmlgo-inliner.so: a pass plugin for stock clang-22 (and lld-22's LTO)
+// that answers every inlining decision with a trained policy, through the
+// advisor the in-process evaluator uses (PolicyAdvisor), so a build makes
+// the decisions the evaluator measured.
+//
+//   clang-22 -Oz -fpass-plugin=libmlgo-inliner.so …      (MLGO_POLICY=policy.json)
+//   clang-22 -flto=thin -fuse-ld=lld -Wl,--load-pass-plugin=libmlgo-inliner.so …
+//
+// clang consults a registered PluginInlineAdvisorAnalysis before any advisor
+// mode. The policy is loaded once per process; a missing, unreadable or
+// mismatched policy is a compile error naming the file (or, opted in with
+// MLGO_POLICY_FALLBACK=heuristic, a warning and LLVM's own heuristic).
+#include "PolicyAdvisor.h"
+
+#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/policies/PolicyLocation.h"
+
+#include <llvm-c/Core.h>
+#include <llvm/Analysis/InlineAdvisor.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Plugins/PassPlugin.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace {
+
+using mlgo::inprocess::AdvisorSession;
+namespace policies = mlgo::policies;
+
+struct ProcessPolicy {
+  std::unique_ptr<policies::Policy> policy;
+  std::string file;
+  std::string problem; // why there is no policy
+  bool fallback = false;
+};
+
+const ProcessPolicy& processPolicy() {
+  static const ProcessPolicy loaded = [] {
+    ProcessPolicy result;
+    const char* fallback = std::getenv(policies::kFallbackEnvironment);
+    result.fallback = fallback && std::strcmp(fallback, "heuristic") == 0;
+    std::error_code ignored;
+    mlgo::Expected<std::filesystem::path> file = policies::locatePolicyFile(
+        std::getenv(policies::kPolicyEnvironment), std::filesystem::current_path(ignored));
+    if (!file) {
+      result.problem = file.error().message;
+      return result;
+    }
+    result.file = file->string();
+    mlgo::Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+    if (!policy)
+      result.problem = policy.error().message;
+    else
+      result.policy = policy.take();
+    return result;
+  }();
+  return loaded;
+}
+
+// The module analyses of the pipeline being built on this thread: the
+// advisor factory is a plain function pointer given only the function
+// analyses. lld runs ThinLTO backends on parallel threads, each with its
+// own pipeline, hence per thread.
+thread_local llvm::ModuleAnalysisManager* moduleAnalyses = nullptr;
+
+void reportError(llvm::Module& module, const std::string& message) {
+  module.getContext().diagnose(llvm::DiagnosticInfoGeneric("mlgo-inliner: " + message));
+}
+
+// An error, or with the fallback opted in a warning (once per process, on
+// stderr itself: -w must not hide it, -Werror must not turn it into an error)
+// and LLVM's own heuristic.
+llvm::InlineAdvisor* refuse(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
+                            const llvm::InlineParams& params, llvm::InlineContext context,
+                            const std::string& problem) {
+  if (!processPolicy().fallback) {
+    reportError(module, problem);
+  } else {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      llvm::errs() << "mlgo-inliner: warning: " << problem << "; using LLVM's inlining heuristic ("
+                   << policies::kFallbackEnvironment << "=heuristic)\n";
+    });
+  }
+  return new llvm::DefaultInlineAdvisor(module, functions, params, context);
+}
+
+llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
+                                   llvm::InlineParams params, llvm::InlineContext context) {
+  const ProcessPolicy& loaded = processPolicy();
+  if (!loaded.policy)
+    return refuse(module, functions, params, context, loaded.problem);
+  if (!moduleAnalyses)
+    return refuse(module, functions, params, context,
+                  "no module analyses registered on this thread (a pipeline not built by "
+                  "this LLVM's PassBuilder?)");
+  auto session = std::make_unique<AdvisorSession>();
+  session->policy = loaded.policy.get();
+  AdvisorSession& advisorSession = *session;
+  std::unique_ptr<llvm::InlineAdvisor> advisor(
+      mlgo::inprocess::createPolicyAdvisor(module, *moduleAnalyses, params, std::move(session)));
+  if (advisorSession.mismatch)
+    return refuse(
+        module, functions, params, context,
+        "policy " + loaded.file +
+            " does not fit LLVM " LLVM_VERSION_STRING "'s inliner: " + *advisorSession.mismatch);
+  return advisor.release();
+}
+
+void registerCallbacks(llvm::PassBuilder& builder) {
+  builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
+    analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
+    moduleAnalyses = &analyses;
+  });
+}
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) LLVM_ATTRIBUTE_WEAK llvm::PassPluginLibraryInfo
+llvmGetPassPluginInfo() {
+  // The same soname is loaded by every 22.1.x; another LLVM cannot load this
+  // file at all (its libLLVM.so.22.1 is missing or clashes), but say so if one does.
+  unsigned major = 0, minor = 0, patch = 0;
+  LLVMGetVersion(&major, &minor, &patch);
+  if (major != LLVM_VERSION_MAJOR || minor != LLVM_VERSION_MINOR) {
+    llvm::errs() << "mlgo-inliner: built for LLVM " LLVM_VERSION_STRING " but loaded by LLVM "
+                 << major << "." << minor << "." << patch << "; use clang-" << LLVM_VERSION_MAJOR
+                 << "\n";
+    return {0, "mlgo-inliner", "mismatched LLVM", nullptr};
+  }
+  return {LLVM_PLUGIN_API_VERSION, "mlgo-inliner", "mlgo-es (LLVM " LLVM_VERSION_STRING ")",
+          registerCallbacks};
+}

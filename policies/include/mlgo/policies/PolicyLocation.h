@@ -1,0 +1,27 @@
+// Where a build finds its policy: the rule the pass plugin (libmlgo-inliner.so)
+// and the launcher (mlgo-cc) share. A pass plugin cannot take -mllvm options
+// (clang parses them before loading it), so the policy comes from the
+// environment or from a file beside the build, the way .clang-format is found.
+#pragma once
+
+#include "mlgo/support/Expected.h"
+
+#include <filesystem>
+#include <string_view>
+
+namespace mlgo::policies {
+
+// The policy file, when set; it must exist.
+inline constexpr const char* kPolicyEnvironment = "MLGO_POLICY";
+// Otherwise the nearest file of this name in the working directory or a parent.
+inline constexpr std::string_view kPolicyFileName = "mlgo-policy.json";
+// "heuristic": an opt-in to compile with LLVM's own inlining heuristic (and a
+// warning) when the policy cannot be used, instead of failing the compile.
+inline constexpr const char* kFallbackEnvironment = "MLGO_POLICY_FALLBACK";
+
+// `environmentValue`: the value of MLGO_POLICY (null or empty: unset). The
+// error says what was looked for and where.
+Expected<std::filesystem::path> locatePolicyFile(const char* environmentValue,
+                                                 const std::filesystem::path& workingDirectory);
+
+} // namespace mlgo::policies

@@ -52,6 +52,13 @@ Options:
   --force       rebuild and re-extract even if a finished corpus exists
   --build-only  build the objects but do not extract (no mlgo-corpus needed)
   --verbose     also show the build output (always in <work dir>/build.log)
+  --launcher MLGO_CC
+                build with a compiler launcher instead of plain clang-22: make
+                builds get CC=MLGO_CC and CXX=<its directory>/mlgo-c++, CMake
+                builds CMAKE_<LANG>_COMPILER_LAUNCHER=MLGO_CC (the policy comes
+                from MLGO_POLICY); needs --work-dir, implies --build-only
+  --work-dir DIR
+                build in DIR/build instead of \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME
   --help        show this help
 
 Environment:
@@ -72,7 +79,11 @@ setup_environment() {
 
   CORPORA_DIR="$MLGO_BUILD_DIR/corpora"
   DOWNLOAD_DIR="$CORPORA_DIR/_downloads/$RECIPE_NAME"
-  WORK_DIR="$CORPORA_DIR/$RECIPE_NAME"
+  set_work_dir "$CORPORA_DIR/$RECIPE_NAME"
+}
+
+set_work_dir() {
+  WORK_DIR="$1"
   OBJDIR="$WORK_DIR/build"
   CORPUSDIR="$WORK_DIR/corpus"
   LOG_FILE="$WORK_DIR/build.log"
@@ -84,8 +95,10 @@ setup_toolchain() {
   if [ -z "${LLVM_BINDIR:-}" ]; then
     LLVM_BINDIR="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
   fi
-  CC="$LLVM_BINDIR/clang"
-  CXX="$LLVM_BINDIR/clang++"
+  CLANG="$LLVM_BINDIR/clang"
+  CLANGXX="$LLVM_BINDIR/clang++"
+  CC="$CLANG"
+  CXX="$CLANGXX"
   AR="$LLVM_BINDIR/llvm-ar"
   NM="$LLVM_BINDIR/llvm-nm"
   RANLIB="$LLVM_BINDIR/llvm-ranlib"
@@ -96,6 +109,11 @@ setup_toolchain() {
   done
   "$CC" --version | head -n1 | grep -q 'version 22\.' ||
     die "$CC is not clang 22 ($("$CC" --version | head -n1)); set LLVM_BINDIR"
+  if [ -n "$LAUNCHER" ]; then
+    CC="$LAUNCHER"
+    CXX="$(dirname "$LAUNCHER")/mlgo-c++"
+    [ -x "$CXX" ] || die "$CXX not found beside the launcher"
+  fi
   command -v python3 >/dev/null || die "python3 not found"
   export CC CXX AR NM RANLIB
 }
@@ -133,8 +151,11 @@ run_make() { run_logged nice -n 10 make "$@"; }
 # no tests, unless the recipe's options say otherwise.
 cmake_configure() {
   command -v cmake >/dev/null || die "cmake not found (scripts/setup.sh installs it)"
+  local launch=()
+  [ -z "$LAUNCHER" ] ||
+    launch=(-DCMAKE_C_COMPILER_LAUNCHER="$LAUNCHER" -DCMAKE_CXX_COMPILER_LAUNCHER="$LAUNCHER")
   run_logged nice -n 10 cmake -S . -B _b -G 'Unix Makefiles' \
-    -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+    -DCMAKE_C_COMPILER="$CLANG" -DCMAKE_CXX_COMPILER="$CLANGXX" "${launch[@]}" \
     -DCMAKE_AR="$AR" -DCMAKE_RANLIB="$RANLIB" \
     -DCMAKE_C_FLAGS="$MLGO_CFLAGS" -DCMAKE_CXX_FLAGS="$MLGO_CXXFLAGS" \
     -DCMAKE_BUILD_TYPE= -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF "$@"
@@ -305,10 +326,23 @@ run_recipe() {
   FORCE=0
   BUILD_ONLY=0
   VERBOSE=0
+  LAUNCHER=""
+  local work_dir=""
   setup_environment
   while [ $# -gt 0 ]; do
     case "$1" in
       --force) FORCE=1 ;;
+      --launcher)
+        [ $# -ge 2 ] || die "--launcher needs the path of mlgo-cc"
+        LAUNCHER="$(realpath "$2")"
+        [ -x "$LAUNCHER" ] || die "--launcher $2: not an executable"
+        shift
+        ;;
+      --work-dir)
+        [ $# -ge 2 ] || die "--work-dir needs a directory"
+        work_dir="$(realpath -m "$2")"
+        shift
+        ;;
       --build-only) BUILD_ONLY=1 ;;
       --verbose | -v) VERBOSE=1 ;;
       --help | -h)
@@ -322,6 +356,12 @@ run_recipe() {
     esac
     shift
   done
+  [ -z "$work_dir" ] || set_work_dir "$work_dir"
+  if [ -n "$LAUNCHER" ]; then
+    # Never in place of the corpus build: its objects are not the corpus's.
+    [ -n "$work_dir" ] || die "--launcher needs --work-dir"
+    BUILD_ONLY=1
+  fi
 
   mkdir -p "$WORK_DIR"
   trap 'status=$?; [ "$status" -eq 0 ] || echo "$RECIPE_NAME: FAILED (exit $status); log: $LOG_FILE" >&2' EXIT

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# launcher-build.sh BUILD_DIR RECIPE POLICY SCRATCH
+#
+# Builds RECIPE from source with the mlgo-cc launcher and POLICY (a policy
+# file, or "heuristic"/"mixed": made here from the recipe's corpus) and checks
+#   - parity: per object, the .text bytes equal what `mlgo-eval run POLICY`
+#     reports for that module of the extracted corpus;
+#   - for the heuristic: every object is byte-identical to the plain -Oz
+#     build's (the recipe's own objects, embedded bitcode sections aside);
+#   - the built code runs (zlib: `make test`; Lua: the interpreter on a
+#     script; ninja: builds a small project).
+set -euo pipefail
+build="$(realpath "$1")" recipe="$2" policy="$3" scratch="$(realpath -m "$4")"
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+apps="$build/apps"
+corpus="$build/corpora/$recipe/corpus"
+objects="$build/corpora/$recipe/build"
+tools="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+rm -rf "$scratch"
+mkdir -p "$scratch"
+cd "$scratch"
+
+# The evaluator's per-module .text under `policy`: "module bytes" lines.
+evaluate() {
+  "$apps/mlgo-eval" run "$1" "$corpus" --no-baseline-cache 2>&1 |
+    awk '$2=="ok" && NF==6 {print $1, $4} $2!="ok" && $2!="status" && NF==6 {print "BAD", $0}'
+}
+
+case "$policy" in
+  heuristic)
+    echo '{"format":"mlgo-es-policy","version":1,"kind":"heuristic","inputs":[{"name":"inlining_default","port":0,"shape":[1],"type":"int64_t"}]}' >policy.json
+    ;;
+  mixed)
+    # A random 8-unit MLP over the recipe's features: it inlines some calls
+    # and not others (checked below against -Oz, never and always).
+    "$apps/mlgo-eval" run heuristic "$corpus" --trace trace.h5 --no-per-module >/dev/null 2>&1
+    "$apps/mlgo-eval" vocab trace.h5 -o vocab --quantiles 100 >/dev/null
+    "$apps/mlgo-eval" init-mlp --trace trace.h5 --vocab vocab -o policy.json --hidden 8 --seed 1 >/dev/null
+    ;;
+  *) cp "$policy" policy.json ;;
+esac
+
+evaluate policy.json >expected.txt
+! grep -q '^BAD' expected.txt || fail "the evaluator failed modules: $(grep '^BAD' expected.txt)"
+[ -s expected.txt ] || fail "no module sizes from mlgo-eval"
+if [ "$policy" = mixed ]; then
+  for other in heuristic never always; do
+    evaluate "$other" >"$other.txt"
+    ! cmp -s expected.txt "$other.txt" || fail "the mixed policy decides as '$other' does"
+  done
+fi
+
+echo "building $recipe with $apps/mlgo-cc"
+MLGO_POLICY="$scratch/policy.json" "$source_dir/corpus/recipes/$recipe.sh" \
+  --launcher "$apps/mlgo-cc" --work-dir "$scratch/work" --force >recipe.log 2>&1 ||
+  fail "the recipe failed with the launcher: $(tail -n 20 recipe.log)"
+built="$scratch/work/build"
+grep -q "mlgo-c" "$scratch/work/build.log" || fail "the build did not go through the launcher"
+
+text_bytes() {
+  "$tools/llvm-size" -A "$1" | awk '$1==".text" || $1 ~ /^\.text\./ {s += $2} END {print s + 0}'
+}
+mismatches=0 modules=0
+while read -r module bytes; do
+  modules=$((modules + 1))
+  actual="$(text_bytes "$built/$module")"
+  if [ "$actual" != "$bytes" ]; then
+    echo "  $module: .text $actual B from the launcher, $bytes B in the evaluator"
+    mismatches=$((mismatches + 1))
+  fi
+  if [ "$policy" = heuristic ]; then
+    "$tools/llvm-objcopy" --remove-section=.llvmbc --remove-section=.llvmcmd "$built/$module" a.o
+    "$tools/llvm-objcopy" --remove-section=.llvmbc --remove-section=.llvmcmd "$objects/$module" b.o
+    cmp -s a.o b.o || {
+      echo "  $module: not byte-identical to the plain -Oz object"
+      mismatches=$((mismatches + 1))
+    }
+  fi
+done <expected.txt
+[ "$mismatches" -eq 0 ] || fail "$mismatches differences in $modules modules"
+echo "parity: $modules objects, .text as the evaluator reports$([ "$policy" != heuristic ] || echo ', byte-identical to -Oz')"
+
+# The code still works.
+export MLGO_POLICY="$scratch/policy.json"
+case "$recipe" in
+  zlib)
+    make -C "$built" test >test.log 2>&1 || fail "zlib's make test: $(tail -n 20 test.log)"
+    grep -q "zlib test OK" test.log || fail "zlib's make test did not say OK"
+    echo "zlib: make test OK"
+    ;;
+  lua)
+    "$apps/mlgo-cc" -o "$built/src/lua" "$built/src/lua.o" "$built/src/liblua.a" -lm -ldl
+    result="$("$built/src/lua" -e '
+      local t = {}
+      for i = 1, 200 do t[i] = string.format("%03d", (i * 37) % 200) end
+      table.sort(t)
+      local co = coroutine.wrap(function(n) for i = 1, n do coroutine.yield(i * i) end end)
+      local s = 0
+      for _ = 1, 10 do s = s + co(10) end
+      print(t[1], t[200], s, ("mlgo"):rep(3):upper(), math.floor(2^40 / 3))')"
+    [ "$result" = "$(printf '000\t199\t385\tMLGOMLGOMLGO\t366503875925')" ] ||
+      fail "lua printed: $result"
+    echo "lua: the interpreter runs ($result)"
+    ;;
+  ninja)
+    mkdir -p smoke
+    printf 'rule cp\n  command = cp $in $out\nbuild out.txt: cp in.txt\n' >smoke/build.ninja
+    echo hello >smoke/in.txt
+    "$built/_b/ninja" -C smoke >ninja.log 2>&1 || fail "ninja: $(cat ninja.log)"
+    [ "$(cat smoke/out.txt)" = hello ] || fail "ninja did not build out.txt"
+    echo "ninja: $("$built/_b/ninja" --version) builds a project"
+    ;;
+esac

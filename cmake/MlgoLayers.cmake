@@ -14,8 +14,8 @@ set(MLGO_LAYER_ALLOWS_rl support corpus policies es)
 # Compiles for whoever asks; knows no optimiser.
 set(MLGO_LAYER_ALLOWS_evaluators support corpus policies)
 set(MLGO_LAYER_ALLOWS_inprocess support corpus policies evaluators)
-# The launcher: runs clang with the plugin (built in inprocess/), measures objects.
-set(MLGO_LAYER_ALLOWS_deploy support corpus policies evaluators)
+# The launcher: runs clang with the plugin (built in inprocess/); no LLVM.
+set(MLGO_LAYER_ALLOWS_deploy support corpus policies)
 # Files and analysis; records arrive as plain data, never from an evaluator.
 set(MLGO_LAYER_ALLOWS_results support corpus policies)
 # Everything but clang's own code (inprocess).

@@ -2,7 +2,7 @@
 // clang's own exit status and signals), two children for --best-of.
 #include "mlgo/deploy/Launcher.h"
 
-#include "mlgo/evaluators/ObjectCode.h"
+#include "mlgo/deploy/ElfText.h"
 #include "mlgo/policies/PolicyLocation.h"
 
 #include <cerrno>
@@ -86,12 +86,10 @@ int runBestOf(const LaunchPlan& plan) {
   if (plan.options.verbose)
     printCommand(plan.compiler, plainArguments);
   int plainStatus = runChild(plan.compiler, plainArguments, /*quiet=*/true);
-  const std::vector<std::string> sections{".text", ".text."};
-  Expected<evaluators::CodeMeasure> withPolicy = evaluators::measureCode(object, sections);
-  Expected<evaluators::CodeMeasure> withoutPolicy =
-      plainStatus == 0 ? evaluators::measureCode(plain, sections)
-                       : Expected<evaluators::CodeMeasure>(makeError("did not compile"));
-  bool keepPlain = withPolicy && withoutPolicy && withoutPolicy->bytes < withPolicy->bytes;
+  Expected<uint64_t> withPolicy = textBytes(object);
+  Expected<uint64_t> withoutPolicy =
+      plainStatus == 0 ? textBytes(plain) : Expected<uint64_t>(makeError("did not compile"));
+  bool keepPlain = withPolicy && withoutPolicy && *withoutPolicy < *withPolicy;
   std::error_code error;
   if (keepPlain)
     std::filesystem::rename(plain, object, error);
@@ -99,8 +97,8 @@ int runBestOf(const LaunchPlan& plan) {
     std::filesystem::remove(plain, error);
   pendingObject[0] = 0;
   if (plan.options.verbose && withPolicy && withoutPolicy)
-    std::cerr << "mlgo-cc: " << object << ": .text " << withPolicy->bytes << " B with the policy, "
-              << withoutPolicy->bytes << " B without: kept "
+    std::cerr << "mlgo-cc: " << object << ": .text " << *withPolicy << " B with the policy, "
+              << *withoutPolicy << " B without: kept "
               << (keepPlain ? "the object without" : "the policy's") << "\n";
   if (error) {
     std::cerr << "mlgo-cc: " << object << ": " << error.message() << "\n";

@@ -4,6 +4,8 @@
 #include "mlgo/deploy/Launcher.h"
 #include "TestSupport.h"
 #include "mlgo/deploy/CompilerCommand.h"
+#include "mlgo/deploy/ElfText.h"
+#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/policies/PolicyLocation.h"
 
 #include <gtest/gtest.h>
@@ -166,6 +168,36 @@ TEST(PolicyLocation, EnvironmentFirstThenTheNearestFileUpwards) {
   Expected<std::filesystem::path> none = policies::locatePolicyFile("", scratch.path());
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message.find(scratch.path().string()), std::string::npos);
+}
+
+// The launcher's ELF reader and the evaluator's LLVM-based measure agree,
+// with and without -ffunction-sections.
+TEST(ElfText, AgreesWithTheEvaluatorsMeasure) {
+  mlgo::testing::ScratchDirectory scratch;
+  std::ofstream(scratch / "a.c")
+      << "static int g(int x) { return x * 3; }\n"
+         "int f(int x) { return g(x) + 1; }\n"
+         "int h(int *p) { for (int i = 0; i < 9; ++i) p[i] += i; return *p; }\n";
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"-Oz"}, std::vector<std::string>{"-O2", "-ffunction-sections"}}) {
+    std::vector<std::string> arguments = flags;
+    for (const char* a : {"-c", "-o"})
+      arguments.push_back(a);
+    arguments.push_back((scratch / "a.o").string());
+    arguments.push_back((scratch / "a.c").string());
+    ASSERT_EQ(mlgo::testing::runProgram(mlgo::testing::clangPath(), arguments), 0);
+    Expected<uint64_t> ours = textBytes(scratch / "a.o");
+    Expected<evaluators::CodeMeasure> theirs =
+        evaluators::measureCode(scratch / "a.o", {".text", ".text."});
+    ASSERT_TRUE(ours) << ours.error().message;
+    ASSERT_TRUE(theirs) << theirs.error().message;
+    EXPECT_GT(*ours, 0u);
+    EXPECT_EQ(*ours, theirs->bytes) << flags.back();
+  }
+  std::ofstream(scratch / "not-elf.o") << "hello";
+  Expected<uint64_t> bad = textBytes(scratch / "not-elf.o");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("not-elf.o"), std::string::npos);
 }
 
 } // namespace

@@ -61,7 +61,9 @@ for recipe in "$@"; do
   done
 done
 
-percent() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.3f %%", b ? 100 * (a - b) / b : 0}'; }
+percent() { # A B [DECIMALS]: (A - B) / B
+  awk -v a="$1" -v b="$2" -v d="${3:-3}" 'BEGIN {printf "%+." d "f %%", b ? 100 * (a - b) / b : 0}'
+}
 echo
 echo "Build CPU time (configure + make, 1 job), seconds:"
 echo
@@ -71,7 +73,7 @@ for recipe in "$@"; do
   base="${cpu[$recipe,-Oz]}"
   row="| $recipe | $base"
   for name in plugin policy best-of; do
-    row="$row | ${cpu[$recipe,$name]} ($(percent "${cpu[$recipe,$name]}" "$base"))"
+    row="$row | ${cpu[$recipe,$name]} ($(percent "${cpu[$recipe,$name]}" "$base" 0))"
   done
   echo "$row |"
 done

@@ -62,6 +62,7 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   Args args;
   defineOptions(app, args);
   CLI11_PARSE(app, argc, argv);
+  StopOnSignal stop;
   const bool resuming = !args.resume.empty();
   if (resuming) {
     // The run's own config, with this command line's evaluator flags on top.
@@ -91,18 +92,29 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   Expected<Trainer> trainer = detail::openTrainer<Trainer>(resuming, args.options, evaluator.get());
   if (!trainer)
     return fail(trainer.error());
+  const std::string output = resuming ? args.resume : args.options.run.output.string();
+  auto stopped = [&] {
+    std::cerr << Args::program << ": stopped by signal " << stop.signal() << "; the run file "
+              << output << " holds every finished step: continue with " << Args::program
+              << " --resume " << output << "\n";
+    return 128 + stop.signal();
+  };
+  if (stop.signal() != 0) // during the baselines: no step has run
+    return stopped();
   printRunHeader(trainer->record(), resuming ? "resuming" : Args::verb, args.options.run.output);
-  StopOnInterrupt interrupt;
   auto summary = trainer->run([&](const auto& progress) {
     printProgress(args, progress);
-    return interrupt.action();
+    // A log file sees each step as it ends, not when the buffer fills.
+    std::cout.flush();
+    std::fflush(stdout);
+    return stop.action();
   });
   if (!summary)
     return fail(summary.error());
   printSummary(args, *summary);
   if (evaluator)
     printReplayStore(*evaluator);
-  return 0;
+  return stop.signal() != 0 ? stopped() : 0;
 }
 
 } // namespace mlgo::apps

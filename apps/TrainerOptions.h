@@ -9,6 +9,7 @@
 #pragma once
 
 #include "CommonOptions.h"
+#include "TomlConfig.h"
 #include "mlgo/rl/Adam.h"
 #include "mlgo/training/Options.h"
 #include "mlgo/training/TrainingLoop.h"
@@ -126,6 +127,9 @@ struct RunArgs {
     app.add_option("-o,--output", output, "The run's HDF5 file")
         ->capture_default_str()
         ->group(group);
+    app.add_flag("--overwrite", o.overwrite,
+                 "Replace an existing run file at -o (without it, a new run refuses one)")
+        ->group(group);
     if (o.policyOutput) {
       policyOutput = o.policyOutput->string();
       app.add_option("--policy-output", policyOutput,
@@ -160,6 +164,7 @@ template <class Options> struct TrainerArgs {
   // --config and --resume, the first options of every trainer.
   void addConfigAndResume(CLI::App& app) {
     app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
+    mlgo::apps::useStrictTomlConfig(app);
     app.add_option("--resume", resume,
                    "Continue the run in this HDF5 file from its checkpoint (its stored config is "
                    "used; only evaluator flags such as --workers may be given)");
@@ -219,27 +224,38 @@ inline void addAdamOptions(CLI::App& app, rl::AdamOptions& adam, double& maxGrad
 // Ctrl-C during training: the first asks the run to stop after the step in
 // flight (its file is then complete and --resume continues it); a second one
 // ends the program at once (the file still holds the last finished step).
-class StopOnInterrupt {
+// SIGINT, SIGTERM and SIGHUP: the first stops the run after the step in
+// flight (the run file then holds every finished step, and the scratch
+// directory is removed as on any normal exit); a second exits at once (the
+// next run removes what it leaves in the scratch directory). Installed
+// before the evaluator starts, so a signal during the baselines is caught too.
+class StopOnSignal {
 public:
-  StopOnInterrupt() {
-    requested().store(false);
-    std::signal(SIGINT, [](int) {
-      if (requested().exchange(true))
-        std::_Exit(130);
-      static const char note[] = "\ninterrupted: stopping after this step (Ctrl-C again to quit "
-                                 "now)\n";
-      (void)!::write(2, note, sizeof note - 1);
-    });
+  StopOnSignal() {
+    received().store(0);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+      std::signal(signal, [](int signal) {
+        if (received().exchange(signal) != 0)
+          std::_Exit(128 + signal);
+        static const char note[] = "\nsignal received: stopping after the step in flight (send it "
+                                   "again to quit now)\n";
+        (void)!::write(2, note, sizeof note - 1);
+      });
   }
-  ~StopOnInterrupt() { std::signal(SIGINT, SIG_DFL); }
+  ~StopOnSignal() {
+    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+      std::signal(signal, SIG_DFL);
+  }
+  // The signal received, or 0.
+  int signal() const { return received().load(); }
   training::CallbackAction action() const {
-    return requested().load() ? training::CallbackAction::Stop : training::CallbackAction::Continue;
+    return signal() != 0 ? training::CallbackAction::Stop : training::CallbackAction::Continue;
   }
 
 private:
-  static std::atomic<bool>& requested() {
-    static std::atomic<bool> flag{false};
-    return flag;
+  static std::atomic<int>& received() {
+    static std::atomic<int> value{0};
+    return value;
   }
 };
 

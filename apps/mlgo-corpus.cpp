@@ -1,4 +1,5 @@
 // mlgo-corpus: build, inspect, merge and sample training corpora.
+#include "TomlConfig.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/corpus/Extract.h"
@@ -228,6 +229,7 @@ int main(int argc, char** argv) {
   CLI::App app{"mlgo-corpus: build, inspect, merge and sample training corpora "
                "(ml-compiler-opt's corpus format)"};
   app.set_config("--config", "", "Read options from a TOML file ([extract], [info], … sections)");
+  mlgo::apps::useStrictTomlConfig(app);
   app.require_subcommand(1);
 
   ExtractArgs extract;

@@ -1,5 +1,6 @@
 // mlgo-eval: compile a corpus under a policy with clang-22 and compare the
 // code size with plain -Oz; record trajectories; build vocabularies.
+#include "TomlConfig.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/evaluators/BaselineCache.h"
@@ -405,6 +406,7 @@ int main(int argc, char** argv) {
   CLI::App app{"mlgo-eval: compile a corpus under an inlining policy with clang-22 and compare "
                ".text with plain -Oz"};
   app.set_config("--config", "", "Read options from a TOML file");
+  mlgo::apps::useStrictTomlConfig(app);
   app.require_subcommand(1);
 
   RunArgs run;

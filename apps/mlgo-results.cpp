@@ -3,6 +3,7 @@
 // module and on a shared budget axis; show: one step; export: tidy CSV
 // tables. The logic lives in mlgo::results (Analysis.h); this file parses
 // flags and prints.
+#include "TomlConfig.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/results/Analysis.h"
@@ -384,6 +385,7 @@ int main(int argc, char** argv) {
   CLI::App app{"mlgo-results: summarise, compare, inspect and export training run files "
                "(HDF5, results/README.md)"};
   app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
+  mlgo::apps::useStrictTomlConfig(app);
   app.require_subcommand(1);
 
   SummaryArgs summary;

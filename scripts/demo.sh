@@ -36,7 +36,7 @@ echo "== es-train: a short evolution-strategies run on Lua, validated on zlib (c
 "$BIN/es-train" --config configs/demo-es.toml \
   --corpus "$MLGO_BUILD_DIR/corpora/lua/corpus" \
   --validation-corpus "$MLGO_BUILD_DIR/corpora/zlib/corpus" --validation-interval 5 \
-  -o "$OUT/es-demo.h5"
+  -o "$OUT/es-demo.h5" --overwrite
 echo "== the run file (HDF5): $OUT/es-demo.h5, summarised by mlgo-results"
 "$BIN/mlgo-results" summary "$OUT/es-demo.h5"
 echo "== the inlining pipeline, short: search on zlib, clone the searched decisions, choose on Lua (scripts/train-inlining)"

@@ -3,7 +3,10 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SHA256.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -22,7 +25,7 @@ std::string BaselineCache::key(std::string_view bitcode, const std::vector<std::
     hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&size), sizeof size));
     hash.update(llvm::StringRef(bytes.data(), bytes.size()));
   };
-  add("mlgo-es baseline v1");
+  add("mlgo-es baseline v2"); // v2: entries carry a check
   add(compilerIdentity);
   add(bitcode);
   for (const std::string& argument : command)
@@ -31,12 +34,43 @@ std::string BaselineCache::key(std::string_view bitcode, const std::vector<std::
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
-std::optional<uint64_t> BaselineCache::lookup(const std::string& key) const {
-  std::ifstream in(directory_ / (key + ".size"));
+namespace {
+
+// Binds an entry's size to its key, so that an edited, truncated or swapped
+// entry is recognised instead of trusted.
+std::string checkOf(const std::string& key, uint64_t size) {
+  llvm::SHA256 hash;
+  std::string text = key + ":" + std::to_string(size);
+  hash.update(llvm::StringRef(text));
+  std::array<uint8_t, 32> digest = hash.final();
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 8), /*LowerCase=*/true);
+}
+
+} // namespace
+
+Expected<std::optional<uint64_t>> BaselineCache::lookup(const std::string& key) const {
+  fs::path entry = directory_ / (key + ".size");
+  std::ifstream in(entry, std::ios::binary);
+  if (!in)
+    return std::optional<uint64_t>();
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // "<size> <check>\n": digits only, then the check of exactly this key and size.
+  size_t space = text.find(' ');
   uint64_t size = 0;
-  if (in >> size)
-    return size;
-  return std::nullopt;
+  const char* begin = text.data();
+  auto [end, error] =
+      std::from_chars(begin, begin + (space == std::string::npos ? 0 : space), size);
+  bool wellFormed = space != std::string::npos && space > 0 && error == std::errc() &&
+                    end == begin + space && text.size() > space + 1 && text.back() == '\n' &&
+                    text.substr(space + 1, text.size() - space - 2) == checkOf(key, size);
+  if (!wellFormed) {
+    std::string shown = text.substr(0, 40);
+    std::replace_if(
+        shown.begin(), shown.end(), [](char c) { return c < ' '; }, ' ');
+    return makeError("baseline cache entry " + entry.string() + " is corrupt (\"" + shown +
+                     "\"); compiling the baseline again");
+  }
+  return std::optional<uint64_t>(size);
 }
 
 void BaselineCache::store(const std::string& key, uint64_t sizeBytes) const {
@@ -50,7 +84,7 @@ void BaselineCache::store(const std::string& key, uint64_t sizeBytes) const {
                                      std::to_string(counter++) + ".tmp");
   {
     std::ofstream out(temporary);
-    out << sizeBytes << "\n";
+    out << sizeBytes << " " << checkOf(key, sizeBytes) << "\n";
     if (!out)
       return;
   }

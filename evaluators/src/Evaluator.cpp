@@ -320,6 +320,10 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
   ignoreSigpipeOnce();
+  if (size_t removed = removeAbandonedScratch(options.scratchDirectory); removed > 0)
+    std::fprintf(stderr,
+                 "note: removed %zu scratch directories of processes that no longer run from %s\n",
+                 removed, options.scratchDirectory.c_str());
   Expected<ScratchDirectory> scratch =
       ScratchDirectory::create(options.scratchDirectory, "mlgo-id-");
   if (!scratch)
@@ -344,8 +348,11 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
         corpus::buildCompileCommand(anonymous, options_.filters, "module.o");
     if (bitcode && command) {
       key = BaselineCache::key(*bitcode, *command, compilerIdentity_);
-      if (std::optional<uint64_t> cached = cache->lookup(key)) {
-        baseline.sizeBytes = cached;
+      Expected<std::optional<uint64_t>> cached = cache->lookup(key);
+      if (!cached) {
+        std::fprintf(stderr, "warning: %s\n", cached.error().message.c_str());
+      } else if (*cached) {
+        baseline.sizeBytes = *cached;
         baseline.fromCache = true;
         return baseline;
       }

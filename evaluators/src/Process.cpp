@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <regex>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -176,11 +177,31 @@ std::string readTail(const fs::path& file, size_t maxBytes) {
 
 Expected<ScratchDirectory> ScratchDirectory::create(const fs::path& parent,
                                                     const std::string& prefix) {
-  std::string pattern = (parent / (prefix + "XXXXXX")).string();
+  std::string pattern = (parent / (prefix + std::to_string(getpid()) + "-XXXXXX")).string();
   if (!mkdtemp(pattern.data()))
     return makeError("cannot create a scratch directory in " + parent.string() + ": " +
                      std::strerror(errno));
   return ScratchDirectory(fs::path(pattern));
+}
+
+size_t removeAbandonedScratch(const fs::path& parent) {
+  static const std::regex owned(R"(mlgo-[a-z]+-([0-9]+)-[A-Za-z0-9]{6})");
+  size_t removed = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
+    std::smatch match;
+    std::string name = entry.path().filename().string();
+    if (!entry.is_directory(ec) || !std::regex_match(name, match, owned))
+      continue;
+    pid_t owner = static_cast<pid_t>(std::stol(match[1].str()));
+    // ESRCH: no such process. (EPERM: alive, someone else's.)
+    if (::kill(owner, 0) == 0 || errno != ESRCH)
+      continue;
+    std::error_code removing;
+    if (fs::remove_all(entry.path(), removing) > 0 && !removing)
+      ++removed;
+  }
+  return removed;
 }
 
 ScratchDirectory::ScratchDirectory(ScratchDirectory&& other) noexcept

@@ -1,4 +1,5 @@
 #include "mlgo/results/RunFile.h"
+#include "mlgo/support/Files.h"
 
 #include "mlgo/results/Hdf5File.h"
 
@@ -839,6 +840,8 @@ private:
 Status writeRunFile(const fs::path& path, const RunRecord& record) {
   if (Status valid = checkRecord(path, record); !valid)
     return valid;
+  if (Status replaceable = checkReplaceable(path); !replaceable)
+    return replaceable;
   fs::path temporary = path;
   temporary += ".tmp";
   Status written = [&]() -> Status {

@@ -36,7 +36,25 @@ Status writeFileBytes(const fs::path& file, std::string_view bytes) {
   return Status::ok();
 }
 
+Status checkReplaceable(const fs::path& file) {
+  std::error_code ec;
+  fs::file_status status = fs::status(file, ec);
+  if (ec || !fs::exists(status) || fs::is_regular_file(status))
+    return Status::ok();
+  const char* what = fs::is_directory(status)        ? "a directory"
+                     : fs::is_character_file(status) ? "a character device"
+                     : fs::is_block_file(status)     ? "a block device"
+                     : fs::is_fifo(status)           ? "a FIFO"
+                     : fs::is_socket(status)         ? "a socket"
+                                                     : "not a regular file";
+  return makeError(file.string() + " is " + what +
+                   "; the output must be a regular file (it is written aside and renamed into "
+                   "place)");
+}
+
 Status writeFileAtomically(const fs::path& file, std::string_view bytes) {
+  if (Status replaceable = checkReplaceable(file); !replaceable)
+    return replaceable;
   static std::atomic<uint64_t> counter{0};
   fs::path temporary = file;
   temporary += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);

@@ -211,6 +211,8 @@ Expected<std::optional<BestCandidate>> EsAlgorithm::runStep(int64_t step,
   last_ = EsStep{};
   if (result.problem)
     return *result.problem;
+  if (Status fits = detail::checkPolicyFits(result); !fits)
+    return fits.error();
   last_.compile = recordEvaluation(result, modules, step, record);
   std::vector<std::optional<double>> rewards = candidateRewards(result);
   // Kept before the update: without a validation corpus, the best policy is

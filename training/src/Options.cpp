@@ -1,5 +1,6 @@
 #include "mlgo/training/Options.h"
 
+#include "mlgo/support/Files.h"
 #include <string>
 
 namespace mlgo::training {
@@ -49,6 +50,13 @@ Status RunOptions::validate(bool policyFile) const {
     return makeError("policyOutput: empty path");
   if (threads < 1)
     return makeError("threads: must be at least 1");
+  // Before any compilation: a device or directory here fails only at the end
+  // of the first step otherwise.
+  if (Status s = checkReplaceable(output); !s)
+    return makeError("output: " + s.error().message);
+  if (policyOutput)
+    if (Status s = checkReplaceable(*policyOutput); !s)
+      return makeError("policyOutput: " + s.error().message);
   return Status::ok();
 }
 

@@ -217,6 +217,8 @@ Expected<std::optional<BestCandidate>> PpoAlgorithm::runStep(int64_t step,
   last_ = PpoIteration{};
   if (result.problem)
     return *result.problem;
+  if (Status fits = detail::checkPolicyFits(result); !fits)
+    return fits.error();
   last_.compile = recordEvaluation(result, modules, step, record);
   Expected<Collected> c = collect(result, modules);
   if (!c)

@@ -19,6 +19,15 @@ Expected<policies::MlpPolicy> mlpFromJson(const std::string& json, const std::st
   return *mlp;
 }
 
+Status checkPolicyFits(const evaluators::EvaluationResult& result) {
+  for (const evaluators::JobResult& job : result.jobs)
+    if (job.status == evaluators::JobStatus::PolicyMismatch)
+      return makeError("the policy does not fit the compiler's inliner features: " + job.message +
+                       "; a starting policy must read the features clang-22 sends (train it "
+                       "on them, or start from a random MLP)");
+  return Status::ok();
+}
+
 evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress) {

@@ -36,6 +36,12 @@ Expected<policies::MlpPolicy> mlpFromJson(const std::string& json, const std::st
 
 // Compiles modules under the heuristic (which reproduces -Oz) and records
 // every decision: the data BC imitates and vocabularies are built from.
+// A policy that does not fit the compiler's features fails every job alike
+// (a configuration error, e.g. an --initial-policy trained with other
+// features): the run stops, quoting the first mismatch, instead of skipping
+// every step.
+Status checkPolicyFits(const evaluators::EvaluationResult& result);
+
 evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress);

@@ -3,6 +3,8 @@
 // hash of all three, so runs and sweeps compile each baseline once.
 #pragma once
 
+#include "mlgo/support/Expected.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -21,7 +23,10 @@ public:
   static std::string key(std::string_view bitcode, const std::vector<std::string>& command,
                          std::string_view compilerIdentity);
 
-  std::optional<uint64_t> lookup(const std::string& key) const;
+  // The cached size, nothing if there is no entry, or an error (naming the
+  // file) for an entry that is not exactly what store() writes for this
+  // key: a corrupt entry is never trusted.
+  Expected<std::optional<uint64_t>> lookup(const std::string& key) const;
   // Atomic (write + rename); failures are ignored: the cache is an
   // optimisation, never a source of errors.
   void store(const std::string& key, uint64_t sizeBytes) const;

@@ -61,7 +61,9 @@ private:
 std::string readTail(const std::filesystem::path& file, size_t maxBytes = 2048);
 
 // A private directory (mode 0700) that is removed with everything in it when
-// the object dies: FIFOs, objects and logs of one compilation.
+// the object dies: FIFOs, objects and logs of one compilation. Its name,
+// <prefix><pid>-XXXXXX, says which process owns it, so that what a killed
+// process left behind can be found (removeAbandonedScratch).
 class ScratchDirectory {
 public:
   static Expected<ScratchDirectory> create(const std::filesystem::path& parent,
@@ -77,5 +79,10 @@ private:
   explicit ScratchDirectory(std::filesystem::path path) : path_(std::move(path)) {}
   std::filesystem::path path_;
 };
+
+// Removes the scratch directories in `parent` whose names start with
+// "mlgo-" and whose owning process no longer exists (a trainer killed by
+// SIGKILL or a second Ctrl-C cannot clean up after itself). Returns how many.
+size_t removeAbandonedScratch(const std::filesystem::path& parent);
 
 } // namespace mlgo::evaluators

@@ -13,7 +13,14 @@ Expected<std::string> readFileBytes(const std::filesystem::path& file);
 Status writeFileBytes(const std::filesystem::path& file, std::string_view bytes);
 
 // Writes beside the target and renames over it, so a reader (or a process
-// killed mid-write) never sees half a file.
+// killed mid-write) never sees half a file. Refuses a target that exists and
+// is not a regular file (checkReplaceable).
 Status writeFileAtomically(const std::filesystem::path& file, std::string_view bytes);
+
+// An output path that write-then-rename may replace: absent, or a regular
+// file (a symbolic link to one is followed by the check, replaced by the
+// rename). Renaming over /dev/null or /dev/full would replace the device
+// node with a plain file; the error names the path and what it is.
+Status checkReplaceable(const std::filesystem::path& file);
 
 } // namespace mlgo

@@ -1,0 +1,83 @@
+// What the evaluator must not trust or leave behind: corrupt baseline cache
+// entries, scratch directories of killed processes.
+#include "TestSupport.h"
+#include "mlgo/evaluators/BaselineCache.h"
+#include "mlgo/evaluators/Process.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace mlgo::evaluators {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(BaselineCache, ReadsBackWhatItStored) {
+  mlgo::testing::ScratchDirectory scratch;
+  BaselineCache cache(scratch.path());
+  std::string key = BaselineCache::key("bitcode", {"-Oz"}, "clang 22");
+  Expected<std::optional<uint64_t>> missing = cache.lookup(key);
+  ASSERT_TRUE(missing);
+  EXPECT_FALSE(*missing);
+  cache.store(key, 12345);
+  Expected<std::optional<uint64_t>> found = cache.lookup(key);
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(*found, 12345u);
+}
+
+// Negative, trailing garbage, an edited size, a v1 entry, another key's
+// entry: each is an error naming the file, never a size.
+TEST(BaselineCache, CorruptEntriesAreErrorsNotSizes) {
+  mlgo::testing::ScratchDirectory scratch;
+  BaselineCache cache(scratch.path());
+  std::string key = BaselineCache::key("bitcode", {"-Oz"}, "clang 22");
+  std::string other = BaselineCache::key("other", {"-Oz"}, "clang 22");
+  cache.store(other, 777);
+  std::string otherEntry;
+  {
+    std::ifstream in(scratch / (other + ".size"));
+    std::getline(in, otherEntry);
+  }
+  std::string goodCheck = otherEntry.substr(otherEntry.find(' '));
+  for (const std::string& content :
+       {std::string("-5\n"), std::string("12abc\n"), std::string("12\n"), std::string(""),
+        "778" + goodCheck + "\n", otherEntry + "\n", otherEntry}) {
+    std::ofstream(scratch / (key + ".size"), std::ios::trunc) << content;
+    Expected<std::optional<uint64_t>> read = cache.lookup(key);
+    ASSERT_FALSE(read) << "accepted \"" << content << "\" as " << read->value_or(0);
+    EXPECT_NE(read.error().message.find(key + ".size"), std::string::npos);
+  }
+}
+
+// A child makes a scratch directory and dies without removing it (as
+// SIGKILL does); the sweep removes it and leaves a live process's alone.
+TEST(ScratchDirectory, AbandonedDirectoriesOfDeadProcessesAreRemoved) {
+  mlgo::testing::ScratchDirectory scratch;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Expected<ScratchDirectory> made = ScratchDirectory::create(scratch.path(), "mlgo-job-");
+    if (made)
+      std::ofstream(made->path() / "module-1.o.tmp") << "x";
+    _exit(made ? 0 : 1); // no destructors: the directory stays
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  Expected<ScratchDirectory> mine = ScratchDirectory::create(scratch.path(), "mlgo-worker-");
+  ASSERT_TRUE(mine);
+  fs::create_directory(scratch / "unrelated");
+  EXPECT_EQ(removeAbandonedScratch(scratch.path()), 1u);
+  EXPECT_TRUE(fs::exists(mine->path()));
+  EXPECT_TRUE(fs::exists(scratch / "unrelated"));
+  size_t left = 0;
+  for ([[maybe_unused]] const fs::directory_entry& entry : fs::directory_iterator(scratch.path()))
+    ++left;
+  EXPECT_EQ(left, 2u);
+}
+
+} // namespace
+} // namespace mlgo::evaluators

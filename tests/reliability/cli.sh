@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# cli.sh BUILD_DIR SCRATCH
+#
+# Bad input to the trainers' command lines and configs ends in one clear
+# error naming the file, key or flag, and nothing is replaced or lost.
+set -euo pipefail
+build="$(realpath "$1")" scratch="$(realpath -m "$2")"
+bin="$build/apps"
+zlib="$build/corpora/zlib/corpus"
+rm -rf "$scratch"
+mkdir -p "$scratch"
+cd "$scratch"
+failures=0
+quick=(--corpus "$zlib" --steps 1 --modules-per-step 2 --directions 2 --hidden 4 --workers 2)
+
+# expect NAME STATUS-PATTERN MESSAGE-PATTERN COMMAND…
+expect() {
+  local name="$1" want="$2" pattern="$3"
+  shift 3
+  local status=0
+  "$@" >out.log 2>&1 || status=$?
+  if [[ ! "$status" =~ ^($want)$ ]] || ! grep -q -- "$pattern" out.log; then
+    echo "FAIL $name: exit $status (want $want), want /$pattern/:"
+    tail -n 5 out.log | sed 's/^/  | /'
+    failures=$((failures + 1))
+  else
+    echo "ok   $name: $(grep -m1 -- "$pattern" out.log)"
+  fi
+}
+
+printf 'steps = 1\nsigma = [1,2\n' >unclosed.toml
+expect "TOML syntax error" "[1-9][0-9]*" "unclosed.toml:2:" \
+  "$bin/es-train" --config unclosed.toml --corpus "$zlib" -o a.h5
+printf 'sigam = 0.5\n' >typo.toml
+expect "unknown TOML key" "[1-9][0-9]*" "typo.toml: unknown key 'sigam'" \
+  "$bin/es-train" --config typo.toml --corpus "$zlib" -o a.h5
+printf '[run]\npolicyy = "x"\n' >section.toml
+expect "unknown key in a subcommand's section" "[1-9][0-9]*" "section.toml: unknown key \[run\] 'policyy'" \
+  "$bin/mlgo-eval" --config section.toml run heuristic "$zlib"
+[ ! -e a.h5 ] || {
+  echo "FAIL a rejected config still wrote a.h5"
+  failures=$((failures + 1))
+}
+
+"$bin/es-train" "${quick[@]}" -o run.h5 >/dev/null 2>&1
+before="$(sha256sum run.h5)"
+expect "-o onto an existing run" 1 "run.h5 already holds a run .*--resume run.h5, or give --overwrite" \
+  "$bin/es-train" "${quick[@]}" -o run.h5
+[ "$(sha256sum run.h5)" = "$before" ] || {
+  echo "FAIL the refused run changed run.h5"
+  failures=$((failures + 1))
+}
+expect "--overwrite replaces it" 0 "done: 1 steps" "$bin/es-train" "${quick[@]}" -o run.h5 --overwrite
+
+for device in /dev/full /dev/null; do
+  expect "es-train -o $device" 1 "$device is a character device" "$bin/es-train" "${quick[@]}" -o "$device"
+  expect "bc-train --policy-output $device" 1 "$device is a character device" \
+    "$bin/bc-train" --corpus "$zlib" --epochs 1 --hidden 4 -o bc.h5 --overwrite --policy-output "$device"
+  [ -c "$device" ] || {
+    echo "FAIL $device is no longer a device"
+    failures=$((failures + 1))
+  }
+done
+mkdir -p adir
+expect "-o onto a directory" 1 "adir is a directory" "$bin/es-train" "${quick[@]}" -o adir
+
+# A starting policy for other features: the run stops and says why.
+# (A real MLP over zlib's features, one of them renamed.)
+"$bin/mlgo-eval" run heuristic "$zlib" --trace trace.h5 --no-per-module >/dev/null 2>&1
+"$bin/mlgo-eval" vocab trace.h5 -o vocab --quantiles 20 >/dev/null
+"$bin/mlgo-eval" init-mlp --trace trace.h5 --vocab vocab -o mlp.json --hidden 4 >/dev/null
+sed 's/"callee_basic_block_count"/"no_such_feature"/g' mlp.json >other.json
+expect "--initial-policy for other features" 1 "does not fit the compiler's inliner features: .*no_such_feature" \
+  "$bin/es-train" "${quick[@]}" -o other.h5 --initial-policy other.json
+[ "$failures" -eq 0 ]

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "FilterOptions.h"
+#include "Validators.h"
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Evaluator.h"
@@ -10,6 +11,9 @@
 #include "mlgo/results/RunFile.h"
 
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <array>
 
 #include <cstdlib>
 #include <filesystem>
@@ -60,13 +64,13 @@ struct EvaluatorArgs {
                    "MiB the known trajectories may take; the least recently used modules are "
                    "forgotten first")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(kAtLeastOne);
     app.add_flag("--replay-verify", replayVerify,
                  "Compile every replayed job anyway and stop the run at the first difference");
     app.add_option("--clang", clang, "clang-22 executable")->capture_default_str();
     app.add_option("-j,--workers", workers, "Concurrent compilations")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(kAtLeastOne);
     app.add_option("--timeout", timeoutSeconds, "Per-compilation deadline in seconds")
         ->capture_default_str();
     app.add_option("--scratch", scratch, "Directory for FIFOs and objects of running jobs")
@@ -222,6 +226,35 @@ inline void effectiveConfig(const CLI::App& app, std::string& toml,
   }
 }
 
+// What --resume may change: where and how fast compilations run.
+inline constexpr std::array<const char*, 6> kResumeValueFlags = {
+    "--clang", "--workers", "--timeout", "--scratch", "--baseline-cache", "--replay-memory"};
+inline constexpr std::array<const char*, 3> kResumeSwitches = {"--no-baseline-cache", "--no-replay",
+                                                               "--replay-verify"};
+
+// Any other flag with --resume is an error, not silently dropped: the run
+// continues exactly as it was configured.
+inline Status checkResumeFlags(const CLI::App& commandLine, const std::string& program) {
+  for (const CLI::Option* option : commandLine.get_options()) {
+    if (option->count() == 0)
+      continue;
+    std::string name = option->get_name();
+    if (name == "--resume" || name == "--help" ||
+        std::find(kResumeValueFlags.begin(), kResumeValueFlags.end(), name) !=
+            kResumeValueFlags.end() ||
+        std::find(kResumeSwitches.begin(), kResumeSwitches.end(), name) != kResumeSwitches.end())
+      continue;
+    return makeError(name +
+                     " cannot be given with --resume: a resumed run keeps the config "
+                     "stored in its run file (only --clang, --workers, --timeout, "
+                     "--scratch, --baseline-cache, --replay-memory, --no-baseline-cache, "
+                     "--no-replay and --replay-verify may change); to train longer or "
+                     "differently, start a new run from its policy (" +
+                     program + " --initial-policy …)");
+  }
+  return Status::ok();
+}
+
 // For --resume: parses a run's stored config into `replay` (an App already
 // given the tool's options), with the evaluator flags given on `commandLine`
 // on top: they change where and how fast compilations run, never the numbers.
@@ -232,14 +265,13 @@ inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
                                  (program + "-resume-" + std::to_string(getpid()) + ".toml");
   std::ofstream(config) << storedToml;
   std::vector<std::string> args{program, "--config", config.string()};
-  for (const char* flag :
-       {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache", "--replay-memory"})
+  for (const char* flag : kResumeValueFlags)
     if (commandLine.count(flag))
       for (const std::string& r : commandLine[flag]->results()) {
         args.push_back(flag);
         args.push_back(r);
       }
-  for (const char* flag : {"--no-baseline-cache", "--no-replay", "--replay-verify"})
+  for (const char* flag : kResumeSwitches)
     if (commandLine.count(flag))
       args.push_back(flag);
   std::vector<const char*> argv;
@@ -261,9 +293,14 @@ inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
 template <class Args>
 Status resumeArguments(Args& args, const CLI::App& commandLine, const std::string& program,
                        void (*define)(CLI::App&, Args&), Status (*finish)(Args&, const CLI::App&)) {
+  if (Status flags = checkResumeFlags(commandLine, program); !flags)
+    return flags;
   Expected<results::RunRecord> stored = results::readRunFile(args.resume);
   if (!stored)
     return stored.error();
+  if (stored->trainer != program)
+    return makeError(args.resume + " is a run of " + stored->trainer + ", not of " + program +
+                     ": resume it with " + stored->trainer + " --resume " + args.resume);
   CLI::App replay;
   Args restored;
   define(replay, restored);

@@ -75,6 +75,13 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
       return fail(makeError(std::string(Args::missingData) + " (or --resume RUN.h5)"));
     if (Status s = finishOptions(args, app); !s)
       return fail(s.error());
+    const std::filesystem::path& output = args.options.run.output;
+    std::error_code ec;
+    if (!args.run.overwrite && std::filesystem::is_regular_file(output, ec))
+      return fail(makeError(output.string() +
+                            " already holds a run (replacing it loses its checkpoint): continue "
+                            "it with --resume " +
+                            output.string() + ", or give --overwrite to start again"));
     std::printf("# effective config\n%s\n", args.options.run.configToml.c_str());
     std::fflush(stdout);
   }

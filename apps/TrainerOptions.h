@@ -49,6 +49,7 @@ struct CorpusArgs {
         ->group(group);
     app.add_option(modulesFlag, o.modulesPerStep, "Modules compiled per " + unit)
         ->capture_default_str()
+        ->check(kAtLeastOne)
         ->group(group);
     sampling.addTo(app, "--module-sampling", "How the " + unit + "'s modules are drawn", group);
   }
@@ -115,6 +116,9 @@ struct PolicyArgs {
 struct RunArgs {
   std::string output;
   std::string policyOutput;
+  // A new run refuses an existing run file (its checkpoint would be lost)
+  // unless this is set; the trainers' library API leaves that to callers.
+  bool overwrite = false;
 
   // `stepsFlag`/`unit`: "--steps"/"step", "--iterations"/"iteration", … The
   // policy-file flag is offered when the options have a default for it.
@@ -127,7 +131,7 @@ struct RunArgs {
     app.add_option("-o,--output", output, "The run's HDF5 file")
         ->capture_default_str()
         ->group(group);
-    app.add_flag("--overwrite", o.overwrite,
+    app.add_flag("--overwrite", overwrite,
                  "Replace an existing run file at -o (without it, a new run refuses one)")
         ->group(group);
     if (o.policyOutput) {

@@ -1,5 +1,6 @@
 // mlgo-corpus: build, inspect, merge and sample training corpora.
 #include "TomlConfig.h"
+#include "Validators.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/corpus/Extract.h"
@@ -243,7 +244,7 @@ int main(int argc, char** argv) {
   extractCmd->add_option("-o,--output", extract.output, "Corpus directory to write")->required();
   extractCmd->add_option("-j,--jobs", extract.jobs, "Parallel extraction threads")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(mlgo::apps::kAtLeastOne);
   extractCmd->add_flag("-v,--verbose", extract.verbose, "List every object without bitcode");
 
   InfoArgs info;
@@ -251,7 +252,7 @@ int main(int argc, char** argv) {
   infoCmd->add_option("corpus", info.corpus, "Corpus directory")->required();
   infoCmd->add_option("-j,--jobs", info.jobs, "Parallel threads")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(mlgo::apps::kAtLeastOne);
   infoCmd->add_flag("--per-module", info.perModule, "Also print one line per module");
 
   MergeArgs merge;
@@ -283,7 +284,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sampleCmd->add_option("-k,--modules-per-step", sample.modulesPerStep, "Modules per step")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(mlgo::apps::kAtLeastOne);
   sampleCmd->add_option("--seed", sample.seed, "Sampler seed")->capture_default_str();
   sampleCmd->add_option("--steps", sample.steps, "Number of steps to print")->capture_default_str();
   sampleCmd->add_option("--first-step", sample.firstStep, "First step")->capture_default_str();

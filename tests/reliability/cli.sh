@@ -64,6 +64,16 @@ done
 mkdir -p adir
 expect "-o onto a directory" 1 "adir is a directory" "$bin/es-train" "${quick[@]}" -o adir
 
+expect "--workers 0" "[1-9][0-9]*" "--workers: must be a whole number of at least 1 (got 0)" \
+  "$bin/es-train" "${quick[@]}" --workers 0 -o w.h5
+expect "--modules-per-step -1" "[1-9][0-9]*" "--modules-per-step: must be a whole number of at least 1 (got -1)" \
+  "$bin/es-train" "${quick[@]}" --modules-per-step -1 -o w.h5
+expect "--resume with --steps" 1 "--steps cannot be given with --resume" \
+  "$bin/es-train" --resume run.h5 --steps 10
+"$bin/bc-train" --corpus "$zlib" --epochs 1 --hidden 4 -o bc.h5 >/dev/null 2>&1
+expect "es-train --resume on a bc-train run" 1 "bc.h5 is a run of bc-train, not of es-train: resume it with bc-train --resume bc.h5" \
+  "$bin/es-train" --resume bc.h5
+
 # A starting policy for other features: the run stops and says why.
 # (A real MLP over zlib's features, one of them renamed.)
 "$bin/mlgo-eval" run heuristic "$zlib" --trace trace.h5 --no-per-module >/dev/null 2>&1

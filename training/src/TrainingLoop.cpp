@@ -180,12 +180,6 @@ int64_t TrainingLoop::stepsDone() const {
 Expected<TrainingLoop> TrainingLoop::create(RunOptions run, int64_t validationInterval,
                                             std::unique_ptr<TrainingAlgorithm> algorithm,
                                             evaluators::Scorer* scorer) {
-  std::error_code exists;
-  if (!run.overwrite && fs::exists(run.output, exists))
-    return makeError(run.output.string() +
-                     " already holds a run (replacing it loses its checkpoint): continue it with "
-                     "--resume " +
-                     run.output.string() + ", or give --overwrite to start again");
   auto s = std::make_unique<State>();
   s->run = std::move(run);
   s->validationInterval = validationInterval;

@@ -66,9 +66,6 @@ struct RunOptions {
   uint64_t seed = 1;
   // The run's HDF5 file, rewritten atomically after every step.
   std::filesystem::path output = "results/run.h5";
-  // A new run refuses an existing run file (its checkpoint would be lost)
-  // unless this is set.
-  bool overwrite = false;
   // The final policy as a policy file (for mlgo-eval and --initial-policy),
   // written when the run ends; the run file holds it too. Unset: none.
   std::optional<std::filesystem::path> policyOutput;

@@ -14,6 +14,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 
 #include <cstdlib>
 #include <filesystem>
@@ -224,6 +228,18 @@ inline void effectiveConfig(const CLI::App& app, std::string& toml,
     bool many = option->get_items_expected_max() > 1;
     toml += name + " = " + (many ? "[" + list + "]" : list) + "\n";
   }
+}
+
+// A tool's exit status once its standard output is flushed: output that
+// could not be written (a full disk, a closed pipe) is an error, not exit 0.
+inline int withStdoutWritten(int status, const char* program) {
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "%s: error: writing standard output failed: %s\n", program,
+                 std::strerror(errno ? errno : EIO));
+    return status == 0 ? 1 : status;
+  }
+  return status;
 }
 
 // What --resume may change: where and how fast compilations run.

@@ -15,6 +15,7 @@ struct FilterArgs {
   std::vector<std::string> deleteFlags;
   std::vector<std::string> replaceFlags;
   std::vector<std::string> addFlags;
+  bool allowUnsafeCommands = false;
 
   void addTo(CLI::App& app) {
     app.add_option("--delete-flag", deleteFlags,
@@ -23,12 +24,16 @@ struct FilterArgs {
     app.add_option("--replace-flag", replaceFlags,
                    "FLAG=VALUE: give a module argument a new value; it must occur exactly once");
     app.add_option("--add-flag", addFlags, "Append this argument after the input");
+    app.add_flag("--allow-unsafe-commands", allowUnsafeCommands,
+                 "Compile modules whose commands load plugins or write files outside the "
+                 "scratch directory (refused by default: a corpus's .cmd files are code)");
   }
 
   Expected<corpus::CommandLineFilters> toFilters() const {
     corpus::CommandLineFilters filters;
     filters.deleteFlags = deleteFlags;
     filters.addFlags = addFlags;
+    filters.allowUnsafeCommands = allowUnsafeCommands;
     for (const std::string& rule : replaceFlags) {
       Expected<std::pair<std::string, std::string>> parsed = corpus::parseReplaceRule(rule);
       if (!parsed)

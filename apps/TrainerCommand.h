@@ -7,6 +7,7 @@
 
 #include "CommonOptions.h"
 #include "TrainerOptions.h"
+#include "mlgo/support/Files.h"
 
 #include <CLI/CLI.hpp>
 
@@ -85,6 +86,17 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
     std::printf("# effective config\n%s\n", args.options.run.configToml.c_str());
     std::fflush(stdout);
   }
+  // One writer per run file, for the whole run (the lock file beside it).
+  const std::filesystem::path runFile =
+      resuming ? std::filesystem::path(args.resume) : args.options.run.output;
+  if (Status replaceable = checkReplaceable(runFile); !replaceable)
+    return fail(replaceable.error());
+  std::error_code ignored;
+  if (runFile.has_parent_path())
+    std::filesystem::create_directories(runFile.parent_path(), ignored);
+  Expected<FileLock> lock = FileLock::tryAcquire(runFile);
+  if (!lock)
+    return fail(lock.error());
   std::unique_ptr<evaluators::Evaluator> evaluator;
   if (compiles(args)) {
     Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();

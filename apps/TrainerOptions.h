@@ -135,10 +135,11 @@ struct RunArgs {
                  "Replace an existing run file at -o (without it, a new run refuses one)")
         ->group(group);
     if (o.policyOutput) {
-      policyOutput = o.policyOutput->string();
+      // Empty: beside the run file (-o with .json), not in the working directory.
+      policyOutput.clear();
       app.add_option("--policy-output", policyOutput,
-                     "The final policy file (for mlgo-eval and --initial-policy)")
-          ->capture_default_str()
+                     "The final policy file (for mlgo-eval and --initial-policy); default: the "
+                     "run file's path with .json")
           ->group(group);
     }
     app.add_option("--snapshot-interval", o.snapshotInterval,
@@ -149,8 +150,12 @@ struct RunArgs {
   // `threads`: the evaluator's workers, which also parallelise the updates.
   void finish(training::RunOptions& o, size_t threads) const {
     o.output = output;
-    if (o.policyOutput)
-      o.policyOutput = policyOutput;
+    if (o.policyOutput) {
+      std::filesystem::path beside = std::filesystem::path(output).replace_extension(".json");
+      if (beside == std::filesystem::path(output))
+        beside += ".policy.json";
+      o.policyOutput = policyOutput.empty() ? beside : std::filesystem::path(policyOutput);
+    }
     o.threads = threads;
   }
 };

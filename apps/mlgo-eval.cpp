@@ -505,14 +505,14 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (*runCmd)
-    return runEvaluate(run);
+    return mlgo::apps::withStdoutWritten(runEvaluate(run), "mlgo-eval");
   if (*reportCmd)
-    return runReport(report);
+    return mlgo::apps::withStdoutWritten(runReport(report), "mlgo-eval");
   if (*searchCmd)
-    return runSearch(searchArgs);
+    return mlgo::apps::withStdoutWritten(runSearch(searchArgs), "mlgo-eval");
   if (*vocabCmd)
-    return runVocab(vocab);
+    return mlgo::apps::withStdoutWritten(runVocab(vocab), "mlgo-eval");
   if (*initCmd)
-    return runInitMlp(init);
+    return mlgo::apps::withStdoutWritten(runInitMlp(init), "mlgo-eval");
   return 1;
 }

@@ -465,14 +465,15 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (*diffCmd)
-    return runDiff(diffFiles, diffTimings, diffIgnored);
+    return mlgo::apps::withStdoutWritten(runDiff(diffFiles, diffTimings, diffIgnored),
+                                         "mlgo-results");
   if (*summaryCmd)
-    return runSummary(summary);
+    return mlgo::apps::withStdoutWritten(runSummary(summary), "mlgo-results");
   if (*compareCmd)
-    return runCompare(compare);
+    return mlgo::apps::withStdoutWritten(runCompare(compare), "mlgo-results");
   if (*showCmd)
-    return runShow(show);
+    return mlgo::apps::withStdoutWritten(runShow(show), "mlgo-results");
   if (*exportCmd)
-    return runExport(exporting);
+    return mlgo::apps::withStdoutWritten(runExport(exporting), "mlgo-results");
   return 1;
 }

@@ -64,29 +64,25 @@ done
 percent() { # A B [DECIMALS]: (A - B) / B
   awk -v a="$1" -v b="$2" -v d="${3:-3}" 'BEGIN {printf "%+." d "f %%", b ? 100 * (a - b) / b : 0}'
 }
-echo
-echo "Build CPU time (configure + make, 1 job), seconds:"
-echo
-echo "| code base | -Oz | plugin (heuristic policy) | policy | best-of |"
-echo "| --- | ---: | ---: | ---: | ---: |"
-for recipe in "$@"; do
-  base="${cpu[$recipe,-Oz]}"
-  row="| $recipe | $base"
-  for name in plugin policy best-of; do
-    row="$row | ${cpu[$recipe,$name]} ($(percent "${cpu[$recipe,$name]}" "$base" 0))"
+# table TITLE ARRAY DECIMALS RECIPE…: one Markdown table of ARRAY[recipe,variant].
+table() {
+  local title="$1" decimals="$3"
+  local -n values="$2"
+  shift 3
+  echo
+  echo "$title"
+  echo
+  echo "| code base | -Oz | plugin (heuristic policy) | policy | best-of |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  local recipe name base row
+  for recipe in "$@"; do
+    base="${values[$recipe,-Oz]}"
+    row="| $recipe | $base"
+    for name in plugin policy best-of; do
+      row="$row | ${values[$recipe,$name]} ($(percent "${values[$recipe,$name]}" "$base" "$decimals"))"
+    done
+    echo "$row |"
   done
-  echo "$row |"
-done
-echo
-echo "Total .text of the objects, bytes (policy: $(basename "$policy")):"
-echo
-echo "| code base | -Oz | plugin (heuristic policy) | policy | best-of |"
-echo "| --- | ---: | ---: | ---: | ---: |"
-for recipe in "$@"; do
-  base="${text[$recipe,-Oz]}"
-  row="| $recipe | $base"
-  for name in plugin policy best-of; do
-    row="$row | ${text[$recipe,$name]} ($(percent "${text[$recipe,$name]}" "$base"))"
-  done
-  echo "$row |"
-done
+}
+table "Build CPU time (configure + make, 1 job), seconds:" cpu 0 "$@"
+table "Total .text of the objects, bytes (policy: $(basename "$policy")):" text 3 "$@"

@@ -1,7 +1,10 @@
 #include "mlgo/corpus/CommandLine.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace mlgo::corpus {
 
@@ -102,6 +105,44 @@ applyCommandLineFilters(const std::vector<std::string>& arguments,
   return result;
 }
 
+namespace {
+
+// What in a cc1 command runs foreign code or writes a file outside the job's
+// scratch directory, or nullopt. Options with a separate value name it too.
+std::optional<std::string> unsafeArgument(const std::vector<std::string>& command) {
+  static constexpr std::array<std::string_view, 4> kPluginsSeparate = {"-load", "-add-plugin",
+                                                                       "-plugin", "-plugin-arg"};
+  static constexpr std::array<std::string_view, 5> kFilesSeparate = {
+      "-opt-record-file", "-dependency-file", "-header-include-file", "-diagnostic-log-file",
+      "-split-dwarf-output"};
+  static constexpr std::array<std::string_view, 9> kJoined = {
+      "-fpass-plugin=",        "-load-pass-plugin=",         "-stats-file=",
+      "-ftime-trace=",         "-fprofile-instrument-path=", "-coverage-data-file=",
+      "-coverage-notes-file=", "-fcrash-diagnostics-dir=",   "-fplugin="};
+  for (size_t i = 0; i < command.size(); ++i) {
+    std::string_view a = command[i];
+    std::string value = i + 1 < command.size() ? " " + command[i + 1] : "";
+    for (std::string_view option : kPluginsSeparate)
+      if (a == option)
+        return "loads a plugin (" + std::string(a) + value + ")";
+    for (std::string_view option : kFilesSeparate)
+      if (a == option)
+        return "writes a file of its own (" + std::string(a) + value + ")";
+    for (std::string_view prefix : kJoined)
+      if (startsWith(a, prefix))
+        return (prefix.find("plugin") != std::string_view::npos ? "loads a plugin ("
+                                                                : "writes a file of its own (") +
+               std::string(a) + ")";
+    if (a == "-mllvm" && i + 1 < command.size() &&
+        (startsWith(command[i + 1], "-info-output-file") ||
+         startsWith(command[i + 1], "-stats-file")))
+      return "writes a file of its own (-mllvm " + command[i + 1] + ")";
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 Expected<std::vector<std::string>> buildCompileCommand(const ModuleSpec& module,
                                                        const CommandLineFilters& filters,
                                                        const std::filesystem::path& object) {
@@ -127,6 +168,11 @@ Expected<std::vector<std::string>> buildCompileCommand(const ModuleSpec& module,
   Expected<std::vector<std::string>> command = applyCommandLineFilters(stored, filters, input);
   if (!command)
     return makeError("module \"" + module.name + "\": " + command.error().message);
+  if (!filters.allowUnsafeCommands)
+    if (std::optional<std::string> unsafe = unsafeArgument(*command))
+      return makeError("module \"" + module.name + "\": its command " + *unsafe +
+                       "; a corpus's commands are code, so this is refused (give "
+                       "--allow-unsafe-commands if you trust the corpus)");
   command->push_back("-o");
   command->push_back(object.string());
   return command;

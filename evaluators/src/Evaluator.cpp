@@ -192,13 +192,38 @@ JobResult Evaluator::compile(const JobSpec& job) {
   return dispatch(job, serialized ? &*serialized : nullptr);
 }
 
-JobResult Evaluator::dispatch(const JobSpec& job, const SerializedPolicy* serialized) {
-  if (primary_) {
-    if (std::optional<JobResult> done = primary_->compile(job, serialized))
-      return std::move(*done);
-    ++fallbackJobs_;
+namespace {
+
+// ": <clang's first error line>" from a compile's output, or "": the message
+// a console shows says what the compiler said, not only that it failed.
+std::string firstErrorLine(const std::string& output) {
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    if (end == std::string::npos)
+      end = output.size();
+    std::string_view line(output.data() + start, end - start);
+    if (line.find("error") != std::string_view::npos)
+      return ": " + std::string(line.substr(0, 300));
+    start = end + 1;
   }
-  return *clang_->compile(job, nullptr);
+  return "";
+}
+
+} // namespace
+
+JobResult Evaluator::dispatch(const JobSpec& job, const SerializedPolicy* serialized) {
+  JobResult result;
+  if (std::optional<JobResult> done = primary_ ? primary_->compile(job, serialized) : std::nullopt)
+    result = std::move(*done);
+  else {
+    if (primary_)
+      ++fallbackJobs_;
+    result = *clang_->compile(job, nullptr);
+  }
+  if (result.status == JobStatus::CompilerFailed || result.status == JobStatus::CompilerCrashed)
+    result.message += firstErrorLine(result.stderrTail);
+  return result;
 }
 
 namespace {
@@ -363,6 +388,7 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
     baseline.message =
         "baseline (-Oz) compile failed: " + std::string(jobStatusName(plain.status)) + ": " +
         plain.message;
+    baseline.stderrTail = plain.stderrTail;
     return baseline;
   }
   baseline.sizeBytes = plain.sizeBytes;
@@ -439,6 +465,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                             slot.status = JobStatus::BaselineUnavailable;
                             slot.message =
                                 "module \"" + module.name + "\": " + baselineResults[m].message;
+                            slot.stderrTail = baselineResults[m].stderrTail;
                           } else {
                             JobSpec job{.module = &module,
                                         .policy = request.candidates[c],

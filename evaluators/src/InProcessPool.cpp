@@ -130,11 +130,14 @@ InProcessPool::run(const protocol::JobMessage& job, const SerializedPolicy* poli
   auto lost = [&](WorkerOutcome::Kind kind, std::string message) {
     std::optional<ExitStatus> ended = worker->process->waitUntil(
         Clock::now() + std::chrono::milliseconds(kind == WorkerOutcome::Kind::TimedOut ? 0 : 2000));
+    // Our own SIGKILL (a worker that would not end) is not a cause; any
+    // signal that ended it before (the OOM killer's SIGKILL too) is.
+    const bool killedHere = !ended;
     if (!ended)
       ended = worker->process->kill();
     outcome.logTail = readTail(worker->log, logTailBytes_);
     if (kind != WorkerOutcome::Kind::TimedOut) {
-      if (ended->signal && *ended->signal != SIGKILL) {
+      if (ended->signal && !killedHere) {
         kind = WorkerOutcome::Kind::WorkerDied;
         message = "in-process worker died: " + ended->describe();
       } else if (ended->exitCode && *ended->exitCode != 0) {

@@ -6,10 +6,12 @@
 #include "mlgo/policies/PolicyFile.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -20,9 +22,11 @@ namespace {
 namespace protocol = evaluators::protocol;
 
 // A test hook, so the crash and hang paths are exercised with a real worker:
-// MLGO_WORKER_FAULT=abort:<module> or hang:<module> makes this worker abort or
-// stop answering when it is given that module under a policy (plain -Oz
-// compiles of it still work, so its baseline can be measured).
+// MLGO_WORKER_FAULT=abort:<module>, kill:<module> or hang:<module> makes this
+// worker abort, die by SIGKILL (as by the OOM killer) or stop answering when
+// it is given that module under a policy (plain -Oz compiles of it still
+// work, so its baseline can be measured). random-kill:<p> kills the worker
+// before a policy job with probability p (a soak test of the pool).
 void injectFault(const std::string& module) {
   const char* fault = std::getenv("MLGO_WORKER_FAULT");
   if (!fault)
@@ -30,6 +34,13 @@ void injectFault(const std::string& module) {
   std::string spec = fault;
   if (spec == "abort:" + module)
     std::abort();
+  if (spec == "kill:" + module)
+    ::raise(SIGKILL);
+  if (spec.rfind("random-kill:", 0) == 0) {
+    static std::mt19937_64 draws{std::random_device{}()};
+    if (std::uniform_real_distribution<double>(0, 1)(draws) < std::atof(spec.c_str() + 12))
+      ::raise(SIGKILL);
+  }
   if (spec == "hang:" + module)
     std::this_thread::sleep_for(std::chrono::hours(1));
 }

@@ -1,9 +1,14 @@
 #include "mlgo/support/Files.h"
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
 #include <unistd.h>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -70,6 +75,35 @@ Status writeFileAtomically(const fs::path& file, std::string_view bytes) {
     return makeError(file.string() + ": cannot replace: " + ec.message());
   }
   return Status::ok();
+}
+
+Expected<FileLock> FileLock::tryAcquire(const fs::path& file) {
+  fs::path lockFile = file;
+  lockFile += ".lock";
+  int fd = ::open(lockFile.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return makeError(lockFile.string() + ": cannot open the lock file: " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char owner[32] = {0};
+    ssize_t n = ::pread(fd, owner, sizeof owner - 1, 0);
+    ::close(fd);
+    std::string pid = n > 0 ? std::string(owner, static_cast<size_t>(n)) : std::string("?");
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' '))
+      pid.pop_back();
+    return makeError(file.string() + " is being written by another process (pid " + pid +
+                     ", lock " + lockFile.string() + "); wait for it or choose another file");
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0)
+    (void)!::pwrite(fd, pid.data(), pid.size(), 0);
+  return FileLock(fd);
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0)
+    ::close(fd_); // releases the lock
 }
 
 } // namespace mlgo

@@ -119,5 +119,36 @@ TEST(CompileCommand, ErrorNamesTheModule) {
   EXPECT_NE(command.error().message.find("\"zz.o\""), std::string::npos);
 }
 
+// Corpus commands are code: plugin loading and files of their own choosing
+// are refused (naming module and option) unless explicitly allowed.
+TEST(CompileCommand, UnsafeCommandsAreRefusedUnlessAllowed) {
+  for (const Args& unsafe :
+       {Args{"-load", "/tmp/evil.so"}, Args{"-fpass-plugin=/tmp/evil.so"},
+        Args{"-stats-file=/etc/x"}, Args{"-opt-record-file", "/tmp/r.yaml"},
+        Args{"-mllvm", "-info-output-file=/tmp/i"}, Args{"-add-plugin", "x"}}) {
+    ModuleSpec m;
+    m.name = "bad.o";
+    m.bitcode = "bad.o.bc";
+    m.storedCommand = {"-cc1", "-Oz"};
+    m.storedCommand.insert(m.storedCommand.end(), unsafe.begin(), unsafe.end());
+    Expected<Args> refused = buildCompileCommand(m, {}, "o.o");
+    ASSERT_FALSE(refused) << unsafe.front();
+    EXPECT_NE(refused.error().message.find("\"bad.o\""), std::string::npos);
+    EXPECT_NE(refused.error().message.find(unsafe.front()), std::string::npos)
+        << refused.error().message;
+    CommandLineFilters allow;
+    allow.allowUnsafeCommands = true;
+    EXPECT_TRUE(buildCompileCommand(m, allow, "o.o")) << unsafe.front();
+  }
+  // An unsafe flag added by the user's own filters is refused the same way.
+  ModuleSpec m;
+  m.name = "a.o";
+  m.bitcode = "a.o.bc";
+  m.storedCommand = {"-cc1"};
+  CommandLineFilters added;
+  added.addFlags = {"-stats-file=/tmp/s"};
+  EXPECT_FALSE(buildCompileCommand(m, added, "o.o"));
+}
+
 } // namespace
 } // namespace mlgo::corpus

@@ -195,7 +195,7 @@ TEST_P(BackendParity, ModulesWithMllvmOptionsFallBackToClang) {
 TEST_P(BackendParity, WorkerCrashesAndHangsAreRecordedAndTheRestCompletes) {
   const std::string victim = modules_.back()->name;
   std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
-  for (const std::string fault : {"abort", "hang"}) {
+  for (const std::string fault : {"abort", "kill", "hang"}) {
     SCOPED_TRACE(fault);
     EvaluatorOptions options;
     options.workers = 2;
@@ -218,6 +218,10 @@ TEST_P(BackendParity, WorkerCrashesAndHangsAreRecordedAndTheRestCompletes) {
           EXPECT_NE(job.message.find("signal 6"), std::string::npos) << job.message;
           // The worker's own report (LLVM's stack dump) is kept for the record.
           EXPECT_FALSE(job.stderrTail.empty());
+        } else if (fault == "kill") {
+          // SIGKILL from outside (the OOM killer) is a cause, not our cleanup.
+          EXPECT_EQ(job.status, JobStatus::CompilerCrashed) << job.message;
+          EXPECT_NE(job.message.find("signal 9"), std::string::npos) << job.message;
         } else {
           EXPECT_EQ(job.status, JobStatus::TimedOut) << job.message;
         }

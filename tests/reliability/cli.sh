@@ -52,6 +52,19 @@ expect "-o onto an existing run" 1 "run.h5 already holds a run .*--resume run.h5
 }
 expect "--overwrite replaces it" 0 "done: 1 steps" "$bin/es-train" "${quick[@]}" -o run.h5 --overwrite
 
+# Two trainers on one run file: the second is refused while the first runs.
+"$bin/es-train" --corpus "$zlib" --steps 30 --modules-per-step 2 --directions 2 --hidden 4 \
+  --workers 2 -o busy.h5 >busy.log 2>&1 &
+first=$!
+for _ in $(seq 100); do
+  [ -s busy.h5.lock ] && break
+  sleep 0.1
+done
+expect "a second writer" 1 "busy.h5 is being written by another process (pid $first" \
+  "$bin/es-train" "${quick[@]}" -o busy.h5 --overwrite
+kill -INT "$first" 2>/dev/null || true
+wait "$first" || true
+
 for device in /dev/full /dev/null; do
   expect "es-train -o $device" 1 "$device is a character device" "$bin/es-train" "${quick[@]}" -o "$device"
   expect "bc-train --policy-output $device" 1 "$device is a character device" \
@@ -82,4 +95,26 @@ expect "es-train --resume on a bc-train run" 1 "bc.h5 is a run of bc-train, not 
 sed 's/"callee_basic_block_count"/"no_such_feature"/g' mlp.json >other.json
 expect "--initial-policy for other features" 1 "does not fit the compiler's inliner features: .*no_such_feature" \
   "$bin/es-train" "${quick[@]}" -o other.h5 --initial-policy other.json
+# A module that does not compile: clang's own error is in the message, on both backends.
+cp -r "$zlib" broken-corpus
+echo garbage >broken-corpus/adler32.o.bc
+for backend in inprocess clang; do
+  expect "clang's error text ($backend)" "[0-9]+" "adler32.o.*failed.*error: " \
+    "$bin/mlgo-eval" run heuristic broken-corpus --no-baseline-cache --backend "$backend"
+done
+
+# Tables that cannot be written are an error, not exit 0.
+expect "export onto a full disk" 1 "writing standard output failed" \
+  sh -c "'$bin/mlgo-results' export run.h5 --table steps >/dev/full"
+
+# ppo-train's final policy goes beside its run file, not into the working directory.
+mkdir -p elsewhere
+"$bin/ppo-train" --corpus "$zlib" --iterations 1 --modules-per-iteration 2 --hidden 4 \
+  --workers 2 -o elsewhere/ppo.h5 >ppo.log 2>&1 || true
+if [ -f elsewhere/ppo.json ] && [ ! -e results ]; then
+  echo "ok   ppo-train's policy beside its run file: elsewhere/ppo.json"
+else
+  echo "FAIL ppo-train's policy is not at elsewhere/ppo.json: $(tail -n 3 ppo.log)"
+  failures=$((failures + 1))
+fi
 [ "$failures" -eq 0 ]

@@ -397,11 +397,12 @@ TEST_F(RunFileTest, FailedWritesLeaveThePreviousFile) {
   ASSERT_TRUE(read) << messageOf(read);
   EXPECT_TRUE(identical(*read, first)) << *firstDifference(*read, first);
 
-  // The rename itself fails: a directory at `path`.
+  // A directory at `path`: refused before anything is written.
   std::filesystem::path directory = file("directory.h5");
   std::filesystem::create_directories(directory / "inside");
-  EXPECT_EQ(writeError(directory, first), directory.string() + ": cannot replace it with " +
-                                              directory.string() + ".tmp: Is a directory");
+  EXPECT_EQ(writeError(directory, first),
+            directory.string() + " is a directory; the output must be a regular file (it is "
+                                 "written aside and renamed into place)");
   EXPECT_FALSE(std::filesystem::exists(directory.string() + ".tmp"));
 }
 

@@ -75,7 +75,8 @@ struct JobResult {
 struct BaselineResult {
   std::optional<uint64_t> sizeBytes;
   bool fromCache = false;
-  std::string message; // why it failed
+  std::string message;    // why it failed (with clang's first error line)
+  std::string stderrTail; // the end of the failed compile's output
 };
 
 } // namespace mlgo::evaluators

@@ -23,4 +23,21 @@ Status writeFileAtomically(const std::filesystem::path& file, std::string_view b
 // node with a plain file; the error names the path and what it is.
 Status checkReplaceable(const std::filesystem::path& file);
 
+// An exclusive advisory lock on `<file>.lock` (flock), held while the object
+// lives: two trainers writing one run file would each replace the other's
+// steps. The lock file stays (removing it would race); it holds the owner's pid.
+class FileLock {
+public:
+  // Fails at once, naming the file and the process that holds it.
+  static Expected<FileLock> tryAcquire(const std::filesystem::path& file);
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&&) = delete;
+  FileLock(const FileLock&) = delete;
+  ~FileLock();
+
+private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
 } // namespace mlgo

@@ -25,8 +25,9 @@ struct FilterArgs {
                    "FLAG=VALUE: give a module argument a new value; it must occur exactly once");
     app.add_option("--add-flag", addFlags, "Append this argument after the input");
     app.add_flag("--allow-unsafe-commands", allowUnsafeCommands,
-                 "Compile modules whose commands load plugins or write files outside the "
-                 "scratch directory (refused by default: a corpus's .cmd files are code)");
+                 "Compile corpus commands as they are: by default a command that loads a "
+                 "plugin is refused and options writing files of their own (dependency "
+                 "files, statistics, remarks) are dropped (a corpus's .cmd files are code)");
   }
 
   Expected<corpus::CommandLineFilters> toFilters() const {

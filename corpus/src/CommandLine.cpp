@@ -107,36 +107,58 @@ applyCommandLineFilters(const std::vector<std::string>& arguments,
 
 namespace {
 
-// What in a cc1 command runs foreign code or writes a file outside the job's
-// scratch directory, or nullopt. Options with a separate value name it too.
-std::optional<std::string> unsafeArgument(const std::vector<std::string>& command) {
-  static constexpr std::array<std::string_view, 4> kPluginsSeparate = {"-load", "-add-plugin",
-                                                                       "-plugin", "-plugin-arg"};
-  static constexpr std::array<std::string_view, 5> kFilesSeparate = {
-      "-opt-record-file", "-dependency-file", "-header-include-file", "-diagnostic-log-file",
-      "-split-dwarf-output"};
-  static constexpr std::array<std::string_view, 9> kJoined = {
-      "-fpass-plugin=",        "-load-pass-plugin=",         "-stats-file=",
-      "-ftime-trace=",         "-fprofile-instrument-path=", "-coverage-data-file=",
-      "-coverage-notes-file=", "-fcrash-diagnostics-dir=",   "-fplugin="};
+// Options of a stored cc1 command that write a file of their own choosing
+// (build artefacts such as dependency files, statistics, remarks): they do
+// not change the object, and a recompilation must not write outside its
+// scratch directory, so they are dropped (with their separate values).
+constexpr std::array<std::string_view, 8> kFileOutputsSeparate = {"-dependency-file",
+                                                                  "-MT",
+                                                                  "-MQ",
+                                                                  "-opt-record-file",
+                                                                  "-header-include-file",
+                                                                  "-diagnostic-log-file",
+                                                                  "-split-dwarf-output",
+                                                                  "-stack-usage-file"};
+constexpr std::array<std::string_view, 6> kFileOutputsJoined = {"-stats-file=",
+                                                                "-ftime-trace=",
+                                                                "-coverage-data-file=",
+                                                                "-coverage-notes-file=",
+                                                                "-fcrash-diagnostics-dir=",
+                                                                "-fprofile-instrument-path="};
+
+bool writesAFile(const std::vector<std::string>& command, size_t i, size_t& skip) {
+  std::string_view a = command[i];
+  skip = 0;
+  for (std::string_view option : kFileOutputsSeparate)
+    if (a == option) {
+      skip = 1;
+      return true;
+    }
+  for (std::string_view prefix : kFileOutputsJoined)
+    if (startsWith(a, prefix))
+      return true;
+  if (a == "-mllvm" && i + 1 < command.size() &&
+      (startsWith(command[i + 1], "-info-output-file") ||
+       startsWith(command[i + 1], "-stats-file"))) {
+    skip = 1;
+    return true;
+  }
+  return false;
+}
+
+// A plugin the command would load (foreign code in the compiler), or nullopt.
+std::optional<std::string> loadedPlugin(const std::vector<std::string>& command) {
+  static constexpr std::array<std::string_view, 3> kSeparate = {"-load", "-add-plugin", "-plugin"};
+  static constexpr std::array<std::string_view, 3> kJoined = {
+      "-fpass-plugin=", "-load-pass-plugin=", "-fplugin="};
   for (size_t i = 0; i < command.size(); ++i) {
     std::string_view a = command[i];
-    std::string value = i + 1 < command.size() ? " " + command[i + 1] : "";
-    for (std::string_view option : kPluginsSeparate)
+    for (std::string_view option : kSeparate)
       if (a == option)
-        return "loads a plugin (" + std::string(a) + value + ")";
-    for (std::string_view option : kFilesSeparate)
-      if (a == option)
-        return "writes a file of its own (" + std::string(a) + value + ")";
+        return std::string(a) + (i + 1 < command.size() ? " " + command[i + 1] : "");
     for (std::string_view prefix : kJoined)
       if (startsWith(a, prefix))
-        return (prefix.find("plugin") != std::string_view::npos ? "loads a plugin ("
-                                                                : "writes a file of its own (") +
-               std::string(a) + ")";
-    if (a == "-mllvm" && i + 1 < command.size() &&
-        (startsWith(command[i + 1], "-info-output-file") ||
-         startsWith(command[i + 1], "-stats-file")))
-      return "writes a file of its own (-mllvm " + command[i + 1] + ")";
+        return std::string(a);
   }
   return std::nullopt;
 }
@@ -150,9 +172,15 @@ Expected<std::vector<std::string>> buildCompileCommand(const ModuleSpec& module,
   // object would carry (and be measured with) another copy of the module.
   std::vector<std::string> stored;
   stored.reserve(module.storedCommand.size());
-  for (const std::string& argument : module.storedCommand) {
+  for (size_t i = 0; i < module.storedCommand.size(); ++i) {
+    const std::string& argument = module.storedCommand[i];
     if (startsWith(argument, "-fembed-bitcode"))
       continue;
+    size_t skip = 0;
+    if (!filters.allowUnsafeCommands && writesAFile(module.storedCommand, i, skip)) {
+      i += skip;
+      continue;
+    }
     // The build's own index path is meaningless here; the corpus has its copy.
     if (module.thinLTOIndex && startsWith(argument, "-fthinlto-index="))
       continue;
@@ -169,9 +197,9 @@ Expected<std::vector<std::string>> buildCompileCommand(const ModuleSpec& module,
   if (!command)
     return makeError("module \"" + module.name + "\": " + command.error().message);
   if (!filters.allowUnsafeCommands)
-    if (std::optional<std::string> unsafe = unsafeArgument(*command))
-      return makeError("module \"" + module.name + "\": its command " + *unsafe +
-                       "; a corpus's commands are code, so this is refused (give "
+    if (std::optional<std::string> plugin = loadedPlugin(*command))
+      return makeError("module \"" + module.name + "\": its command loads a plugin (" + *plugin +
+                       "); a corpus's commands are code, so this is refused (give "
                        "--allow-unsafe-commands if you trust the corpus)");
   command->push_back("-o");
   command->push_back(object.string());

@@ -119,35 +119,43 @@ TEST(CompileCommand, ErrorNamesTheModule) {
   EXPECT_NE(command.error().message.find("\"zz.o\""), std::string::npos);
 }
 
-// Corpus commands are code: plugin loading and files of their own choosing
-// are refused (naming module and option) unless explicitly allowed.
-TEST(CompileCommand, UnsafeCommandsAreRefusedUnlessAllowed) {
-  for (const Args& unsafe :
-       {Args{"-load", "/tmp/evil.so"}, Args{"-fpass-plugin=/tmp/evil.so"},
-        Args{"-stats-file=/etc/x"}, Args{"-opt-record-file", "/tmp/r.yaml"},
-        Args{"-mllvm", "-info-output-file=/tmp/i"}, Args{"-add-plugin", "x"}}) {
+// Corpus commands are code: plugin loading is refused (naming module and
+// option) and options that write files of their own are dropped, unless
+// explicitly allowed; the user's own --add-flag flags are theirs.
+TEST(CompileCommand, PluginsAreRefusedAndFileOutputsDroppedUnlessAllowed) {
+  CommandLineFilters allow;
+  allow.allowUnsafeCommands = true;
+  for (const Args& plugin : {Args{"-load", "/tmp/evil.so"}, Args{"-fpass-plugin=/tmp/evil.so"},
+                             Args{"-add-plugin", "x"}}) {
     ModuleSpec m;
     m.name = "bad.o";
     m.bitcode = "bad.o.bc";
     m.storedCommand = {"-cc1", "-Oz"};
-    m.storedCommand.insert(m.storedCommand.end(), unsafe.begin(), unsafe.end());
+    m.storedCommand.insert(m.storedCommand.end(), plugin.begin(), plugin.end());
     Expected<Args> refused = buildCompileCommand(m, {}, "o.o");
-    ASSERT_FALSE(refused) << unsafe.front();
+    ASSERT_FALSE(refused) << plugin.front();
     EXPECT_NE(refused.error().message.find("\"bad.o\""), std::string::npos);
-    EXPECT_NE(refused.error().message.find(unsafe.front()), std::string::npos)
+    EXPECT_NE(refused.error().message.find(plugin.front()), std::string::npos)
         << refused.error().message;
-    CommandLineFilters allow;
-    allow.allowUnsafeCommands = true;
-    EXPECT_TRUE(buildCompileCommand(m, allow, "o.o")) << unsafe.front();
+    EXPECT_TRUE(buildCompileCommand(m, allow, "o.o")) << plugin.front();
   }
-  // An unsafe flag added by the user's own filters is refused the same way.
   ModuleSpec m;
   m.name = "a.o";
   m.bitcode = "a.o.bc";
-  m.storedCommand = {"-cc1"};
+  m.storedCommand = {"-cc1",        "-Oz",    "-dependency-file",         "a.o.d",
+                     "-MT",         "a.o",    "-stats-file=/etc/x",       "-opt-record-file",
+                     "/tmp/r.yaml", "-mllvm", "-info-output-file=/tmp/i", "-faddrsig"};
+  Expected<Args> dropped = buildCompileCommand(m, {}, "o.o");
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  EXPECT_EQ(*dropped, (Args{"-cc1", "-Oz", "-faddrsig", "-x", "ir", "a.o.bc", "-o", "o.o"}));
+  Expected<Args> kept = buildCompileCommand(m, allow, "o.o");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->size(), m.storedCommand.size() + 5);
   CommandLineFilters added;
   added.addFlags = {"-stats-file=/tmp/s"};
-  EXPECT_FALSE(buildCompileCommand(m, added, "o.o"));
+  Expected<Args> own = buildCompileCommand(m, added, "o.o");
+  ASSERT_TRUE(own);
+  EXPECT_NE(std::find(own->begin(), own->end(), "-stats-file=/tmp/s"), own->end());
 }
 
 } // namespace

@@ -22,10 +22,11 @@ struct CommandLineFilters {
   std::vector<std::string> deleteFlags;
   std::vector<std::pair<std::string, std::string>> replaceFlags;
   std::vector<std::string> addFlags;
-  // A corpus's .cmd files are code run by the compiler: commands that load
-  // plugins (-load, -fpass-plugin=, -add-plugin) or write files of their own
-  // choosing (-stats-file=, -opt-record-file, -dependency-file, …) are
-  // refused, on both backends alike, unless this is set.
+  // A corpus's .cmd files are code run by the compiler: a command that loads
+  // a plugin (-load, -fpass-plugin=, -add-plugin) is refused, and options
+  // that write files of their own (-dependency-file, -stats-file=,
+  // -opt-record-file, …; they do not change the object) are dropped, on both
+  // backends alike, unless this is set. The add flags are the user's own.
   bool allowUnsafeCommands = false;
 
   // Rejects filters that overlap (one flag in two roles), as ml-compiler-opt does.

@@ -288,6 +288,20 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
   std::fprintf(stderr, "%s %s, %s parameters, %s; run file %s\n", verb.c_str(),
                attribute("policy").c_str(), attribute("parameters").c_str(), modules.c_str(),
                output.c_str());
+  // Modules whose -Oz baseline failed cannot be scored and are left out of
+  // training: say so here, not only in the run file's failure table.
+  size_t leftOut = 0;
+  const results::FailureRecord* first = nullptr;
+  for (const results::FailureRecord& failure : record.failures)
+    if (failure.step == -1 && failure.status == "baseline-unavailable") {
+      first = first ? first : &failure;
+      ++leftOut;
+    }
+  if (first)
+    std::fprintf(stderr,
+                 "warning: %zu training module%s left out, the -Oz baseline failed (in the run "
+                 "file's failures); first: %s\n",
+                 leftOut, leftOut == 1 ? "" : "s", first->message.c_str());
 }
 
 // "  validation <total reward>" when the step validated, for progress lines.

@@ -14,6 +14,7 @@ bash corpus/recipes/lua.sh
 
 DEMO="$MLGO_BUILD_DIR/corpora/demo"
 echo "== merging zlib and Lua into $DEMO"
+rm -rf "$DEMO" # merge writes only into a new or empty directory
 "$BIN/mlgo-corpus" merge "$MLGO_BUILD_DIR/corpora/zlib/corpus" "$MLGO_BUILD_DIR/corpora/lua/corpus" -o "$DEMO"
 echo "== corpus summary"
 "$BIN/mlgo-corpus" info "$DEMO"

@@ -4,6 +4,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -90,13 +91,16 @@ Expected<CorpusDescription> readCorpusDescription(const fs::path& file) {
   if (description.modules.empty())
     return makeError(file.string() + ": \"modules\" is empty");
 
-  std::set<std::string> seen;
+  // By normal form: "./a.o" and "a.o" are the same files, not two modules.
+  std::map<std::string, std::string> seen;
   for (const std::string& name : description.modules) {
     if (!isSafeModuleName(name))
       return makeError(file.string() + ": module name \"" + name +
                        "\" must be a relative path inside the corpus");
-    if (!seen.insert(name).second)
-      return makeError(file.string() + ": module \"" + name + "\" is listed twice");
+    auto [it, added] = seen.emplace(fs::path(name).lexically_normal().string(), name);
+    if (!added)
+      return makeError(file.string() + ": module \"" + name + "\" is listed twice" +
+                       (it->second == name ? std::string() : " (also as \"" + it->second + "\")"));
   }
 
   if (const llvm::json::Value* thin = root->get("has_thinlto")) {

@@ -2,6 +2,7 @@
 
 #include "mlgo/corpus/Corpus.h"
 
+#include <algorithm>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -42,6 +43,19 @@ Expected<MergeSummary> mergeCorpora(const std::vector<MergeInput>& inputs,
                                     const fs::path& outputDirectory) {
   if (inputs.empty())
     return makeError("merge needs at least one input corpus");
+  // The output is written module by module: it must not be (or hold) an
+  // input, nor a directory with anything in it already.
+  std::error_code ec;
+  fs::path output = fs::weakly_canonical(outputDirectory, ec);
+  for (const MergeInput& input : inputs) {
+    fs::path in = fs::weakly_canonical(input.directory, ec);
+    auto [o, i] = std::mismatch(output.begin(), output.end(), in.begin(), in.end());
+    if (o == output.end() || i == in.end())
+      return makeError(outputDirectory.string() + ": the merged corpus would overwrite its input " +
+                       input.directory.string() + "; choose another output directory");
+  }
+  if (fs::is_directory(outputDirectory, ec) && !fs::is_empty(outputDirectory, ec))
+    return makeError(outputDirectory.string() + ": not empty; merge into a new or empty directory");
   std::vector<Corpus> corpora;
   std::vector<std::string> prefixes;
   std::set<std::string> seenPrefixes;

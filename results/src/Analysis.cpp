@@ -264,6 +264,16 @@ RunSummary summarizeRun(std::string file, const RunRecord& run, const SummaryOpt
   else
     s.optimizer = run.trainer;
   s.config = run.config;
+  // A run started from --initial-policy has that policy's layers; the
+  // config's --hidden was not used. The policy's description says them
+  // ("mlp[8,8] relu" → "8,8").
+  auto initial = run.config.find("initial-policy");
+  auto policy = run.attributes.find("policy");
+  if (initial != run.config.end() && !initial->second.empty() && policy != run.attributes.end()) {
+    size_t open = policy->second.find('['), close = policy->second.find(']');
+    if (open != std::string::npos && close != std::string::npos && open < close)
+      s.config["hidden"] = policy->second.substr(open + 1, close - open - 1);
+  }
   s.steps = static_cast<int64_t>(run.steps());
   if (auto c = run.config.find("steps"); c != run.config.end())
     s.plannedSteps = parseInteger(c->second);

@@ -134,6 +134,16 @@ TEST(AnalysisSummary, CountsAndRewards) {
   EXPECT_FALSE(summarizeRun("r.h5", r, {}).finished);
 }
 
+// --hidden is the config's; a run from --initial-policy has that policy's layers.
+TEST(AnalysisSummary, HiddenLayersOfAnInitialPolicy) {
+  RunRecord r = makeRun(2, false);
+  r.config["hidden"] = "64,64";
+  r.attributes["policy"] = "mlp[8,8] relu";
+  EXPECT_EQ(summarizeRun("r.h5", r, {}).config.at("hidden"), "64,64");
+  r.config["initial-policy"] = "bc.json";
+  EXPECT_EQ(summarizeRun("r.h5", r, {}).config.at("hidden"), "8,8");
+}
+
 TEST(AnalysisSummary, ModulesWithoutCodeAreNotFailures) {
   RunRecord r = makeRun(2, false);
   r.moduleNames.push_back("empty");

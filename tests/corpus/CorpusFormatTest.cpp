@@ -128,6 +128,13 @@ INSTANTIATE_TEST_SUITE_P(
                             R"({"has_thinlto": false, "modules": ["b.o", "lib/a.o", "b.o"]})");
                       },
                       {"corpus_description.json", "\"b.o\"", "listed twice"}},
+        BadCorpusCase{"ModuleListedTwiceInAnotherSpelling",
+                      [](const fs::path& d) {
+                        writeText(
+                            d / "corpus_description.json",
+                            R"({"has_thinlto": false, "modules": ["b.o", "lib/a.o", "./b.o"]})");
+                      },
+                      {"corpus_description.json", "\"./b.o\" is listed twice (also as \"b.o\")"}},
         BadCorpusCase{"NoModules",
                       [](const fs::path& d) {
                         writeText(d / "corpus_description.json",

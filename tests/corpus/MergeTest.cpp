@@ -81,6 +81,25 @@ TEST(Merge, RejectsPrefixCollisionsAndBadInputs) {
   EXPECT_NE(mixed.error().message.find("has_thinlto"), std::string::npos);
 }
 
+// The output is written module by module: never into an input, nor over a
+// directory that holds anything.
+TEST(Merge, RefusesOutputsThatAreInputsOrNotEmpty) {
+  ScratchDirectory dir;
+  makeCorpus(dir / "one/corpus", {"x.o"});
+  for (const fs::path& output : {dir / "one/corpus", dir / "one/corpus/merged", dir / "one"}) {
+    Expected<MergeSummary> merged = mergeCorpora({{dir / "one/corpus", ""}}, output);
+    ASSERT_FALSE(merged) << output;
+    EXPECT_NE(merged.error().message.find("would overwrite its input"), std::string::npos)
+        << merged.error().message;
+  }
+  writeText(dir / "full/file", "x");
+  Expected<MergeSummary> full = mergeCorpora({{dir / "one/corpus", ""}}, dir / "full");
+  ASSERT_FALSE(full);
+  EXPECT_NE(full.error().message.find("not empty"), std::string::npos);
+  fs::create_directories(dir / "empty");
+  EXPECT_TRUE(mergeCorpora({{dir / "one/corpus", ""}}, dir / "empty"));
+}
+
 TEST(Merge, DefaultPrefix) {
   EXPECT_EQ(defaultMergePrefix("/b/corpora/zlib/corpus"), "zlib");
   EXPECT_EQ(defaultMergePrefix("/b/corpora/zlib/corpus/"), "zlib");

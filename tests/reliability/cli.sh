@@ -103,6 +103,10 @@ for backend in inprocess clang; do
     "$bin/mlgo-eval" run heuristic broken-corpus --no-baseline-cache --backend "$backend"
 done
 
+expect "a training module left out is said" 0 "warning: 1 training module left out, the -Oz baseline failed" \
+  "$bin/es-train" --corpus broken-corpus --steps 1 --modules-per-step 2 --directions 2 --hidden 4 \
+  --workers 2 -o broken.h5
+
 # Tables that cannot be written are an error, not exit 0.
 expect "export onto a full disk" 1 "writing standard output failed" \
   sh -c "'$bin/mlgo-results' export run.h5 --table steps >/dev/full"

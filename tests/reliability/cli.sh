@@ -107,6 +107,14 @@ expect "a training module left out is said" 0 "warning: 1 training module left o
   "$bin/es-train" --corpus broken-corpus --steps 1 --modules-per-step 2 --directions 2 --hidden 4 \
   --workers 2 -o broken.h5
 
+# Resuming after a module's bitcode changed: refused, naming the module.
+cp -r "$zlib" changing
+"$bin/es-train" --corpus changing --steps 1 --modules-per-step 2 --directions 2 --hidden 4 \
+  --workers 2 -o changing.h5 >/dev/null 2>&1
+cp changing/compress.o.bc changing/adler32.o.bc
+expect "resume after a module's bitcode changed" 1 'module "adler32.o" now compiles to .* the run measured' \
+  "$bin/es-train" --resume changing.h5
+
 # Tables that cannot be written are an error, not exit 0.
 expect "export onto a full disk" 1 "writing standard output failed" \
   sh -c "'$bin/mlgo-results' export run.h5 --table steps >/dev/full"

@@ -251,6 +251,18 @@ Expected<TrainingLoop> TrainingLoop::resume(RunOptions run, int64_t validationIn
       s->record.validationModuleNames != stored->validationModuleNames)
     return makeError(file + ": the data's modules differ from the run's; resume with the data "
                             "the run was started on");
+  // The same modules must still be the same code: a module whose bitcode (or
+  // the compiler) changed has another -Oz size, and its rewards would not be
+  // those the run was computing. (A change that keeps every -Oz size is not
+  // seen; the run file holds no bitcode hashes.)
+  for (size_t m = 0; m < stored->baselineSizes.size() && m < s->record.baselineSizes.size(); ++m)
+    if (s->record.baselineSizes[m] != stored->baselineSizes[m])
+      return makeError(
+          file + ": module \"" + stored->moduleNames[m] + "\" now compiles to " +
+          std::to_string(s->record.baselineSizes[m]) + " bytes at -Oz, the run measured " +
+          std::to_string(stored->baselineSizes[m]) +
+          ": its bitcode or the compiler changed; resume with the data and clang the run "
+          "was started on, or start a new run");
   // The policy's structure (features, vocabulary, architecture) comes from
   // the checkpoint, never rebuilt, so the resumed run computes exactly what
   // the original would have.

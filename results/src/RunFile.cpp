@@ -33,6 +33,7 @@ constexpr std::string_view kAttributeValues = "/attributes/values";
 
 constexpr std::string_view kModuleNames = "/modules/name";
 constexpr std::string_view kModuleBaselines = "/modules/baseline_size";
+constexpr std::string_view kModuleBitcodeHashes = "/modules/bitcode_hash";
 constexpr std::string_view kValidationModuleNames = "/validation_modules/name";
 constexpr std::string_view kValidationModuleBaselines = "/validation_modules/baseline_size";
 
@@ -179,6 +180,10 @@ Status checkRecord(const fs::path& path, const RunRecord& record) {
     return fail("baselineSizes", "has " + count(record.baselineSizes.size()) +
                                      " values, moduleNames has " +
                                      count(record.moduleNames.size()));
+  if (!record.bitcodeHashes.empty() && record.bitcodeHashes.size() != record.moduleNames.size())
+    return fail("bitcodeHashes", "has " + count(record.bitcodeHashes.size()) +
+                                     " values, moduleNames has " +
+                                     count(record.moduleNames.size()) + " (or give none)");
   if (record.validationBaselineSizes.size() != record.validationModuleNames.size())
     return fail("validationBaselineSizes", "has " + count(record.validationBaselineSizes.size()) +
                                                " values, validationModuleNames has " +
@@ -308,6 +313,7 @@ Status writeRecord(Hdf5File& file, const RunRecord& record) {
 
   out.column<std::string>(kModuleNames, record.moduleNames);
   out.column<uint64_t>(kModuleBaselines, record.baselineSizes);
+  out.column<uint64_t>(kModuleBitcodeHashes, record.bitcodeHashes);
   out.column<std::string>(kValidationModuleNames, record.validationModuleNames);
   out.column<uint64_t>(kValidationModuleBaselines, record.validationBaselineSizes);
 
@@ -570,6 +576,14 @@ Expected<RunRecord> readRecord(const Hdf5File& file) {
   record.moduleNames = in.column<std::string>(kModuleNames);
   record.baselineSizes = in.column<uint64_t>(kModuleBaselines, record.moduleNames.size(),
                                              "one per entry of " + std::string(kModuleNames));
+  // Files written before bitcode hashes were recorded have none.
+  if (file.exists(kModuleBitcodeHashes)) {
+    record.bitcodeHashes = in.column<uint64_t>(kModuleBitcodeHashes);
+    if (!record.bitcodeHashes.empty() && record.bitcodeHashes.size() != record.moduleNames.size())
+      return makeError(file.path().string() + ": " + std::string(kModuleBitcodeHashes) + ": has " +
+                       count(record.bitcodeHashes.size()) + " entries, expected " +
+                       count(record.moduleNames.size()) + " or none");
+  }
   record.validationModuleNames = in.column<std::string>(kValidationModuleNames);
   record.validationBaselineSizes =
       in.column<uint64_t>(kValidationModuleBaselines, record.validationModuleNames.size(),
@@ -799,6 +813,7 @@ public:
          member("attributes", of(a.attributes, b.attributes)),
          member("moduleNames", of(a.moduleNames, b.moduleNames)),
          member("baselineSizes", of(a.baselineSizes, b.baselineSizes)),
+         member("bitcodeHashes", of(a.bitcodeHashes, b.bitcodeHashes)),
          member("validationModuleNames", of(a.validationModuleNames, b.validationModuleNames)),
          member("validationBaselineSizes",
                 of(a.validationBaselineSizes, b.validationBaselineSizes)),

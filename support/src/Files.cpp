@@ -30,6 +30,15 @@ Expected<std::string> readFileBytes(const fs::path& file) {
   return buffer.str();
 }
 
+uint64_t hashBytes(std::string_view bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char byte : bytes) {
+    hash ^= byte;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
 Status writeFileBytes(const fs::path& file, std::string_view bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out)

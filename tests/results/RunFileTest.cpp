@@ -10,13 +10,16 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace mlgo::results {
 namespace {
@@ -404,6 +407,36 @@ TEST_F(RunFileTest, FailedWritesLeaveThePreviousFile) {
             directory.string() + " is a directory; the output must be a regular file (it is "
                                  "written aside and renamed into place)");
   EXPECT_FALSE(std::filesystem::exists(directory.string() + ".tmp"));
+}
+
+// The disk fills while the new run file is written (RLIMIT_FSIZE makes
+// writes past a size fail with EFBIG, as a full disk fails them with
+// ENOSPC): the write reports an error and the previous run file is intact.
+TEST_F(RunFileTest, DiskFullWhileWritingLeavesThePreviousFile) {
+  std::filesystem::path path = file("run.h5");
+  RunRecord first = makeFullRecord();
+  ASSERT_NO_FATAL_FAILURE(write(path, first));
+  RunRecord bigger = first;
+  bigger.configToml = std::string(1 << 20, 'x'); // 1 MiB more than the limit allows
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {
+      64 * 1024, 64 * 1024
+    };
+    setrlimit(RLIMIT_FSIZE, &limit);
+    Status written = writeRunFile(path, bigger);
+    _exit(written ? 0 : 3); // 3: the write failed, as it must
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3) << "the write under a 64 KiB limit did not fail";
+  Expected<RunRecord> read = readRunFile(path);
+  ASSERT_TRUE(read) << messageOf(read);
+  EXPECT_TRUE(identical(*read, first)) << *firstDifference(*read, first);
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
 }
 
 // HDF5 locks open files, but the writer never opens `path` itself: a reader

@@ -1,4 +1,5 @@
 #include "mlgo/training/TrainingCorpus.h"
+#include "mlgo/support/Files.h"
 
 namespace mlgo::training {
 
@@ -41,9 +42,15 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
   std::vector<uint64_t> bitcodeBytes;
   record.moduleNames.clear();
   record.baselineSizes.clear();
+  record.bitcodeHashes.clear();
   for (size_t i = 0; i < all.size(); ++i) {
     record.moduleNames.push_back(all[i]->name);
     record.baselineSizes.push_back(baselines[i].sizeBytes.value_or(0));
+    // The baselines just read every bitcode file, so this one is cached.
+    Expected<std::string> bitcode = readFileBytes(all[i]->bitcode);
+    if (!bitcode)
+      return bitcode.error();
+    record.bitcodeHashes.push_back(hashBytes(*bitcode));
     if (!baselines[i].sizeBytes) {
       record.failures.push_back(
           {-1, -1, all[i]->name, "baseline-unavailable", baselines[i].message, ""});

@@ -251,10 +251,17 @@ Expected<TrainingLoop> TrainingLoop::resume(RunOptions run, int64_t validationIn
       s->record.validationModuleNames != stored->validationModuleNames)
     return makeError(file + ": the data's modules differ from the run's; resume with the data "
                             "the run was started on");
-  // The same modules must still be the same code: a module whose bitcode (or
-  // the compiler) changed has another -Oz size, and its rewards would not be
-  // those the run was computing. (A change that keeps every -Oz size is not
-  // seen; the run file holds no bitcode hashes.)
+  // The same modules must still be the same code: a module whose bitcode
+  // changed (its hash; runs before hashes were recorded have none) or that
+  // the compiler now compiles to another -Oz size would not give the rewards
+  // the run was computing.
+  if (!stored->bitcodeHashes.empty() &&
+      s->record.bitcodeHashes.size() == stored->bitcodeHashes.size())
+    for (size_t m = 0; m < stored->bitcodeHashes.size(); ++m)
+      if (s->record.bitcodeHashes[m] != stored->bitcodeHashes[m])
+        return makeError(file + ": the bitcode of module \"" + stored->moduleNames[m] +
+                         "\" changed since the run started; resume with the data the run was "
+                         "started on, or start a new run");
   for (size_t m = 0; m < stored->baselineSizes.size() && m < s->record.baselineSizes.size(); ++m)
     if (s->record.baselineSizes[m] != stored->baselineSizes[m])
       return makeError(

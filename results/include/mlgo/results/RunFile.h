@@ -79,6 +79,10 @@ struct RunRecord {
   // The training corpus's modules (indices below refer to this table).
   std::vector<std::string> moduleNames;
   std::vector<uint64_t> baselineSizes; // -Oz size per module (0 if unknown)
+  // Per module, a hash of its bitcode (mlgo::hashBytes), so that a resume can
+  // tell that a module changed. Empty: not recorded (files before it, BC on
+  // traces).
+  std::vector<uint64_t> bitcodeHashes;
   std::vector<std::string> validationModuleNames;
   std::vector<uint64_t> validationBaselineSizes;
 

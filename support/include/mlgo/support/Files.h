@@ -3,6 +3,7 @@
 
 #include "mlgo/support/Expected.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -10,6 +11,10 @@
 namespace mlgo {
 
 Expected<std::string> readFileBytes(const std::filesystem::path& file);
+
+// FNV-1a 64 of some bytes: a stable fingerprint (run files record one per
+// module's bitcode), not a cryptographic hash.
+uint64_t hashBytes(std::string_view bytes);
 Status writeFileBytes(const std::filesystem::path& file, std::string_view bytes);
 
 // Writes beside the target and renames over it, so a reader (or a process

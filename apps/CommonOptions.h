@@ -243,10 +243,10 @@ inline int withStdoutWritten(int status, const char* program) {
 }
 
 // What --resume may change: where and how fast compilations run.
-inline constexpr std::array<const char*, 6> kResumeValueFlags = {
-    "--clang", "--workers", "--timeout", "--scratch", "--baseline-cache", "--replay-memory"};
-inline constexpr std::array<const char*, 3> kResumeSwitches = {"--no-baseline-cache", "--no-replay",
-                                                               "--replay-verify"};
+inline constexpr auto kResumeValueFlags = std::to_array<const char*>(
+    {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache", "--replay-memory"});
+inline constexpr auto kResumeSwitches =
+    std::to_array<const char*>({"--no-baseline-cache", "--no-replay", "--replay-verify"});
 
 // Any other flag with --resume is an error, not silently dropped: the run
 // continues exactly as it was configured.

@@ -111,20 +111,12 @@ namespace {
 // (build artefacts such as dependency files, statistics, remarks): they do
 // not change the object, and a recompilation must not write outside its
 // scratch directory, so they are dropped (with their separate values).
-constexpr std::array<std::string_view, 8> kFileOutputsSeparate = {"-dependency-file",
-                                                                  "-MT",
-                                                                  "-MQ",
-                                                                  "-opt-record-file",
-                                                                  "-header-include-file",
-                                                                  "-diagnostic-log-file",
-                                                                  "-split-dwarf-output",
-                                                                  "-stack-usage-file"};
-constexpr std::array<std::string_view, 6> kFileOutputsJoined = {"-stats-file=",
-                                                                "-ftime-trace=",
-                                                                "-coverage-data-file=",
-                                                                "-coverage-notes-file=",
-                                                                "-fcrash-diagnostics-dir=",
-                                                                "-fprofile-instrument-path="};
+constexpr auto kFileOutputsSeparate = std::to_array<std::string_view>(
+    {"-dependency-file", "-MT", "-MQ", "-opt-record-file", "-header-include-file",
+     "-diagnostic-log-file", "-split-dwarf-output", "-stack-usage-file"});
+constexpr auto kFileOutputsJoined = std::to_array<std::string_view>(
+    {"-stats-file=", "-ftime-trace=", "-coverage-data-file=", "-coverage-notes-file=",
+     "-fcrash-diagnostics-dir=", "-fprofile-instrument-path="});
 
 bool writesAFile(const std::vector<std::string>& command, size_t i, size_t& skip) {
   std::string_view a = command[i];
@@ -148,9 +140,10 @@ bool writesAFile(const std::vector<std::string>& command, size_t i, size_t& skip
 
 // A plugin the command would load (foreign code in the compiler), or nullopt.
 std::optional<std::string> loadedPlugin(const std::vector<std::string>& command) {
-  static constexpr std::array<std::string_view, 3> kSeparate = {"-load", "-add-plugin", "-plugin"};
-  static constexpr std::array<std::string_view, 3> kJoined = {
-      "-fpass-plugin=", "-load-pass-plugin=", "-fplugin="};
+  static constexpr auto kSeparate =
+      std::to_array<std::string_view>({"-load", "-add-plugin", "-plugin"});
+  static constexpr auto kJoined =
+      std::to_array<std::string_view>({"-fpass-plugin=", "-load-pass-plugin=", "-fplugin="});
   for (size_t i = 0; i < command.size(); ++i) {
     std::string_view a = command[i];
     for (std::string_view option : kSeparate)

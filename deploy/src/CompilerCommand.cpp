@@ -10,49 +10,45 @@ namespace mlgo::deploy {
 namespace {
 
 // Options whose value is the next argument (GCC/clang driver spelling).
-constexpr std::array<std::string_view, 36> kSeparateValue = {"-o",
-                                                             "-I",
-                                                             "-D",
-                                                             "-U",
-                                                             "-include",
-                                                             "-imacros",
-                                                             "-isystem",
-                                                             "-iquote",
-                                                             "-idirafter",
-                                                             "-isysroot",
-                                                             "-iprefix",
-                                                             "-iwithprefix",
-                                                             "-x",
-                                                             "-MF",
-                                                             "-MT",
-                                                             "-MQ",
-                                                             "-MJ",
-                                                             "-Xclang",
-                                                             "-Xlinker",
-                                                             "-Xassembler",
-                                                             "-Xpreprocessor",
-                                                             "-mllvm",
-                                                             "-target",
-                                                             "-arch",
-                                                             "-L",
-                                                             "-T",
-                                                             "-u",
-                                                             "-z",
-                                                             "--param",
-                                                             "-include-pch",
-                                                             "-F",
-                                                             "--sysroot",
-                                                             "-dumpdir",
-                                                             "-dumpbase",
-                                                             "--serialize-diagnostics",
-                                                             "-aux-info"};
+constexpr auto kSeparateValue = std::to_array<std::string_view>({"-o",
+                                                                 "-I",
+                                                                 "-D",
+                                                                 "-U",
+                                                                 "-include",
+                                                                 "-imacros",
+                                                                 "-isystem",
+                                                                 "-iquote",
+                                                                 "-idirafter",
+                                                                 "-isysroot",
+                                                                 "-iprefix",
+                                                                 "-iwithprefix",
+                                                                 "-x",
+                                                                 "-MF",
+                                                                 "-MT",
+                                                                 "-MQ",
+                                                                 "-MJ",
+                                                                 "-Xclang",
+                                                                 "-Xlinker",
+                                                                 "-Xassembler",
+                                                                 "-Xpreprocessor",
+                                                                 "-mllvm",
+                                                                 "-target",
+                                                                 "-arch",
+                                                                 "-L",
+                                                                 "-T",
+                                                                 "-u",
+                                                                 "-z",
+                                                                 "--param",
+                                                                 "-include-pch",
+                                                                 "-F",
+                                                                 "--sysroot",
+                                                                 "-dumpdir",
+                                                                 "-dumpbase",
+                                                                 "--serialize-diagnostics",
+                                                                 "-aux-info"});
 
 bool takesSeparateValue(std::string_view argument) {
   return std::find(kSeparateValue.begin(), kSeparateValue.end(), argument) != kSeparateValue.end();
-}
-
-bool startsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
 }
 
 // Inputs the optimiser sees, by extension (or by -x language).
@@ -60,9 +56,9 @@ bool isOptimisedSource(std::string_view file, std::string_view language) {
   if (!language.empty() && language != "none")
     return language.find("assembler") == std::string_view::npos;
   std::string extension = std::filesystem::path(file).extension().string();
-  static constexpr std::array<std::string_view, 16> kSources = {
-      ".c",   ".cc", ".cp", ".cpp", ".cxx", ".c++", ".C",  ".CC",
-      ".CPP", ".i",  ".ii", ".m",   ".mm",  ".cu",  ".bc", ".ll"};
+  static constexpr auto kSources =
+      std::to_array<std::string_view>({".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".C", ".CC",
+                                       ".CPP", ".i", ".ii", ".m", ".mm", ".cu", ".bc", ".ll"});
   return std::find(kSources.begin(), kSources.end(), extension) != kSources.end();
 }
 
@@ -96,9 +92,9 @@ CompilerCommand parseCompilerCommand(const std::vector<std::string>& arguments) 
       ++i;
       continue;
     }
-    if (startsWith(a, "-o") && a.size() > 2)
+    if (a.starts_with("-o") && a.size() > 2)
       command.output = a.substr(2);
-    else if (startsWith(a, "-x") && a.size() > 2)
+    else if (a.starts_with("-x") && a.size() > 2)
       language = a.substr(2);
     else if (a == "-c")
       command.compileOnly = true;
@@ -106,15 +102,15 @@ CompilerCommand parseCompilerCommand(const std::vector<std::string>& arguments) 
       command.stopsBeforeOptimiser = true;
     else if (a == "-S" || a == "-emit-llvm")
       command.assemblyOrIr = true;
-    else if (a == "-flto" || startsWith(a, "-flto="))
+    else if (a == "-flto" || a.starts_with("-flto="))
       command.lto = true;
     else if (a == "-fno-lto")
       command.lto = false;
     else if (a == "-fuse-ld=lld" || a == "--ld-path=ld.lld")
       command.usesLld = true;
-    else if (startsWith(a, "-fuse-ld="))
+    else if (a.starts_with("-fuse-ld="))
       command.usesLld = a.find("lld") != std::string::npos;
-    else if (a == "-gsplit-dwarf" || startsWith(a, "-gsplit-dwarf="))
+    else if (a == "-gsplit-dwarf" || a.starts_with("-gsplit-dwarf="))
       command.splitDwarf = true;
   }
   return command;
@@ -129,10 +125,10 @@ std::vector<std::string> withOnlyObjectOutput(const std::vector<std::string>& ar
       ++i; // and its value
       continue;
     }
-    bool writesAnotherFile = a == "-MD" || a == "-MMD" || a == "-MP" || startsWith(a, "-MF") ||
-                             startsWith(a, "-MT") || startsWith(a, "-MQ") ||
-                             startsWith(a, "-Wp,-MD") || startsWith(a, "-Wp,-MMD") ||
-                             startsWith(a, "-ftime-trace") || (startsWith(a, "-o") && a.size() > 2);
+    bool writesAnotherFile = a == "-MD" || a == "-MMD" || a == "-MP" || a.starts_with("-MF") ||
+                             a.starts_with("-MT") || a.starts_with("-MQ") ||
+                             a.starts_with("-Wp,-MD") || a.starts_with("-Wp,-MMD") ||
+                             a.starts_with("-ftime-trace") || (a.starts_with("-o") && a.size() > 2);
     if (!writesAnotherFile)
       result.push_back(a);
   }

@@ -16,10 +16,6 @@ namespace {
 constexpr std::string_view kPluginEnvironment = "MLGO_INLINER_PLUGIN";
 constexpr std::string_view kPluginFile = "libmlgo-inliner.so";
 
-bool startsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // A compiler's name: clang, clang++, clang-22, gcc, cc, c++, x86_64-linux-gnu-gcc-12, …
 bool looksLikeCompiler(const std::string& argument) {
   if (argument.empty() || argument[0] == '-')
@@ -59,7 +55,7 @@ Status checkCompiler(const std::string& compiler, const EnvironmentLookup& envir
   std::error_code error;
   fs::path llvmTools = fs::canonical(MLGO_LLVM_TOOLS_DIR, error);
   if (!error && resolved->parent_path() == llvmTools &&
-      startsWith(resolved->filename().string(), "clang"))
+      resolved->filename().string().starts_with("clang"))
     return Status::ok();
   return makeError(compiler + " (" + resolved->string() + ") is not clang " + MLGO_LLVM_VERSION +
                    ", the compiler " + std::string(kPluginFile) + " is built for; use " +
@@ -109,13 +105,13 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
   options.bestOf = bestOf && std::string_view(bestOf) == "1";
   std::vector<std::string> rest;
   for (const std::string& a : arguments) {
-    if (!startsWith(a, "--mlgo-")) {
+    if (!a.starts_with("--mlgo-")) {
       rest.push_back(a);
       continue;
     }
-    if (startsWith(a, "--mlgo-policy="))
+    if (a.starts_with("--mlgo-policy="))
       options.policy = a.substr(a.find('=') + 1);
-    else if (startsWith(a, "--mlgo-plugin="))
+    else if (a.starts_with("--mlgo-plugin="))
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
       options.bestOf = true;

@@ -87,8 +87,9 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
     std::fflush(stdout);
   }
   // One writer per run file, for the whole run (the lock file beside it).
-  const std::filesystem::path runFile =
-      resuming ? std::filesystem::path(args.resume) : args.options.run.output;
+  // (On --resume, resumeArguments has pointed the options at the resumed file
+  // and cleared args.resume.)
+  const std::filesystem::path runFile = args.options.run.output;
   if (Status replaceable = checkReplaceable(runFile); !replaceable)
     return fail(replaceable.error());
   std::error_code ignored;
@@ -111,7 +112,7 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   Expected<Trainer> trainer = detail::openTrainer<Trainer>(resuming, args.options, evaluator.get());
   if (!trainer)
     return fail(trainer.error());
-  const std::string output = resuming ? args.resume : args.options.run.output.string();
+  const std::string output = runFile.string();
   auto stopped = [&] {
     std::cerr << Args::program << ": stopped by signal " << stop.signal() << "; the run file "
               << output << " holds every finished step: continue with " << Args::program

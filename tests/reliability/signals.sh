@@ -46,6 +46,8 @@ steps="$(grep -o '^step [0-9]*' term.err | tail -n1)"
 echo "SIGTERM: exit 143 after ${steps#step } steps, scratch directory empty"
 "$bin/es-train" --resume run.h5 --workers 2 >resume.out 2>&1 || fail "resume failed: $(tail -n 5 resume.out)"
 [ -z "$(ls -A shm)" ] || fail "left in the scratch directory after the resumed run"
+# The resumed run locked its own run file, not a nameless one.
+[ -e run.h5.lock ] && [ ! -e .lock ] || fail "the resumed run did not lock run.h5 (lock files: $(ls -a | grep lock))"
 echo "resumed to the end"
 
 # Two SIGINTs: at once, then the next run cleans up.

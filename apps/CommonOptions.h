@@ -2,6 +2,7 @@
 // one place that maps flags onto EvaluatorOptions.
 #pragma once
 
+#include "ClusterSession.h"
 #include "FilterOptions.h"
 #include "Validators.h"
 #include "mlgo/corpus/Sampler.h"
@@ -41,7 +42,7 @@ struct EvaluatorArgs {
   size_t replayMemoryMiB = defaults.replayMemoryBytes >> 20;
   bool replayVerify = false;
   std::string clang = defaults.clang;
-  size_t workers = defaults.workers;
+  size_t workers = 0; // 0: the hardware threads, shared by the MPI ranks on a node
   double timeoutSeconds = defaults.compileTimeout.count();
   std::string scratch = defaults.scratchDirectory.string();
   std::string baselineCache = evaluators::defaultBaselineCacheDirectory().string();
@@ -72,9 +73,10 @@ struct EvaluatorArgs {
     app.add_flag("--replay-verify", replayVerify,
                  "Compile every replayed job anyway and stop the run at the first difference");
     app.add_option("--clang", clang, "clang-22 executable")->capture_default_str();
-    app.add_option("-j,--workers", workers, "Concurrent compilations")
-        ->capture_default_str()
-        ->check(kAtLeastOne);
+    app.add_option("-j,--workers", workers,
+                   "Concurrent compilations (under MPI: per rank); 0: one per hardware thread, "
+                   "shared by the ranks on a node")
+        ->capture_default_str();
     app.add_option("--timeout", timeoutSeconds, "Per-compilation deadline in seconds")
         ->capture_default_str();
     app.add_option("--scratch", scratch, "Directory for FIFOs and objects of running jobs")
@@ -103,7 +105,12 @@ struct EvaluatorArgs {
     options.replayMemoryBytes = replayMemoryMiB << 20;
     options.replayVerify = replayVerify;
     options.clang = clang;
-    options.workers = workers;
+    // Under mpirun (ClusterSession.h) rank 0 spreads the jobs over every
+    // rank; the ranks' own slots are resolved on each rank.
+    const std::shared_ptr<evaluators::Cluster>& cluster = joinedCluster();
+    options.workers = evaluators::workersPerRank(workers, cluster ? cluster->localSize() : 1);
+    options.cluster = cluster;
+    options.rankWorkers = workers;
     options.compileTimeout = std::chrono::duration<double>(timeoutSeconds);
     options.scratchDirectory = scratch;
     if (!noBaselineCache)

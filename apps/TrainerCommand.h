@@ -5,6 +5,7 @@
 // differs: its options, and how it prints progress and its summary.
 #pragma once
 
+#include "ClusterSession.h"
 #include "CommonOptions.h"
 #include "TrainerOptions.h"
 #include "mlgo/support/Files.h"
@@ -134,6 +135,7 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   printSummary(args, *summary);
   if (evaluator)
     printReplayStore(*evaluator);
+  printClusterTotals();
   return stop.signal() != 0 ? stopped() : 0;
 }
 

@@ -6,6 +6,7 @@
 #include "mlgo/results/RunFile.h"
 #include "mlgo/training/BcTrainer.h"
 
+#include "ClusterSession.h"
 #include "CommonOptions.h"
 #include "TrainerCommand.h"
 #include "TrainerOptions.h"
@@ -140,5 +141,8 @@ bool compiles(const Args& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+  apps::ClusterSession cluster(Args::program);
+  if (cluster.exitCode())
+    return *cluster.exitCode();
   return apps::runTrainerCommand<Args, training::BcTrainer>(argc, argv);
 }

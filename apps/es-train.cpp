@@ -5,6 +5,7 @@
 #include "mlgo/results/RunFile.h"
 #include "mlgo/training/EsTrainer.h"
 
+#include "ClusterSession.h"
 #include "CommonOptions.h"
 #include "TrainerCommand.h"
 #include "TrainerOptions.h"
@@ -189,5 +190,8 @@ void printSummary(const Args&, const training::EsTrainerSummary& summary) {
 } // namespace
 
 int main(int argc, char** argv) {
+  apps::ClusterSession cluster(Args::program);
+  if (cluster.exitCode())
+    return *cluster.exitCode();
   return apps::runTrainerCommand<Args, training::EsTrainer>(argc, argv);
 }

@@ -403,6 +403,9 @@ int runInitMlp(const InitArgs& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+  mlgo::apps::ClusterSession cluster("mlgo-eval");
+  if (cluster.exitCode())
+    return *cluster.exitCode();
   CLI::App app{"mlgo-eval: compile a corpus under an inlining policy with clang-22 and compare "
                ".text with plain -Oz"};
   app.set_config("--config", "", "Read options from a TOML file");

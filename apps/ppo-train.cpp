@@ -6,6 +6,7 @@
 #include "mlgo/results/RunFile.h"
 #include "mlgo/training/PpoTrainer.h"
 
+#include "ClusterSession.h"
 #include "CommonOptions.h"
 #include "TrainerCommand.h"
 #include "TrainerOptions.h"
@@ -152,5 +153,8 @@ void printSummary(const Args&, const training::PpoTrainerSummary& summary) {
 } // namespace
 
 int main(int argc, char** argv) {
+  apps::ClusterSession cluster(Args::program);
+  if (cluster.exitCode())
+    return *cluster.exitCode();
   return apps::runTrainerCommand<Args, training::PpoTrainer>(argc, argv);
 }

@@ -35,6 +35,8 @@ PACKAGES=(
   # numerics, parallelism, results, CLI, tests
   libeigen3-dev libtbb-dev libhdf5-dev libcli11-dev libtomlplusplus-dev
   librandom123-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # training across machines (MLGO_WITH_MPI)
+  libopenmpi-dev openmpi-bin
   # analysis and plots
   python3 python3-h5py python3-matplotlib python3-numpy
   # corpus recipes

@@ -2,6 +2,8 @@
 
 #include "ClangProcessBackend.h"
 #include "InProcessBackend.h"
+#include "RemoteBackend.h"
+#include "StandInBackend.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Process.h"
@@ -13,7 +15,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <condition_variable>
 #include <csignal>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -77,7 +81,15 @@ std::string_view jobStatusName(JobStatus status) {
 }
 
 std::string_view backendKindName(BackendKind kind) {
-  return kind == BackendKind::InProcess ? "inprocess" : "clang";
+  switch (kind) {
+  case BackendKind::InProcess:
+    return "inprocess";
+  case BackendKind::Clang:
+    return "clang";
+  case BackendKind::Remote:
+    return "remote";
+  }
+  return "unknown";
 }
 
 Expected<BackendKind> parseBackendKind(std::string_view name) {
@@ -147,6 +159,7 @@ Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string co
       clang_(std::make_unique<ClangProcessBackend>(options_, task_)) {
   if (options_.backend == BackendKind::InProcess)
     primary_ = std::make_unique<InProcessBackend>(options_, task_);
+  concurrency_ = options_.workers;
   if (options_.replay)
     replay_ =
         std::make_unique<ReplayStore>(options_.replayMemoryBytes, task_.defaultDecisionFeature);
@@ -190,6 +203,86 @@ JobResult Evaluator::compile(const JobSpec& job) {
   if (job.policy)
     serialized = serialize(*job.policy, nextGeneration_++);
   return dispatch(job, serialized ? &*serialized : nullptr);
+}
+
+// Long-lived threads that run batches of jobs (the remote backend's).
+class Evaluator::JobThreads {
+public:
+  explicit JobThreads(size_t count) {
+    for (size_t t = 0; t < count; ++t)
+      threads_.emplace_back([this] { work(); });
+  }
+  ~JobThreads() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& thread : threads_)
+      thread.join();
+  }
+  void run(size_t count, const std::function<void(size_t)>& body) {
+    std::unique_lock lock(mutex_);
+    body_ = &body;
+    count_ = count;
+    next_ = 0;
+    done_ = 0;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return done_ == count_; });
+    body_ = nullptr;
+  }
+
+private:
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stopping_ || (body_ && next_ < count_); });
+      if (stopping_)
+        return;
+      const size_t i = next_++;
+      const std::function<void(size_t)>& body = *body_;
+      lock.unlock();
+      body(i);
+      lock.lock();
+      if (++done_ == count_)
+        changed_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  const std::function<void(size_t)>* body_ = nullptr;
+  size_t count_ = 0, next_ = 0, done_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+JobResult Evaluator::compile(const JobSpec& job, const SerializedPolicy* serialized) {
+  return dispatch(job, serialized);
+}
+
+void Evaluator::forEachJob(size_t count, const std::function<void(size_t)>& body) {
+  if (!remote_) {
+    tbb::task_arena arena(static_cast<int>(concurrency_));
+    // One job per task: compile times differ by orders of magnitude between
+    // modules, so the finest grain lets idle workers take the next job.
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 1),
+                        [&](const tbb::blocked_range<size_t>& range) {
+                          for (size_t i = range.begin(); i != range.end(); ++i)
+                            body(i);
+                        });
+    });
+    return;
+  }
+  // A thread per slot over all ranks: they wait for remote results, and
+  // oneTBB would not start more threads than this machine has cores. The
+  // threads live as long as the evaluator: a worker process dies with the
+  // thread that started it (PR_SET_PDEATHSIG), so they must not end.
+  std::lock_guard batch(batchMutex_);
+  if (!jobThreads_)
+    jobThreads_ = std::make_unique<JobThreads>(concurrency_);
+  jobThreads_->run(count, body);
 }
 
 namespace {
@@ -357,7 +450,27 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   // Baselines from the two backends are kept apart, should they ever differ.
   if (options.backend == BackendKind::InProcess)
     identity += "\nbackend=inprocess";
-  return std::unique_ptr<Evaluator>(new Evaluator(std::move(options), std::move(task), identity));
+  Expected<std::unique_ptr<StandInBackend>> standIn = StandInBackend::fromEnvironment();
+  if (!standIn)
+    return standIn.error();
+  if (*standIn)
+    identity += "\nstand-in compiler (MLGO_STANDIN_COMPILER)";
+  std::unique_ptr<Evaluator> evaluator(new Evaluator(options, task, identity));
+  if (*standIn)
+    evaluator->primary_ = standIn.take();
+  if (options.cluster && options.cluster->rank() == 0) {
+    std::unique_ptr<Backend> local = std::move(evaluator->primary_);
+    if (!local)
+      local = std::make_unique<ClangProcessBackend>(options, task);
+    Expected<std::unique_ptr<RemoteBackend>> remote =
+        RemoteBackend::create(options.cluster, options, task, std::move(local));
+    if (!remote)
+      return remote.error();
+    evaluator->concurrency_ = (*remote)->slots();
+    evaluator->primary_ = remote.take();
+    evaluator->remote_ = true;
+  }
+  return evaluator;
 }
 
 BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
@@ -413,14 +526,8 @@ Evaluator::baselines(std::span<const corpus::ModuleSpec* const> modules) {
   }
   if (missing.empty())
     return results;
-  tbb::task_arena arena(static_cast<int>(options_.workers));
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, missing.size(), 1),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        for (size_t i = range.begin(); i != range.end(); ++i)
-                          results[missing[i]] = computeBaseline(*modules[missing[i]]);
-                      });
-  });
+  forEachJob(missing.size(),
+             [&](size_t i) { results[missing[i]] = computeBaseline(*modules[missing[i]]); });
   std::lock_guard lock(baselineMutex_);
   for (size_t i : missing)
     baselineMemo_[modules[i]->bitcode.string()] = results[i];
@@ -444,43 +551,39 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   std::vector<std::optional<SerializedPolicy>> serialized(request.candidates.size());
   const uint64_t generation = nextGeneration_++;
   for (size_t c = 0; c < request.candidates.size(); ++c)
-    if (request.candidates[c])
+    if (request.candidates[c]) {
       serialized[c] = serialize(*request.candidates[c], generation);
+      if (serialized[c] && request.family) {
+        serialized[c]->family = request.family;
+        serialized[c]->familyId = generation;
+        serialized[c]->familyMember = c;
+      }
+    }
   const EvaluatorStatistics before = statistics();
 
   std::optional<ProgressLine> progress;
   if (request.showProgress)
     progress.emplace("compile", result.jobs.size());
-  tbb::task_arena arena(static_cast<int>(options_.workers));
-  arena.execute([&] {
-    // One job per task: compile times differ by orders of magnitude between
-    // modules, so the finest grain lets idle workers take the next job.
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, result.jobs.size(), 1),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        for (size_t j = range.begin(); j != range.end(); ++j) {
-                          size_t c = j / result.moduleCount, m = j % result.moduleCount;
-                          JobResult& slot = result.jobs[j];
-                          const corpus::ModuleSpec& module = *request.modules[m];
-                          if (!baselineResults[m].sizeBytes) {
-                            slot.status = JobStatus::BaselineUnavailable;
-                            slot.message =
-                                "module \"" + module.name + "\": " + baselineResults[m].message;
-                            slot.stderrTail = baselineResults[m].stderrTail;
-                          } else {
-                            JobSpec job{.module = &module,
-                                        .policy = request.candidates[c],
-                                        .mode = request.mode,
-                                        .rngKey = deriveKey({request.seed, request.step, c, m}),
-                                        .recordTrajectory = request.recordTrajectories};
-                            slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
-                            if (slot.ok())
-                              slot.reward =
-                                  task_.reward(slot.sizeBytes, *baselineResults[m].sizeBytes);
-                          }
-                          if (progress)
-                            progress->advance();
-                        }
-                      });
+  forEachJob(result.jobs.size(), [&](size_t j) {
+    size_t c = j / result.moduleCount, m = j % result.moduleCount;
+    JobResult& slot = result.jobs[j];
+    const corpus::ModuleSpec& module = *request.modules[m];
+    if (!baselineResults[m].sizeBytes) {
+      slot.status = JobStatus::BaselineUnavailable;
+      slot.message = "module \"" + module.name + "\": " + baselineResults[m].message;
+      slot.stderrTail = baselineResults[m].stderrTail;
+    } else {
+      JobSpec job{.module = &module,
+                  .policy = request.candidates[c],
+                  .mode = request.mode,
+                  .rngKey = deriveKey({request.seed, request.step, c, m}),
+                  .recordTrajectory = request.recordTrajectories};
+      slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
+      if (slot.ok())
+        slot.reward = task_.reward(slot.sizeBytes, *baselineResults[m].sizeBytes);
+    }
+    if (progress)
+      progress->advance();
   });
   if (progress)
     progress->finish();

@@ -1,5 +1,7 @@
 #include "mlgo/evaluators/WorkerProtocol.h"
 
+#include "Wire.h"
+
 #include <cerrno>
 #include <cstring>
 #include <type_traits>
@@ -7,88 +9,10 @@
 
 namespace mlgo::evaluators::protocol {
 
+using wire::Reader;
+using wire::Writer;
+
 namespace {
-
-// Payload writer: fixed-size values in native order, strings and vectors with
-// a u64 length first.
-class Writer {
-public:
-  template <class T> void value(T v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    out_.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  void text(std::string_view s) {
-    value<uint64_t>(s.size());
-    out_.append(s);
-  }
-  void texts(const std::vector<std::string>& list) {
-    value<uint64_t>(list.size());
-    for (const std::string& s : list)
-      text(s);
-  }
-  template <class T> void array(const std::vector<T>& values) {
-    value<uint64_t>(values.size());
-    out_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-  }
-  std::string take() { return std::move(out_); }
-
-private:
-  std::string out_;
-};
-
-// Payload reader: every read is bounds-checked; the first overrun makes the
-// whole decode fail (a truncated or foreign message, never a crash).
-class Reader {
-public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  template <class T> T value() {
-    T v{};
-    if (!take(sizeof v))
-      return v;
-    std::memcpy(&v, in_.data() + position_ - sizeof v, sizeof v);
-    return v;
-  }
-  std::string text() {
-    uint64_t n = value<uint64_t>();
-    if (!take(n))
-      return {};
-    return std::string(in_.substr(position_ - n, n));
-  }
-  std::vector<std::string> texts() {
-    uint64_t n = value<uint64_t>();
-    std::vector<std::string> list;
-    for (uint64_t i = 0; i < n && ok_; ++i)
-      list.push_back(text());
-    return list;
-  }
-  template <class T> std::vector<T> array() {
-    uint64_t n = value<uint64_t>();
-    if (n > in_.size() / sizeof(T) || !take(n * sizeof(T)))
-      return {};
-    std::vector<T> values(n);
-    std::memcpy(values.data(), in_.data() + position_ - n * sizeof(T), n * sizeof(T));
-    return values;
-  }
-  template <class T> Expected<T> finish(T message, std::string_view what) {
-    if (!ok_ || position_ != in_.size())
-      return makeError("malformed " + std::string(what) + " message (" +
-                       std::to_string(in_.size()) + " bytes)");
-    return message;
-  }
-
-private:
-  bool take(uint64_t n) {
-    if (!ok_ || n > in_.size() - position_) {
-      ok_ = false;
-      return false;
-    }
-    position_ += n;
-    return true;
-  }
-  std::string_view in_;
-  size_t position_ = 0;
-  bool ok_ = true;
-};
 
 Status writeAll(int fd, const char* data, size_t size) {
   while (size > 0) {
@@ -117,22 +41,6 @@ Expected<size_t> readAll(int fd, char* data, size_t size) {
     done += static_cast<size_t>(n);
   }
   return done;
-}
-
-void writeSpec(Writer& w, const policies::TensorSpec& spec) {
-  w.text(spec.name);
-  w.value<int32_t>(static_cast<int32_t>(spec.type));
-  w.array(spec.shape);
-  w.value<int32_t>(spec.port);
-}
-
-policies::TensorSpec readSpec(Reader& r) {
-  policies::TensorSpec spec;
-  spec.name = r.text();
-  spec.type = static_cast<policies::TensorType>(r.value<int32_t>());
-  spec.shape = r.array<int64_t>();
-  spec.port = r.value<int32_t>();
-  return spec;
 }
 
 } // namespace
@@ -224,15 +132,7 @@ std::string encode(const ResultMessage& m) {
   w.value<uint8_t>(m.decisionsAfterQuery);
   w.value<uint8_t>(m.trajectory.has_value());
   if (m.trajectory) {
-    const policies::Trajectory& t = *m.trajectory;
-    w.value<uint64_t>(t.featureSpecs.size());
-    for (const policies::TensorSpec& spec : t.featureSpecs)
-      writeSpec(w, spec);
-    w.value<uint64_t>(t.width);
-    w.array(t.observations);
-    w.array(t.defaultDecisions);
-    w.array(t.actions);
-    w.array(t.logProbabilities);
+    wire::writeTrajectory(w, *m.trajectory);
   }
   return w.take();
 }
@@ -291,18 +191,37 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   m.cacheHit = r.value<uint8_t>() != 0;
   m.decisionsAfterQuery = r.value<uint8_t>() != 0;
   if (r.value<uint8_t>()) {
-    policies::Trajectory t;
-    uint64_t specs = r.value<uint64_t>();
-    for (uint64_t i = 0; i < specs && i < payload.size(); ++i)
-      t.featureSpecs.push_back(readSpec(r));
-    t.width = r.value<uint64_t>();
-    t.observations = r.array<double>();
-    t.defaultDecisions = r.array<int64_t>();
-    t.actions = r.array<int64_t>();
-    t.logProbabilities = r.array<double>();
-    m.trajectory = std::move(t);
+    m.trajectory = wire::readTrajectory(r, payload.size());
   }
   return r.finish(std::move(m), "result");
 }
 
 } // namespace mlgo::evaluators::protocol
+
+namespace mlgo::evaluators::wire {
+
+void writeTrajectory(Writer& w, const policies::Trajectory& t) {
+  w.value<uint64_t>(t.featureSpecs.size());
+  for (const policies::TensorSpec& spec : t.featureSpecs)
+    writeSpec(w, spec);
+  w.value<uint64_t>(t.width);
+  w.array(t.observations);
+  w.array(t.defaultDecisions);
+  w.array(t.actions);
+  w.array(t.logProbabilities);
+}
+
+policies::Trajectory readTrajectory(Reader& r, size_t payloadBytes) {
+  policies::Trajectory t;
+  uint64_t specs = r.value<uint64_t>();
+  for (uint64_t i = 0; i < specs && i < payloadBytes; ++i)
+    t.featureSpecs.push_back(readSpec(r));
+  t.width = r.value<uint64_t>();
+  t.observations = r.array<double>();
+  t.defaultDecisions = r.array<int64_t>();
+  t.actions = r.array<int64_t>();
+  t.logProbabilities = r.array<double>();
+  return t;
+}
+
+} // namespace mlgo::evaluators::wire

@@ -1,6 +1,7 @@
 #include "mlgo/training/EsTrainer.h"
 
 #include "TrainerSupport.h"
+#include "mlgo/training/CandidateFamilies.h"
 #include "mlgo/training/TrainingCorpus.h"
 
 #include <algorithm>
@@ -202,6 +203,11 @@ Expected<std::optional<BestCandidate>> EsAlgorithm::runStep(int64_t step,
   evaluators::EvaluationRequest request;
   for (const policies::MlpPolicy& candidate : candidates)
     request.candidates.push_back(&candidate);
+  // MPI ranks rebuild the candidates from the population: one description
+  // per rank instead of every candidate's weights.
+  Expected<evaluators::CandidateFamily> family = describePopulation(population, *current_);
+  if (family)
+    request.family = &*family;
   request.modules = modules.modules;
   request.seed = options_.run.seed;
   request.step = static_cast<uint64_t>(step);

@@ -20,18 +20,27 @@
 
 namespace mlgo::evaluators {
 
-enum class BackendKind { InProcess, Clang };
-std::string_view backendKindName(BackendKind kind); // "inprocess", "clang"
+// Remote is rank 0's backend in an MPI job (Cluster.h), never chosen by name.
+enum class BackendKind { InProcess, Clang, Remote };
+std::string_view backendKindName(BackendKind kind); // "inprocess", "clang", "remote"
+
 Expected<BackendKind> parseBackendKind(std::string_view name);
 
 // A policy as backends that run it in another process take it: policy-file
 // JSON under an id. Ids are unique within an evaluator; a worker forgets the
 // policies of older generations when a newer one arrives, so memory stays
 // bounded over a long run.
+struct CandidateFamily; // Cluster.h
+
 struct SerializedPolicy {
   uint64_t id = 0;
   uint64_t generation = 0;
   std::string json;
+  // The candidate as a member of its evaluation's family, when the request
+  // has one: a remote rank gets the family once and rebuilds the member.
+  const CandidateFamily* family = nullptr;
+  uint64_t familyId = 0;
+  size_t familyMember = 0;
 };
 
 // Counters over a backend's life.

@@ -18,6 +18,7 @@
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Backend.h"
+#include "mlgo/evaluators/Cluster.h"
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Job.h"
 #include "mlgo/evaluators/ReplayStore.h"
@@ -30,6 +31,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +77,11 @@ struct EvaluatorOptions {
   corpus::CommandLineFilters filters;
   // How much of clang's output a failed job keeps.
   size_t stderrTailBytes = 2048;
+  // Rank 0 of an MPI job (Cluster.h): jobs spread over every rank's workers,
+  // `workers` being rank 0's own; rankWorkers the other ranks' (0: each
+  // rank's hardware threads shared by the ranks on its node).
+  std::shared_ptr<Cluster> cluster;
+  size_t rankWorkers = 0;
 
   Status validate() const;
   static std::string defaultClang();
@@ -114,6 +121,8 @@ public:
 
   // One compilation, on the calling thread (not rewarded: no baseline).
   JobResult compile(const JobSpec& job);
+  // The same with the policy's file form given (an MPI rank has it already).
+  JobResult compile(const JobSpec& job, const SerializedPolicy* serialized);
 
   EvaluatorStatistics statistics() const;
 
@@ -127,6 +136,9 @@ private:
   std::optional<SerializedPolicy> serialize(const policies::Policy& policy, uint64_t generation);
   // The primary backend, or clang processes for what it cannot take.
   JobResult dispatch(const JobSpec& job, const SerializedPolicy* serialized);
+  // Runs body(i) for i < count, `concurrency_` at a time: on a oneTBB arena,
+  // or with a remote backend on plain threads that mostly wait for ranks.
+  void forEachJob(size_t count, const std::function<void(size_t)>& body);
   // One job of an evaluation: replayed if it can be, else compiled (and its
   // trajectory learned); `result` collects the evaluation's counts.
   JobResult runJob(JobSpec job, const SerializedPolicy* serialized, EvaluationResult& result);
@@ -144,6 +156,11 @@ private:
   std::map<std::string, BaselineResult> baselineMemo_;
   std::unique_ptr<Backend> clang_;   // takes every job
   std::unique_ptr<Backend> primary_; // options_.backend; null when that is clang
+  size_t concurrency_ = 1;           // jobs at once (all ranks' slots with a cluster)
+  bool remote_ = false;
+  class JobThreads;
+  std::mutex batchMutex_;
+  std::unique_ptr<JobThreads> jobThreads_; // the remote backend's, made on first use
   std::atomic<size_t> fallbackJobs_{0};
   std::unique_ptr<ReplayStore> replay_; // null when replay is off
   mutable std::mutex countsMutex_;      // replay counts and an evaluation's problem

@@ -20,8 +20,13 @@
 
 namespace mlgo::evaluators {
 
+struct CandidateFamily; // Cluster.h
+
 struct EvaluationRequest {
   std::vector<const policies::Policy*> candidates;
+  // The candidates as one family (ES), so that MPI ranks get one description
+  // instead of every candidate; null: each candidate travels on its own.
+  const CandidateFamily* family = nullptr;
   std::vector<const corpus::ModuleSpec*> modules;
   policies::DecisionMode mode = policies::DecisionMode::Deterministic;
   // Sampling streams derive from (seed, step, candidate, module).

@@ -93,6 +93,12 @@ struct EvaluatorArgs {
       app.get_option(flag)->group("Evaluator");
   }
 
+  // This process's compile slots: --workers, or (0) its share of the node.
+  size_t resolvedWorkers() const {
+    const std::shared_ptr<evaluators::Cluster>& cluster = joinedCluster();
+    return evaluators::workersPerRank(workers, cluster ? cluster->localSize() : 1);
+  }
+
   Expected<evaluators::EvaluatorOptions> toOptions() const {
     evaluators::EvaluatorOptions options;
     Expected<evaluators::BackendKind> parsedBackend = evaluators::parseBackendKind(backend);
@@ -107,9 +113,8 @@ struct EvaluatorArgs {
     options.clang = clang;
     // Under mpirun (ClusterSession.h) rank 0 spreads the jobs over every
     // rank; the ranks' own slots are resolved on each rank.
-    const std::shared_ptr<evaluators::Cluster>& cluster = joinedCluster();
-    options.workers = evaluators::workersPerRank(workers, cluster ? cluster->localSize() : 1);
-    options.cluster = cluster;
+    options.workers = resolvedWorkers();
+    options.cluster = joinedCluster();
     options.rankWorkers = workers;
     options.compileTimeout = std::chrono::duration<double>(timeoutSeconds);
     options.scratchDirectory = scratch;

@@ -181,7 +181,7 @@ template <class Options> struct TrainerArgs {
   // The last of a tool's finishOptions: the run's files and threads, then
   // the effective config (which then holds every flag as given).
   Status finishRun(const CLI::App& app) {
-    run.finish(options.run, evaluator.workers);
+    run.finish(options.run, evaluator.resolvedWorkers());
     effectiveConfig(app, options.run.configToml, options.run.configValues);
     return Status::ok();
   }

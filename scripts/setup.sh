@@ -41,6 +41,8 @@ PACKAGES=(
   python3 python3-h5py python3-matplotlib python3-numpy
   # corpus recipes
   xz-utils bzip2 perl autoconf automake
+  # tests: per-process CPU time (tests/cluster)
+  time
 )
 
 missing=()

@@ -10,7 +10,8 @@ namespace {
 
 // The description's layout: u64 seed, i64 step, u8 sampling, u64 directions,
 // u8 with-centre, u64 dimension, centre and scale (dimension doubles each,
-// native order: every rank runs the same build), then the policy file.
+// native order: every rank runs the same build), then the policy file
+// (its structure; parameters zero).
 template <class T> void put(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof value);
 }
@@ -83,7 +84,10 @@ Expected<std::unique_ptr<evaluators::DecodedFamily>> decodePopulation(std::strin
 
 Expected<evaluators::CandidateFamily> describePopulation(const es::Population& population,
                                                          const policies::MlpPolicy& policy) {
-  Expected<std::string> json = policies::policyToJson(policy);
+  // The policy file carries only the structure (layers, vocabulary): its
+  // parameters are the centre's, sent as raw doubles, so zeros print short.
+  const std::vector<double> zeros(policy.parameterCount(), 0.0);
+  Expected<std::string> json = policies::policyToJson(policy.withParameters(zeros));
   if (!json)
     return json.error();
   std::string out;

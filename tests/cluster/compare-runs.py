@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares two mlgo-es run files dataset by dataset, bit for bit, except
+"""Compares two mlgo-es run files (or trace files) dataset by dataset, bit for bit, except
 what depends on the machine rather than the run: timings and how jobs were
 answered (replay, decision-sequence cache, full compiles), and /config's
 evaluator flags that say where jobs ran. Exit 0 when equal; otherwise names
@@ -33,6 +33,8 @@ def datasets(group, prefix=""):
 
 
 def config(f):
+    if "/config/keys" not in f:  # a trace file
+        return {}
     keys = [k.decode() if isinstance(k, bytes) else k for k in f["/config/keys"][()]]
     values = [v.decode() if isinstance(v, bytes) else v for v in f["/config/values"][()]]
     return {k: v for k, v in zip(keys, values) if k not in IGNORED_CONFIG_KEYS}

@@ -3,7 +3,7 @@
 # root when CI is root): on the real zlib corpus,
 #  1. es-train under `mpirun -np 3` writes the same run file as alone
 #     (datasets bit for bit, timings and how jobs were answered aside);
-#  2. ppo-train likewise;
+#  2. ppo-train, bc-train (trace and run file) and mlgo-eval likewise;
 #  3. a non-trainer rank killed mid-run ends the whole job, mpirun naming the
 #     rank, and --resume (under mpirun -np 2) ends exactly where an
 #     uninterrupted run ends;
@@ -43,6 +43,19 @@ ppo_args=(--corpus "$zlib" --iterations 3 --modules-per-iteration 6 --hidden 8
 "$ppo" "${ppo_args[@]}" -j 2 -o ppo-1.h5 >ppo-1.log
 mpi 3 "$ppo" "${ppo_args[@]}" -j 1 -o ppo-3.h5 >ppo-3.log
 compare ppo-1.h5 ppo-3.h5 || fail "ppo-train on 3 ranks differs from ppo-train alone"
+
+echo "== 2b. bc-train's trace recording and mlgo-eval, alone and on 3 ranks"
+bc=(--corpus "$zlib" --epochs 2 --hidden 8 --vocabulary-quantiles 20 --seed 2)
+mkdir -p one three
+(cd one && "$build/apps/bc-train" "${bc[@]}" -j 2 -o bc.h5 >bc.log)
+(cd three && mpi 3 "$build/apps/bc-train" "${bc[@]}" -j 1 -o bc.h5 >bc.log)
+compare one/bc.h5 three/bc.h5 || fail "bc-train on 3 ranks differs from bc-train alone"
+compare one/bc.trace.h5 three/bc.trace.h5 || fail "bc-train's trace on 3 ranks differs"
+policy=$(cd one && pwd)/bc.json
+"$build/apps/mlgo-eval" run "$policy" "$zlib" -j 2 | grep -v "^backend:" | sed 's/; [0-9.]* s$//' >eval-1.txt
+mpi 3 "$build/apps/mlgo-eval" run "$policy" "$zlib" -j 1 | grep -v "^backend:" |
+  sed 's/; [0-9.]* s$//' >eval-3.txt
+diff eval-1.txt eval-3.txt || fail "mlgo-eval on 3 ranks reports other sizes"
 
 echo "== 3. a rank killed mid-run, then --resume"
 long=("${es_args[@]}" --steps 6 --no-replay)

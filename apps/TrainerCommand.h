@@ -64,7 +64,7 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   Args args;
   defineOptions(app, args);
   CLI11_PARSE(app, argc, argv);
-  StopOnSignal stop;
+  StopOnSignal stop(joinedCluster() != nullptr);
   const bool resuming = !args.resume.empty();
   if (resuming) {
     // The run's own config, with this command line's evaluator flags on top.

@@ -238,12 +238,22 @@ inline void addAdamOptions(CLI::App& app, rl::AdamOptions& adam, double& maxGrad
 // directory is removed as on any normal exit); a second exits at once (the
 // next run removes what it leaves in the scratch directory). Installed
 // before the evaluator starts, so a signal during the baselines is caught too.
+// Rank 0 of an MPI job (`inCluster`) exits at once: the launcher signals
+// every rank when the job ends (a rank died, Ctrl-C, scancel), so the step in
+// flight cannot finish; the run file holds every finished step.
 class StopOnSignal {
 public:
-  StopOnSignal() {
+  explicit StopOnSignal(bool inCluster = false) {
     received().store(0);
+    exitAtOnce().store(inCluster);
     for (int signal : {SIGINT, SIGTERM, SIGHUP})
       std::signal(signal, [](int signal) {
+        if (exitAtOnce().load()) {
+          static const char note[] = "\nsignal received: the MPI job is ending; the run file "
+                                     "holds every finished step (continue it with --resume)\n";
+          (void)!::write(2, note, sizeof note - 1);
+          std::_Exit(128 + signal);
+        }
         if (received().exchange(signal) != 0)
           std::_Exit(128 + signal);
         static const char note[] = "\nsignal received: stopping after the step in flight (send it "
@@ -264,6 +274,10 @@ public:
 private:
   static std::atomic<int>& received() {
     static std::atomic<int> value{0};
+    return value;
+  }
+  static std::atomic<bool>& exitAtOnce() {
+    static std::atomic<bool> value{false};
     return value;
   }
 };

@@ -13,6 +13,7 @@
 #    100,20) and 100 directions.
 # 4. The real compiler on this 2-core machine: 1, 2 and 3 ranks
 #    (oversubscribed beyond 2), compilations per second and steps per hour.
+# 5. The decision-sequence cache's hit rate on 3 ranks against one machine.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 corpus=$(cd "$2" && pwd)
@@ -112,3 +113,18 @@ print(f'$1: {c.sum()/s.sum():.1f} compilations/s, {3600/s.mean():.0f} steps/hour
 "$es" "${real_es[@]}" -j 2 -o real-1x2.h5 >/dev/null && report "1 rank x 2 slots" real-1x2.h5
 mpi 2 "$es" "${real_es[@]}" -j 1 -o real-2.h5 >/dev/null && report "2 ranks x 1 slot" real-2.h5
 mpi 3 "$es" "${real_es[@]}" -j 1 -o real-3.h5 >/dev/null && report "3 ranks x 1 slot" real-3.h5
+
+echo "== the decision-sequence cache across ranks (replay off so that every job compiles)"
+cache_es=(--corpus "$corpus" --directions 6 --modules-per-step 8 --initial-policy init-small.json
+          --seed 1 --no-replay --steps 6 --overwrite)
+hits() {
+  "$py" -c "
+import h5py
+f = h5py.File('$2', 'r')['/steps']
+h, l = f['cache_hits'][()].sum(), f['cache_lookups'][()].sum()
+print(f'$1: {h:.0f} of {l:.0f} lookups hit ({h/l:.0%})')"
+}
+"$es" "${cache_es[@]}" -j 2 -o cache-1.h5 >/dev/null
+hits "1 rank x 2 slots" cache-1.h5
+mpi 3 "$es" "${cache_es[@]}" -j 1 -o cache-3.h5 >/dev/null
+hits "3 ranks x 1 slot" cache-3.h5

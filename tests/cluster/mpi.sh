@@ -84,6 +84,7 @@ status=$?
 set -e
 [ "$status" -ne 0 ] || fail "the job went on after losing rank 2"
 grep -q "rank 2" killed.log || fail "the job's end does not name rank 2: $(tail -5 killed.log)"
+grep -q "the MPI job is ending" killed.log || fail "rank 0 did not say the MPI job is ending"
 mpi 2 "$es" --resume killed.h5 -j 1 >resumed.log
 compare whole.h5 killed.h5 || fail "killed + resumed differs from the uninterrupted run"
 

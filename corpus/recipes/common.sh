@@ -37,7 +37,7 @@ die() {
 
 usage() {
   cat <<EOF
-Usage: $(basename "$0") [--force] [--build-only] [--verbose] [--help]
+Usage: $(basename "$0") [--force] [--build-only] [--opt-level O2] [--verbose] [--help]
 
 $RECIPE_SUMMARY
 
@@ -59,6 +59,9 @@ Options:
                 from MLGO_POLICY); needs --work-dir, implies --build-only
   --work-dir DIR
                 build in DIR/build instead of \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME
+  --opt-level O2
+                the -O2 flavour (register-allocation tasks): every file with -O2
+                instead of -Oz, in \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME-O2
   --help        show this help
 
 Environment:
@@ -175,6 +178,20 @@ fetch_apt_source() {
     mkdir -p "$DOWNLOAD_DIR"
     local status=0
     (cd "$DOWNLOAD_DIR" && apt-get source --download-only -q "$spec") >>"$LOG_FILE" 2>&1 || status=$?
+    if [ "$status" -ne 0 ] && [[ "$spec" != *=* ]]; then
+      # The newest version may be listed but missing from the mirror (a
+      # security update whose pool is not reachable): try the others, newest
+      # first. Recipes use the upstream tarball, the same in every revision.
+      local version
+      for version in $(apt-cache showsrc "$spec" 2>/dev/null | sed -n 's/^Version: //p' |
+        sort -u -r -V); do
+        log "retrying with $spec=$version"
+        status=0
+        (cd "$DOWNLOAD_DIR" && apt-get source --download-only -q "$spec=$version") \
+          >>"$LOG_FILE" 2>&1 || status=$?
+        [ "$status" -ne 0 ] || break
+      done
+    fi
     if [ "$status" -ne 0 ]; then
       tail -n 5 "$LOG_FILE" | sed "s/^/  | /" >&2
       die "apt-get source $spec failed; deb-src entries and a fresh 'apt-get update' are needed (scripts/setup.sh does both)"
@@ -341,6 +358,20 @@ run_recipe() {
       --work-dir)
         [ $# -ge 2 ] || die "--work-dir needs a directory"
         work_dir="$(realpath -m "$2")"
+        shift
+        ;;
+      --opt-level)
+        [ $# -ge 2 ] || die "--opt-level needs a level (Oz or O2)"
+        case "$2" in
+          Oz) ;;
+          O2 | O3 | Os | O1)
+            # Its own corpus beside the -Oz one; downloads are shared.
+            MLGO_CFLAGS="${MLGO_CFLAGS/-Oz/-$2}"
+            MLGO_CXXFLAGS="$MLGO_CFLAGS"
+            set_work_dir "$CORPORA_DIR/$RECIPE_NAME-$2"
+            ;;
+          *) die "--opt-level $2: expected Oz, Os, O1, O2 or O3" ;;
+        esac
         shift
         ;;
       --build-only) BUILD_ONLY=1 ;;

@@ -37,6 +37,7 @@ struct EvaluatorArgs {
   evaluators::EvaluatorOptions defaults;
   std::string backend = std::string(evaluators::backendKindName(defaults.backend));
   std::string inprocessWorker = defaults.inprocessWorker;
+  std::string task = "inlining-size";
   bool noDecisionCache = false;
   bool noReplay = false;
   size_t replayMemoryMiB = defaults.replayMemoryBytes >> 20;
@@ -56,6 +57,12 @@ struct EvaluatorArgs {
                    "module, the policy over a pipe)")
         ->capture_default_str()
         ->check(CLI::IsMember({"inprocess", "clang"}));
+    app.add_option("--task", task,
+                   "What the compiler decides: inlining-size (the inliner, .text vs -Oz) or "
+                   "regalloc-eviction (the greedy register allocator's evictions, .text vs the "
+                   "corpus's own -O2; clang processes only)")
+        ->capture_default_str()
+        ->check(CLI::IsMember(evaluators::CompilerTask::names()));
     app.add_option("--inprocess-worker", inprocessWorker,
                    "mlgo-inprocess-worker executable (in-process backend)")
         ->capture_default_str();
@@ -86,11 +93,18 @@ struct EvaluatorArgs {
     app.add_flag("--no-baseline-cache", noBaselineCache, "Compile every baseline afresh");
     filters.addTo(app);
     for (const char* flag :
-         {"--backend", "--inprocess-worker", "--no-decision-cache", "--no-replay",
+         {"--task", "--backend", "--inprocess-worker", "--no-decision-cache", "--no-replay",
           "--replay-memory", "--replay-verify", "--clang", "--workers", "--timeout", "--scratch",
           "--baseline-cache", "--no-baseline-cache", "--delete-flag", "--replace-flag",
           "--add-flag"})
       app.get_option(flag)->group("Evaluator");
+  }
+
+  Expected<evaluators::CompilerTask> toTask() const {
+    Expected<evaluators::CompilerTask> named = evaluators::CompilerTask::named(task);
+    if (!named)
+      return makeError("--task: " + named.error().message);
+    return named;
   }
 
   // This process's compile slots: --workers, or (0) its share of the node.

@@ -104,8 +104,11 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
     Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
     if (!options)
       return fail(options.error());
+    Expected<evaluators::CompilerTask> task = args.evaluator.toTask();
+    if (!task)
+      return fail(task.error());
     Expected<std::unique_ptr<evaluators::Evaluator>> created =
-        evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+        evaluators::Evaluator::create(*options, task.take());
     if (!created)
       return fail(created.error());
     evaluator = created.take();

@@ -60,7 +60,10 @@ inliningEvaluator(const apps::EvaluatorArgs& flags) {
   Expected<evaluators::EvaluatorOptions> options = flags.toOptions();
   if (!options)
     return options.error();
-  return evaluators::Evaluator::create(*options, evaluators::CompilerTask::inliningForSize());
+  Expected<evaluators::CompilerTask> task = flags.toTask();
+  if (!task)
+    return task.error();
+  return evaluators::Evaluator::create(*options, task.take());
 }
 
 // Every module, or `sample` of them (bucket round robin, seeded); 0: all.
@@ -82,9 +85,10 @@ std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpu
 }
 
 void printModules(const evaluators::EvaluationResult& result,
-                  const std::vector<const corpus::ModuleSpec*>& modules) {
-  std::printf("%-40s %-20s %9s %10s %10s %8s\n", "module", "status", "decisions", "size", "-Oz",
-              "delta");
+                  const std::vector<const corpus::ModuleSpec*>& modules,
+                  const std::string& baselineName) {
+  std::printf("%-40s %-20s %9s %10s %10s %8s\n", "module", "status", "decisions", "size",
+              baselineName.c_str(), "delta");
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = result.job(0, m);
     std::optional<uint64_t> base = result.baselineBytes[m];
@@ -105,17 +109,17 @@ void printModules(const evaluators::EvaluationResult& result,
 void printTotals(const evaluators::EvaluationResult& result, evaluators::Evaluator& evaluator,
                  uint64_t decisions) {
   evaluators::CandidateScore score = result.score(0);
-  std::printf("\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs -Oz %llu "
-              "(%+.3f%%); mean reward %.5f; %.1f s\n",
-              score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
-              static_cast<unsigned long long>(score.totalBytes),
-              static_cast<unsigned long long>(score.totalBaselineBytes),
-              score.totalBaselineBytes
-                  ? 100.0 * (static_cast<double>(score.totalBytes) /
-                                 static_cast<double>(score.totalBaselineBytes) -
-                             1)
-                  : 0.0,
-              score.meanReward, result.seconds);
+  std::printf(
+      "\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs %s %llu "
+      "(%+.3f%%); mean reward %.5f; %.1f s\n",
+      score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
+      static_cast<unsigned long long>(score.totalBytes), evaluator.task().baselineName.c_str(),
+      static_cast<unsigned long long>(score.totalBaselineBytes),
+      score.totalBaselineBytes ? 100.0 * (static_cast<double>(score.totalBytes) /
+                                              static_cast<double>(score.totalBaselineBytes) -
+                                          1)
+                               : 0.0,
+      score.meanReward, result.seconds);
   evaluators::EvaluatorStatistics stats = evaluator.statistics();
   std::printf("backend: %s; %zu in-process compilations (%zu workers started), %zu by clang "
               "processes (%zu of them fallbacks)\n",
@@ -157,7 +161,7 @@ int runEvaluate(const RunArgs& args) {
   evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
 
   if (args.perModule)
-    printModules(result, modules);
+    printModules(result, modules, (*evaluator)->task().baselineName);
   uint64_t decisions = 0;
   for (const evaluators::JobResult& job : result.jobs)
     decisions += job.decisions;

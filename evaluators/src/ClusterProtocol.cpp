@@ -74,6 +74,10 @@ void writeTask(Writer& w, const CompilerTask& t) {
   w.text(t.defaultDecisionFeature);
   w.texts(t.sizeSections);
   w.value<double>(t.reward.delta);
+  w.value<uint8_t>(t.inProcess);
+  w.value<int64_t>(t.neutralAdvice);
+  w.text(t.candidateMask);
+  w.text(t.baselineName);
 }
 
 CompilerTask readTask(Reader& r) {
@@ -84,6 +88,10 @@ CompilerTask readTask(Reader& r) {
   t.defaultDecisionFeature = r.text();
   t.sizeSections = r.texts();
   t.reward.delta = r.value<double>();
+  t.inProcess = r.value<uint8_t>() != 0;
+  t.neutralAdvice = r.value<int64_t>();
+  t.candidateMask = r.text();
+  t.baselineName = r.text();
   return t;
 }
 

@@ -1,4 +1,5 @@
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/evaluators/Scorer.h"
 
 namespace mlgo::evaluators {
 
@@ -25,7 +26,41 @@ CompilerTask CompilerTask::inliningForSize() {
                                "-mllvm", "-inliner-interactive-include-default"};
   task.adviceName = "inlining_decision";
   task.defaultDecisionFeature = "inlining_default";
+  task.inProcess = true;
+  task.neutralAdvice = 0;
   return task;
+}
+
+CompilerTask CompilerTask::regallocEviction() {
+  CompilerTask task;
+  task.name = "regalloc-eviction";
+  task.interactiveArguments = {"-mllvm", "-regalloc-enable-advisor=release", "-mllvm",
+                               "-regalloc-evict-interactive-channel-base={channel}"};
+  task.adviceName = "index_to_evict";
+  // MLEvictAdvisor's candidate 32 (MaxInterferences) is the register being
+  // allocated: always valid, and choosing it evicts nothing.
+  task.neutralAdvice = 32;
+  task.candidateMask = "mask";
+  task.baselineName = "-O2";
+  return task;
+}
+
+std::vector<std::string> CompilerTask::names() {
+  return {"inlining-size", "regalloc-eviction"};
+}
+
+Expected<CompilerTask> CompilerTask::named(std::string_view name) {
+  if (name == "inlining-size")
+    return inliningForSize();
+  if (name == "regalloc-eviction")
+    return regallocEviction();
+  return makeError("unknown task \"" + std::string(name) +
+                   "\" (inlining-size or regalloc-eviction)");
+}
+
+const CompilerTask& Scorer::task() const {
+  static const CompilerTask inlining = CompilerTask::inliningForSize();
+  return inlining;
 }
 
 } // namespace mlgo::evaluators

@@ -157,7 +157,8 @@ Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string co
     : options_(std::move(options)), task_(std::move(task)),
       compilerIdentity_(std::move(compilerIdentity)),
       clang_(std::make_unique<ClangProcessBackend>(options_, task_)) {
-  if (options_.backend == BackendKind::InProcess)
+  // A task the worker cannot run compiles in clang processes.
+  if (options_.backend == BackendKind::InProcess && task_.inProcess)
     primary_ = std::make_unique<InProcessBackend>(options_, task_);
   concurrency_ = options_.workers;
   if (options_.replay)

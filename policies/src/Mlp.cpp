@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 namespace mlgo::policies {
@@ -77,6 +78,8 @@ Status MlpOptions::validate() const {
                        std::to_string(hiddenLayers[i]) + ")");
   if (actions < 2)
     return makeError("actions: must be at least 2 (got " + std::to_string(actions) + ")");
+  if (!candidateMask.empty() && residualMargin > 0)
+    return makeError("candidateMask: a candidate-scoring policy cannot also be residual");
   for (size_t i = 0; i < excludedFeatures.size(); ++i)
     if (excludedFeatures[i].empty())
       return makeError("excludedFeatures[" + std::to_string(i) + "]: is empty");
@@ -136,6 +139,19 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
                      "\" is not among the features the compiler sends");
   if (std::count(networkInput.begin(), networkInput.end(), true) == 0)
     return makeError("mlp: no input features left after the excluded ones");
+  if (!options.candidateMask.empty()) {
+    auto mask = std::find_if(structure->inputs_.begin(), structure->inputs_.end(),
+                             [&](const TensorSpec& f) { return f.name == options.candidateMask; });
+    if (mask == structure->inputs_.end() || mask->elementCount() < 2)
+      return makeError("candidate mask \"" + options.candidateMask +
+                       "\" is not among the inputs as a vector of candidates");
+    structure->candidates_ = mask->elementCount();
+    for (const TensorSpec& input : structure->inputs_)
+      if (input.elementCount() != 1 && input.elementCount() != structure->candidates_)
+        return makeError("candidate scoring: input \"" + input.name + "\" (" +
+                         detail::typeAndShape(input) + ") has neither 1 nor " +
+                         std::to_string(structure->candidates_) + " values");
+  }
 
   const size_t expansions = options.withSqrt ? 3 : 2;
   size_t networkInputs = 0;
@@ -145,6 +161,9 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
     encoding.featureOffset = structure->featureCount_;
     encoding.elements = input.elementCount();
     encoding.networkInput = networkInput[i];
+    encoding.perCandidate = structure->candidates_ > 0 && encoding.elements > 1;
+    if (structure->candidates_ > 0 && input.name == options.candidateMask)
+      structure->maskOffset_ = structure->featureCount_;
     if (residualInput == i)
       structure->residualOffset_ = encoding.featureOffset;
     if (!encoding.networkInput) {
@@ -166,14 +185,15 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
       }
     }
     structure->featureCount_ += encoding.elements;
-    networkInputs += encoding.elements * (encoding.normalised ? expansions : 1);
+    networkInputs +=
+        (encoding.perCandidate ? 1 : encoding.elements) * (encoding.normalised ? expansions : 1);
     structure->encodings_.push_back(encoding);
   }
 
   std::vector<size_t> widths{networkInputs};
   for (int width : options.hiddenLayers)
     widths.push_back(static_cast<size_t>(width));
-  widths.push_back(static_cast<size_t>(options.actions));
+  widths.push_back(structure->candidates_ > 0 ? 1 : static_cast<size_t>(options.actions));
   size_t offset = 0;
   size_t activationOffset = 0;
   structure->activationOffsets_.push_back(0);
@@ -204,8 +224,26 @@ std::string MlpStructure::describe() const {
     std::snprintf(margin, sizeof margin, "%g", options_.residualMargin);
     text += " residual(" + options_.residualFeature + ", " + margin + ")";
   }
+  if (candidates_ > 0)
+    text += " scoring " + std::to_string(candidates_) + " candidates";
   return text;
 }
+
+namespace {
+
+// Writes the normalised value of `value` and its expansions.
+double* writeNormalised(const std::vector<double>& distinct, const std::vector<double>& fractions,
+                        bool withSqrt, double value, double* out) {
+  size_t below = detail::countAtOrBelow(distinct, value);
+  double x = below == 0 ? 0.0 : fractions[below - 1];
+  *out++ = x;
+  *out++ = x * x;
+  if (withSqrt)
+    *out++ = std::sqrt(x);
+  return out;
+}
+
+} // namespace
 
 void MlpStructure::encode(FeatureValues features, std::span<double> networkInputs) const {
   assert(features.size() == featureCount_);
@@ -219,15 +257,32 @@ void MlpStructure::encode(FeatureValues features, std::span<double> networkInput
       out = std::copy(in, in + encoding.elements, out);
       continue;
     }
-    for (size_t e = 0; e < encoding.elements; ++e) {
-      size_t below = detail::countAtOrBelow(encoding.distinct, in[e]);
-      double x = below == 0 ? 0.0 : encoding.fractions[below - 1];
-      *out++ = x;
-      *out++ = x * x;
-      if (options_.withSqrt)
-        *out++ = std::sqrt(x);
-    }
+    for (size_t e = 0; e < encoding.elements; ++e)
+      out = writeNormalised(encoding.distinct, encoding.fractions, options_.withSqrt, in[e], out);
   }
+}
+
+void MlpStructure::encodeCandidate(FeatureValues features, size_t candidate,
+                                   std::span<double> networkInputs) const {
+  assert(candidates_ > 0 && candidate < candidates_);
+  assert(features.size() == featureCount_);
+  assert(networkInputs.size() == inputWidth());
+  double* out = networkInputs.data();
+  for (const InputEncoding& encoding : encodings_) {
+    if (!encoding.networkInput)
+      continue;
+    const double* in = features.data() + encoding.featureOffset;
+    const size_t first = encoding.perCandidate ? candidate : 0;
+    const size_t count = encoding.perCandidate ? 1 : encoding.elements;
+    for (size_t e = first; e < first + count; ++e)
+      out = encoding.normalised ? writeNormalised(encoding.distinct, encoding.fractions,
+                                                  options_.withSqrt, in[e], out)
+                                : (*out = in[e], out + 1);
+  }
+}
+
+bool MlpStructure::candidateValid(FeatureValues features, size_t candidate) const {
+  return features[maskOffset_ + candidate] != 0;
 }
 
 Eigen::VectorXd MlpStructure::initialParameters(uint64_t seed) const {
@@ -256,6 +311,7 @@ struct MlpPolicy::Workspace {
   std::vector<double> delta;
   std::vector<double> deltaBelow;
   std::vector<double> dLogits;
+  std::vector<double> scores;
 };
 
 MlpPolicy::Workspace& MlpPolicy::workspace() {
@@ -286,12 +342,40 @@ MlpPolicy MlpPolicy::withParameters(std::span<const double> parameters) const {
 
 std::span<const double> MlpPolicy::forward(FeatureValues features, Workspace& work) const {
   const MlpStructure& s = *structure_;
-  const std::vector<size_t>& offsets = s.activationOffsets_;
-  if (work.activations.size() < offsets.back())
-    work.activations.resize(offsets.back());
-  double* act = work.activations.data();
-  s.encode(features, {act, s.inputWidth()});
+  if (work.activations.size() < s.activationOffsets_.back())
+    work.activations.resize(s.activationOffsets_.back());
+  s.encode(features, {work.activations.data(), s.inputWidth()});
+  std::span<const double> logits = propagate(work);
+  if (s.residualOffset_) {
+    // A constant offset: the gradients with respect to the parameters are
+    // those of the network alone.
+    double* out = work.activations.data() + s.activationOffsets_[s.layers_.size()];
+    double decision = features[*s.residualOffset_];
+    if (decision >= 0 && decision < static_cast<double>(s.actionCount()))
+      out[static_cast<size_t>(decision)] += s.options_.residualMargin;
+  }
+  return logits;
+}
 
+const std::vector<double>& MlpPolicy::candidateScores(FeatureValues features,
+                                                      Workspace& work) const {
+  const MlpStructure& s = *structure_;
+  if (work.activations.size() < s.activationOffsets_.back())
+    work.activations.resize(s.activationOffsets_.back());
+  work.scores.assign(s.candidates_, -std::numeric_limits<double>::infinity());
+  for (size_t c = 0; c < s.candidates_; ++c) {
+    if (!s.candidateValid(features, c))
+      continue;
+    s.encodeCandidate(features, c, {work.activations.data(), s.inputWidth()});
+    work.scores[c] = propagate(work)[0];
+  }
+  return work.scores;
+}
+
+std::span<const double> MlpPolicy::propagate(Workspace& work) const {
+  const MlpStructure& s = *structure_;
+  const std::vector<size_t>& offsets = s.activationOffsets_;
+  double* act = work.activations.data();
   const double* theta = parameters_.data();
   const bool tanh = s.options_.activation == Activation::Tanh;
   for (size_t l = 0; l < s.layers_.size(); ++l) {
@@ -310,15 +394,7 @@ std::span<const double> MlpPolicy::forward(FeatureValues features, Workspace& wo
         out = out.cwiseMax(0.0);
     }
   }
-  double* logits = act + offsets[s.layers_.size()];
-  if (s.residualOffset_) {
-    // A constant offset: the gradients with respect to the parameters are
-    // those of the network alone.
-    double decision = features[*s.residualOffset_];
-    if (decision >= 0 && decision < static_cast<double>(s.actionCount()))
-      logits[static_cast<size_t>(decision)] += s.options_.residualMargin;
-  }
-  return {logits, s.actionCount()};
+  return {act + offsets[s.layers_.size()], s.actionCount()};
 }
 
 void MlpPolicy::backward(Workspace& work, std::span<const double> dLogits,
@@ -363,7 +439,15 @@ void MlpPolicy::backward(Workspace& work, std::span<const double> dLogits,
 }
 
 Decision MlpPolicy::decide(FeatureValues features, DecisionMode mode, RandomStream& rng) const {
-  std::span<const double> logits = forward(features, workspace());
+  Workspace& work = workspace();
+  // Candidate scoring: a softmax over the valid candidates' scores (invalid
+  // ones score -inf and are never chosen; without any valid candidate the
+  // advice is the last, which the register allocator always allows).
+  std::span<const double> logits = structure_->candidates_ > 0
+                                       ? std::span<const double>(candidateScores(features, work))
+                                       : forward(features, work);
+  if (structure_->candidates_ > 0 && std::isinf(*std::max_element(logits.begin(), logits.end())))
+    return Decision{static_cast<int64_t>(logits.size() - 1), 0.0};
   if (mode == DecisionMode::Deterministic) {
     size_t best = 0;
     for (size_t i = 1; i < logits.size(); ++i)

@@ -257,6 +257,13 @@ public:
       options.residualFeature = feature->str();
       options.residualMargin = margin;
     }
+    // Optional: candidate scoring (eviction policies).
+    if (const llvm::json::Value* mask = object->get("candidate_mask")) {
+      std::optional<llvm::StringRef> name = mask->getAsString();
+      if (!name || name->empty())
+        return error(path + ".candidate_mask", "must be a feature name");
+      options.candidateMask = name->str();
+    }
     return options;
   }
 
@@ -443,6 +450,8 @@ Expected<std::string> policyToJson(const Policy& policy) {
             out.attribute("feature", options.residualFeature);
             out.attribute("margin", options.residualMargin);
           });
+        if (structure.candidates() > 0)
+          out.attribute("candidate_mask", options.candidateMask);
       });
       out.attributeObject("vocabulary", [&] {
         for (const auto& [feature, boundaries] : structure.vocabulary().entries()) {

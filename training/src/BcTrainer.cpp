@@ -109,6 +109,10 @@ Status BcAlgorithm::recordCorpus(const fs::path& recording) {
   if (!scorer_)
     return makeError("corpus: recording " + options_.corpus->string() +
                      " needs an evaluator, and none was given");
+  if (scorer_->task().defaultDecisionFeature.empty())
+    return makeError("bc-train: the task " + scorer_->task().name +
+                     " sends no decision of the compiler's own to learn from (LLVM 22 has no "
+                     "include-default flag for it)");
   Expected<corpus::Corpus> loaded = corpus::Corpus::load(*options_.corpus);
   if (!loaded)
     return loaded.error();

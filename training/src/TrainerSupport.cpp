@@ -1,5 +1,7 @@
 #include "TrainerSupport.h"
 
+#include <cmath>
+
 #include "mlgo/policies/PolicyFile.h"
 
 namespace mlgo::training::detail {
@@ -31,7 +33,11 @@ Status checkPolicyFits(const evaluators::EvaluationResult& result) {
 evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress) {
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  const evaluators::CompilerTask& task = scorer.task();
+  std::unique_ptr<policies::Policy> echo =
+      task.defaultDecisionFeature.empty()
+          ? policies::makeConstantPolicy(task.neutralAdvice)
+          : policies::makeHeuristicEchoPolicy(task.defaultDecisionFeature);
   evaluators::EvaluationRequest request;
   request.candidates = {echo.get()};
   request.modules = modules;
@@ -41,18 +47,36 @@ evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
 }
 
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
-                                                  int quantiles) {
+                                                  int quantiles, const std::string& candidateMask) {
   policies::FeatureSamples samples;
   for (const evaluators::JobResult& job : jobs) {
     if (!job.ok() || !job.trajectory)
       continue;
     const policies::Trajectory& t = *job.trajectory;
-    size_t column = 0;
+    // Candidate rows: where the mask is, and how many candidates.
+    size_t maskColumn = 0, candidates = 0, column = 0;
     for (const policies::TensorSpec& spec : t.featureSpecs) {
-      if (spec.elementCount() == 1)
-        for (size_t d = 0; d < t.decisions(); ++d)
-          samples[spec.name].push_back(t.row(d)[column]);
+      if (!candidateMask.empty() && spec.name == candidateMask) {
+        maskColumn = column;
+        candidates = spec.elementCount();
+      }
       column += spec.elementCount();
+    }
+    column = 0;
+    for (const policies::TensorSpec& spec : t.featureSpecs) {
+      const size_t n = spec.elementCount();
+      if (n == 1 || (candidates > 0 && n == candidates))
+        for (size_t d = 0; d < t.decisions(); ++d)
+          for (size_t e = 0; e < n; ++e) {
+            const double value = t.row(d)[column + e];
+            // A candidate the mask rules out carries no meaningful values
+            // (the allocator leaves NaN there).
+            if (n > 1 && t.row(d)[maskColumn + e] == 0)
+              continue;
+            if (std::isfinite(value))
+              samples[spec.name].push_back(value);
+          }
+      column += n;
     }
   }
   policies::VocabularyOptions options;
@@ -93,18 +117,21 @@ Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, 
       probeFeatureSpecs(scorer, corpus.eligible(), corpus.directory().string());
   if (!specs)
     return specs.error();
+  // A task whose advice is a candidate's index gets a candidate-scoring MLP.
+  policies::MlpOptions mlp = options.mlp;
+  mlp.candidateMask = scorer.task().candidateMask;
   Expected<policies::Vocabulary> vocabulary =
       options.vocabulary
           ? policies::readVocabularyDirectory(*options.vocabulary)
           : vocabularyFromJobs(recordHeuristic(scorer, corpus.eligible(), false).jobs,
-                               options.vocabularyQuantiles);
+                               options.vocabularyQuantiles, mlp.candidateMask);
   if (!vocabulary)
     return vocabulary.error();
   record.attributes["vocabulary"] = options.vocabulary
                                         ? options.vocabulary->string()
                                         : "built from the heuristic's decisions on the corpus";
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
-      policies::MlpStructure::create(*specs, *vocabulary, options.mlp);
+      policies::MlpStructure::create(*specs, *vocabulary, mlp);
   if (!structure)
     return structure.error();
   record.attributes["initial_policy"] = "random (seed " + std::to_string(seed) + ")";

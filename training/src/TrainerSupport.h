@@ -42,14 +42,21 @@ Expected<policies::MlpPolicy> mlpFromJson(const std::string& json, const std::st
 // every step.
 Status checkPolicyFits(const evaluators::EvaluationResult& result);
 
+// The compiler's own decisions on `modules`, recorded (the heuristic echoed
+// through the channel); for a task that sends no default decision
+// (eviction), its neutral advice at every decision instead, which records
+// the features all the same.
 evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress);
 
 // Quantile vocabulary of the scalar features over the recorded decisions of
-// every ok job.
+// every ok job; with a candidate mask (eviction), also of every feature with
+// one value per candidate, each valid candidate's value a sample. Values
+// that are not finite are left out.
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
-                                                  int quantiles);
+                                                  int quantiles,
+                                                  const std::string& candidateMask = "");
 
 // Where a compiling trainer's policy starts: the initial policy file, or a
 // random MLP (seeded) over the features clang sends, its vocabulary read or

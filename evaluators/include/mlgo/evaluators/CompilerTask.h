@@ -6,9 +6,12 @@
 // arguments, advice and measures, and need no change to the backends' core.
 #pragma once
 
+#include "mlgo/support/Expected.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlgo::evaluators {
@@ -36,12 +39,33 @@ struct CompilerTask {
   // prefix ending in '.' matches e.g. ".text.hot" for ".text.".
   std::vector<std::string> sizeSections{".text", ".text."};
   RelativeReward reward;
+  // Whether the in-process worker can run the task (it installs the inline
+  // advisor); otherwise its jobs go to clang processes.
+  bool inProcess = false;
+  // An advice that is valid at every decision, for a policy that reads
+  // nothing: recording the compiler's features before any policy exists
+  // (the inliner: 0, do not inline; eviction: 32, the register being
+  // allocated, i.e. evict nothing).
+  int64_t neutralAdvice = 0;
+  // The feature marking which candidates a decision may choose, for tasks
+  // whose advice is a candidate's index (eviction: "mask"); a policy for
+  // such a task scores candidates (MlpOptions::candidateMask). Empty: none.
+  std::string candidateMask;
+  // How reports name the baseline (the module's plain compile).
+  std::string baselineName = "-Oz";
 
   std::vector<std::string> argumentsFor(const std::filesystem::path& channelBase) const;
 
   // LLVM's ML inliner in release/interactive mode, with the default
   // decision included as the last feature; .text bytes against -Oz.
   static CompilerTask inliningForSize();
+  // The greedy register allocator's eviction advisor in release/interactive
+  // mode (no default decision on the channel: LLVM 22 has no include-default
+  // flag for it); .text bytes against plain -O2 (use -O2 corpora).
+  static CompilerTask regallocEviction();
+  // By name: "inlining-size", "regalloc-eviction".
+  static Expected<CompilerTask> named(std::string_view name);
+  static std::vector<std::string> names();
 };
 
 // The inlining task's reward (ml-compiler-opt's, δ = 0.01).

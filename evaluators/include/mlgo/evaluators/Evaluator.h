@@ -109,7 +109,7 @@ public:
   static Expected<std::unique_ptr<Evaluator>> create(EvaluatorOptions options, CompilerTask task);
 
   const EvaluatorOptions& options() const { return options_; }
-  const CompilerTask& task() const { return task_; }
+  const CompilerTask& task() const override { return task_; }
   const std::string& compilerIdentity() const override { return compilerIdentity_; }
 
   // Plain -Oz sizes of the modules, compiled in parallel where not cached

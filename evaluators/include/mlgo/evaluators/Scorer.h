@@ -85,6 +85,9 @@ public:
   // What compiles: the compiler's identity (version, path, build stamp),
   // written into run files and part of the baseline cache's key.
   virtual const std::string& compilerIdentity() const = 0;
+  // What the compiler decides (the Evaluator's task; inlining for size
+  // unless a scorer says otherwise).
+  virtual const CompilerTask& task() const;
   // The baseline measure (the task's plain compile) of each module.
   virtual std::vector<BaselineResult>
   baselines(std::span<const corpus::ModuleSpec* const> modules) = 0;

@@ -62,6 +62,14 @@ struct MlpOptions {
   // read whether or not it is excluded from the network's inputs. 0: off.
   double residualMargin = 0;
   std::string residualFeature = "inlining_default";
+  // Candidate scoring, ml-compiler-opt's eviction network: when set, this
+  // feature (shape [1, N], the register allocator's "mask") marks which of
+  // N candidates may be chosen. Every input of N elements gives one value
+  // per candidate and single values are shared by all; the network maps one
+  // candidate's values to one score (`actions` is then unused), the policy
+  // is a softmax over the valid candidates' scores, and the advice is the
+  // chosen candidate's index. Empty: off (one logit per action).
+  std::string candidateMask;
 
   Status validate() const;
 };
@@ -112,13 +120,21 @@ public:
   // Where the residual feature is among the decide() values; nullopt when
   // the policy is not residual.
   std::optional<size_t> residualFeatureOffset() const { return residualOffset_; }
+  // Candidate scoring: the number of candidates (0: off), and the network
+  // inputs of candidate `candidate` (inputWidth() values).
+  size_t candidates() const { return candidates_; }
+  void encodeCandidate(FeatureValues features, size_t candidate,
+                       std::span<double> networkInputs) const;
+  // Whether candidate `candidate` may be chosen (its mask value is non-zero).
+  bool candidateValid(FeatureValues features, size_t candidate) const;
 
 private:
   struct InputEncoding {
     size_t featureOffset = 0;
     size_t elements = 0;
-    bool normalised = false;  // false: passed through
-    bool networkInput = true; // false: only read as the residual decision
+    bool normalised = false;   // false: passed through
+    bool networkInput = true;  // false: only read as the residual decision
+    bool perCandidate = false; // candidate scoring: one element per candidate
     // The vocabulary's distinct boundaries, and for each the fraction of all
     // boundaries <= it: normalizedQuantile without searching repeats.
     std::vector<double> distinct;
@@ -140,6 +156,8 @@ private:
   size_t parameterCount_ = 0;
   size_t widestLayer_ = 0;
   std::optional<size_t> residualOffset_;
+  size_t candidates_ = 0;
+  size_t maskOffset_ = 0; // the mask's first value among the decide() values
 };
 
 class MlpPolicy final : public Policy {
@@ -192,6 +210,10 @@ private:
   static Workspace& workspace();
   // Runs the network, leaving every layer's output in `work`; returns the logits.
   std::span<const double> forward(FeatureValues features, Workspace& work) const;
+  // The layers on the network inputs already in `work`.
+  std::span<const double> propagate(Workspace& work) const;
+  // Candidate scoring: every candidate's score (-inf for invalid ones).
+  const std::vector<double>& candidateScores(FeatureValues features, Workspace& work) const;
   // Backpropagates `dLogits` through the activations `forward` left in `work`.
   void backward(Workspace& work, std::span<const double> dLogits, std::span<double> gradient) const;
 

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
                 argv[0]);
     return 0;
   }
+  if (argc > 2 && std::strcmp(argv[1], "--measure-regalloc") == 0)
+    return mlgo::inprocess::printRegAllocMeasures(argv[2]);
   if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
     std::fprintf(stderr,
                  "%s: expects the job pipe on fd 3 and the result pipe on fd 4; it is "

@@ -115,6 +115,49 @@ void initialiseTargets() {
   (void)done;
 }
 
+Expected<std::shared_ptr<clang::CompilerInvocation>>
+parseInvocation(const std::vector<std::string>& command, std::string& object,
+                std::string& diagnostics, protocol::WorkerStatus* status) {
+  auto fail = [&](protocol::WorkerStatus why, std::string message) {
+    if (status)
+      *status = why;
+    return makeError(std::move(message));
+  };
+  if (command.empty() || command.front() != "-cc1")
+    return fail(protocol::WorkerStatus::SetupFailed, "the command does not start with -cc1");
+  std::optional<std::string> output = outputOf(command);
+  if (!output)
+    return fail(protocol::WorkerStatus::SetupFailed, "the command has no -o");
+  object = *output;
+
+  std::vector<const char*> arguments;
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string& a = command[i];
+    // -mllvm options are process-global in LLVM; applying them per job would
+    // leak into every later compilation of this worker.
+    if (a == "-mllvm")
+      return fail(protocol::WorkerStatus::Unsupported,
+                  "the command passes -mllvm " +
+                      (i + 1 < command.size() ? command[i + 1] : std::string()) +
+                      ", which a worker cannot apply to one compilation");
+    // -disable-free makes clang skip freeing its state at exit; in a
+    // long-lived worker that leaks every compilation's memory.
+    if (a == "-disable-free")
+      continue;
+    arguments.push_back(a.c_str());
+  }
+
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  clang::DiagnosticOptions options;
+  clang::TextDiagnosticPrinter printer(diagnosticStream, options);
+  clang::DiagnosticsEngine engine(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), options,
+                                  &printer, /*ShouldOwnClient=*/false);
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, arguments, engine, "clang"))
+    return fail(protocol::WorkerStatus::CompilerFailed, "cc1 rejected the command line");
+  return invocation;
+}
+
 protocol::ResultMessage compileModule(const protocol::JobMessage& job,
                                       const policies::Policy* policy,
                                       const CacheQuestion& askCache) {
@@ -124,42 +167,15 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
     result.message = std::move(message);
     return std::move(result);
   };
-  if (job.arguments.empty() || job.arguments.front() != "-cc1")
-    return fail(protocol::WorkerStatus::SetupFailed, "the command does not start with -cc1");
-  std::optional<std::string> object = outputOf(job.arguments);
-  if (!object)
-    return fail(protocol::WorkerStatus::SetupFailed, "the command has no -o");
-
-  std::vector<const char*> arguments;
-  for (size_t i = 1; i < job.arguments.size(); ++i) {
-    const std::string& a = job.arguments[i];
-    // -mllvm options are process-global in LLVM; applying them per job would
-    // leak into every later compilation of this worker.
-    if (a == "-mllvm")
-      return fail(protocol::WorkerStatus::Unsupported,
-                  "the command passes -mllvm " +
-                      (i + 1 < job.arguments.size() ? job.arguments[i + 1] : std::string()) +
-                      ", which a worker cannot apply to one compilation");
-    // -disable-free makes clang skip freeing its state at exit; in a
-    // long-lived worker that leaks every compilation's memory.
-    if (a == "-disable-free")
-      continue;
-    arguments.push_back(a.c_str());
-  }
-
+  std::string object;
+  protocol::WorkerStatus status = protocol::WorkerStatus::Ok;
+  Expected<std::shared_ptr<clang::CompilerInvocation>> parsed =
+      parseInvocation(job.arguments, object, result.diagnostics, &status);
+  if (!parsed)
+    return fail(status, parsed.error().message);
+  std::shared_ptr<clang::CompilerInvocation> invocation = parsed.take();
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
-  auto invocation = std::make_shared<clang::CompilerInvocation>();
-  {
-    clang::DiagnosticOptions options;
-    clang::TextDiagnosticPrinter printer(diagnosticStream, options);
-    clang::DiagnosticsEngine engine(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), options,
-                                    &printer, /*ShouldOwnClient=*/false);
-    if (!clang::CompilerInvocation::CreateFromArgs(*invocation, arguments, engine, "clang")) {
-      result.diagnostics = diagnostics;
-      return fail(protocol::WorkerStatus::CompilerFailed, "cc1 rejected the command line");
-    }
-  }
 
   ActiveJob active;
   active.job = &job;
@@ -206,7 +222,7 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
     result.status = protocol::WorkerStatus::Ok;
     return result;
   }
-  Expected<evaluators::CodeMeasure> code = evaluators::measureCode(*object, job.sizeSections);
+  Expected<evaluators::CodeMeasure> code = evaluators::measureCode(object, job.sizeSections);
   if (!code)
     return fail(protocol::WorkerStatus::BadObject, code.error().message);
   result.sizeBytes = code->bytes;

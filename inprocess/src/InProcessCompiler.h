@@ -5,6 +5,13 @@
 #include "mlgo/policies/Policy.h"
 
 #include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+class CompilerInvocation;
+}
 
 namespace mlgo::inprocess {
 
@@ -15,6 +22,15 @@ void initialiseTargets();
 // already knows the object size for this decision sequence of this module,
 // in which case the rest of the pipeline and code generation are skipped.
 using CacheQuestion = std::function<bool(const evaluators::protocol::CacheQueryMessage&)>;
+
+// The cc1 command ("-cc1" first, ending in "-o OBJECT") as clang's
+// invocation, without -disable-free (a long-lived worker would leak every
+// compilation); `object` gets the -o path, `diagnostics` cc1's complaints.
+// An error says why, and `status` (if given) how to report it: a command
+// with -mllvm is Unsupported (process-global options).
+Expected<std::shared_ptr<clang::CompilerInvocation>>
+parseInvocation(const std::vector<std::string>& command, std::string& object,
+                std::string& diagnostics, evaluators::protocol::WorkerStatus* status = nullptr);
 
 // `policy` null: the plain -Oz compile (LLVM's own inlining heuristic).
 evaluators::protocol::ResultMessage compileModule(const evaluators::protocol::JobMessage& job,

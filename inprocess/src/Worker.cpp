@@ -1,6 +1,9 @@
 #include "mlgo/inprocess/Worker.h"
 
 #include "InProcessCompiler.h"
+#include "RegAllocMeasure.h"
+#include "mlgo/corpus/CommandLine.h"
+#include "mlgo/corpus/Corpus.h"
 
 #include "mlgo/evaluators/WorkerProtocol.h"
 #include "mlgo/policies/PolicyFile.h"
@@ -128,6 +131,39 @@ int runWorker(int input, int output) {
                            std::to_string(static_cast<uint32_t>((*frame)->kind)));
     }
   }
+}
+
+int printRegAllocMeasures(const char* corpusDirectory) {
+
+  Expected<corpus::Corpus> loaded = corpus::Corpus::load(corpusDirectory);
+  if (!loaded) {
+    std::fprintf(stderr, "error: %s\n", loaded.error().message.c_str());
+    return 1;
+  }
+  const std::string object =
+      std::getenv("MLGO_KEEP_OBJECT")
+          ? std::string(std::getenv("MLGO_KEEP_OBJECT"))
+          : "/dev/shm/mlgo-regalloc-measure-" + std::to_string(getpid()) + ".o";
+  int failures = 0;
+  for (const corpus::ModuleSpec& module : loaded->modules()) {
+    Expected<std::vector<std::string>> command =
+        corpus::buildCompileCommand(module, corpus::CommandLineFilters{}, object);
+    std::string diagnostics;
+    Expected<RegAllocMeasure> measure =
+        command ? measureRegAlloc(*command, {".text", ".text."}, diagnostics)
+                : Expected<RegAllocMeasure>(command.error());
+    if (!measure) {
+      std::printf("%s\terror: %s\n", module.name.c_str(), measure.error().message.c_str());
+      ++failures;
+      continue;
+    }
+    std::printf("%s\t%.6f\t%zu\t%llu\t%016llx\n", module.name.c_str(), measure->score,
+                measure->functions, static_cast<unsigned long long>(measure->code.bytes),
+                static_cast<unsigned long long>(measure->code.hash));
+  }
+  if (!std::getenv("MLGO_KEEP_OBJECT"))
+    std::remove(object.c_str());
+  return failures == 0 ? 0 : 1;
 }
 
 } // namespace mlgo::inprocess

@@ -6,7 +6,10 @@
 #  2. the same policy twice gives the same sizes (deterministic objects);
 #  3. the trained policy changes the code of at least one module against
 #     plain -O2, and the neutral policy's recorded trace holds 33-wide rows;
-#  4. ppo-train and bc-train refuse the task with a reason.
+#  4. ppo-train and bc-train refuse the task with a reason;
+#  5. the in-process measure (LLVM's RegAllocScore after allocation, our
+#     code generation pipeline) gives objects of clang's own .text sizes
+#     and the same score twice.
 # Usage: eviction.sh BUILD_DIR O2_CORPUS WORK_DIR
 set -euo pipefail
 build=$1
@@ -56,4 +59,16 @@ if "$build/apps/bc-train" --corpus "$corpus" "${task[@]}" --epochs 1 -o bc.h5 >b
   fail "bc-train accepted the eviction task"
 fi
 grep -q "include-default" bc.log || fail "bc-train's refusal: $(tail -1 bc.log)"
+echo "== 5. the in-process RegAllocScore measure: clang's own -O2 objects, a stable score"
+"$build/apps/mlgo-inprocess-worker" --measure-regalloc "$corpus" >measure-a.tsv
+"$build/apps/mlgo-inprocess-worker" --measure-regalloc "$corpus" >measure-b.tsv
+diff measure-a.tsv measure-b.tsv || fail "two measures of the same modules differ"
+# module -> -O2 .text bytes, from clang-22 -cc1 (mlgo-eval's baseline column)
+awk '$2 == "ok" {print $1 "\t" $5}' eval-a.txt | sort >clang-sizes.tsv
+cut -f1,4 measure-a.tsv | sort >measure-sizes.tsv
+diff clang-sizes.tsv measure-sizes.tsv ||
+  fail "the in-process pipeline's objects differ from clang's (.text bytes above)"
+awk -F'\t' '$2 <= 0 && $4 > 1000 {bad = 1} END {exit bad}' measure-a.tsv ||
+  fail "a module with code scored 0"
+echo "modules: $(wc -l <measure-a.tsv), total score $(awk -F'\t' '{s += $2} END {print s}' measure-a.tsv)"
 echo "PASS"

@@ -12,4 +12,9 @@ namespace mlgo::inprocess {
 // input ends (exit code 0) or carries something that is not the protocol (2).
 int runWorker(int input, int output);
 
+// Development aid (mlgo-inprocess-worker --measure-regalloc CORPUS): every
+// module's register-allocation score (RegAllocMeasure.h) and .text bytes
+// under the default advisor, one line each.
+int printRegAllocMeasures(const char* corpusDirectory);
+
 } // namespace mlgo::inprocess

@@ -83,7 +83,8 @@ struct EvaluatorArgs {
     app.add_option("-j,--workers", workers,
                    "Concurrent compilations (under MPI: per rank); 0: one per hardware thread, "
                    "shared by the ranks on a node")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(kAtLeastZero);
     app.add_option("--timeout", timeoutSeconds, "Per-compilation deadline in seconds")
         ->capture_default_str();
     app.add_option("--scratch", scratch, "Directory for FIFOs and objects of running jobs")

@@ -24,5 +24,6 @@ inline CLI::Validator wholeNumberFrom(long long minimum) {
 }
 
 inline const CLI::Validator kAtLeastOne = wholeNumberFrom(1);
+inline const CLI::Validator kAtLeastZero = wholeNumberFrom(0);
 
 } // namespace mlgo::apps

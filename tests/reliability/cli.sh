@@ -77,8 +77,8 @@ done
 mkdir -p adir
 expect "-o onto a directory" 1 "adir is a directory" "$bin/es-train" "${quick[@]}" -o adir
 
-expect "--workers 0" "[1-9][0-9]*" "--workers: must be a whole number of at least 1 (got 0)" \
-  "$bin/es-train" "${quick[@]}" --workers 0 -o w.h5
+expect "--workers -2" "[1-9][0-9]*" "--workers: must be a whole number of at least 0 (got -2)" \
+  "$bin/es-train" "${quick[@]}" --workers -2 -o w.h5
 expect "--modules-per-step -1" "[1-9][0-9]*" "--modules-per-step: must be a whole number of at least 1 (got -1)" \
   "$bin/es-train" "${quick[@]}" --modules-per-step -1 -o w.h5
 expect "--resume with --steps" 1 "--steps cannot be given with --resume" \

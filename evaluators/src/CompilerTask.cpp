@@ -42,6 +42,7 @@ CompilerTask CompilerTask::regallocEviction() {
   task.neutralAdvice = 32;
   task.candidateMask = "mask";
   task.baselineName = "-O2";
+  task.inProcess = true;
   return task;
 }
 

@@ -50,6 +50,7 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
   job.sizeSections = task_.sizeSections;
   job.arguments = command.take();
   job.moduleName = module.name;
+  job.taskName = task_.name;
 
   std::optional<SequenceKey> asked;
   std::optional<CachedObject> known;

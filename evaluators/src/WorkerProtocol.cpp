@@ -103,6 +103,7 @@ std::string encode(const JobMessage& m) {
   w.texts(m.sizeSections);
   w.texts(m.arguments);
   w.text(m.moduleName);
+  w.text(m.taskName);
   return w.take();
 }
 
@@ -160,6 +161,7 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
   m.sizeSections = r.texts();
   m.arguments = r.texts();
   m.moduleName = r.text();
+  m.taskName = r.text();
   return r.finish(std::move(m), "job");
 }
 

@@ -19,6 +19,7 @@
 #include <llvm/CodeGen/MachineFunctionPass.h>
 #include <llvm/CodeGen/MachineModuleInfo.h>
 #include <llvm/CodeGen/Passes.h>
+#include <llvm/CodeGen/RegAllocEvictionAdvisor.h>
 #include <llvm/CodeGen/TargetPassConfig.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -77,6 +78,18 @@ private:
 };
 char ScorePass::ID = 0;
 
+// The eviction advisor analysis in release mode, whatever the process-global
+// -regalloc-enable-advisor says: added before the pipeline, it takes the
+// place of the one the pass manager would make from that option, so plain
+// and policy jobs share one worker.
+class ReleaseEvictionAnalysis final : public llvm::RegAllocEvictionAdvisorAnalysisLegacy {
+public:
+  explicit ReleaseEvictionAnalysis(llvm::LLVMContext& context)
+      : RegAllocEvictionAdvisorAnalysisLegacy(AdvisorMode::Release) {
+    Provider.reset(llvm::createReleaseModeAdvisorProvider(context));
+  }
+};
+
 std::optional<llvm::CodeModel::Model> codeModel(const std::string& name) {
   return llvm::StringSwitch<std::optional<llvm::CodeModel::Model>>(name)
       .Case("tiny", llvm::CodeModel::Tiny)
@@ -123,7 +136,7 @@ llvm::TargetOptions targetOptions(const clang::CodeGenOptions& cg, const clang::
 
 Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& arguments,
                                           const std::vector<std::string>& sizeSections,
-                                          std::string& diagnostics) {
+                                          std::string& diagnostics, bool mlAdvisor) {
   initialiseTargets();
   std::string object;
   Expected<std::shared_ptr<clang::CompilerInvocation>> invocation =
@@ -177,6 +190,8 @@ Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& argume
     // it knows no library calls when pre-ISel lowering asks, which then
     // expands every memcpy into a loop (an object unlike clang's).
     passes.add(new llvm::RuntimeLibraryInfoWrapper(module->getTargetTriple()));
+    if (mlAdvisor)
+      passes.add(new ReleaseEvictionAnalysis(context));
     auto* machineModule = new llvm::MachineModuleInfoWrapperPass(machine.get());
     llvm::TargetPassConfig* config = generator.createPassConfig(passes);
     config->setDisableVerify(true);

@@ -31,8 +31,12 @@ struct RegAllocMeasure {
 
 // `arguments`: the cc1 command, "-cc1" first, ending in "-o <object>".
 // Clang's diagnostics are appended to `diagnostics`.
+// `mlAdvisor`: evictions by LLVM's ML advisor in release mode, whose model
+// is the interactive channel named by the process-global
+// -regalloc-evict-interactive-channel-base (someone must answer it); else the
+// default advisor.
 Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& arguments,
                                           const std::vector<std::string>& sizeSections,
-                                          std::string& diagnostics);
+                                          std::string& diagnostics, bool mlAdvisor = false);
 
 } // namespace mlgo::inprocess

@@ -1,5 +1,6 @@
 #include "mlgo/inprocess/Worker.h"
 
+#include "EvictionCompiler.h"
 #include "InProcessCompiler.h"
 #include "RegAllocMeasure.h"
 #include "mlgo/corpus/CommandLine.h"
@@ -120,7 +121,9 @@ int runWorker(int input, int output) {
           policy = it->second.policy.get();
         }
       }
-      if (job->policyId == 0 || policy)
+      if ((job->policyId == 0 || policy) && job->taskName == kEvictionTask)
+        result = compileEviction(*job, policy);
+      else if (job->policyId == 0 || policy)
         result = compileModule(*job, policy, askCache);
       if (!protocol::writeFrame(output, protocol::MessageKind::Result, protocol::encode(result)))
         return protocolError("cannot send a result");

@@ -9,7 +9,9 @@
 #  4. ppo-train and bc-train refuse the task with a reason;
 #  5. the in-process measure (LLVM's RegAllocScore after allocation, our
 #     code generation pipeline) gives objects of clang's own .text sizes
-#     and the same score twice.
+#     and the same score twice;
+#  6. the in-process workers (LLVM's ML advisor answered by the worker's own
+#     thread) give the same decisions and sizes as clang processes.
 # Usage: eviction.sh BUILD_DIR O2_CORPUS WORK_DIR
 set -euo pipefail
 build=$1
@@ -71,4 +73,11 @@ diff clang-sizes.tsv measure-sizes.tsv ||
 awk -F'\t' '$2 <= 0 && $4 > 1000 {bad = 1} END {exit bad}' measure-a.tsv ||
   fail "a module with code scored 0"
 echo "modules: $(wc -l <measure-a.tsv), total score $(awk -F'\t' '{s += $2} END {print s}' measure-a.tsv)"
+echo "== 6. backend parity: clang processes and in-process workers decide and compile alike"
+for backend in clang inprocess; do
+  "$build/apps/mlgo-eval" run es.json "$corpus" "${task[@]}" --backend "$backend" \
+    --no-baseline-cache >"parity-$backend.txt"
+done
+diff <(strip parity-clang.txt) <(strip parity-inprocess.txt) ||
+  fail "the in-process backend's eviction results differ from clang's"
 echo "PASS"

@@ -68,6 +68,8 @@ struct JobMessage {
   // The full cc1 command line, "-cc1" first, ending in "-o <object>".
   std::vector<std::string> arguments;
   std::string moduleName; // for messages only
+  // The task (CompilerTask::name): the worker installs its advisor.
+  std::string taskName = "inlining-size";
 };
 
 struct CacheQueryMessage {

@@ -108,44 +108,27 @@ std::optional<JobResult> ClangProcessBackend::answerDecisions(const JobSpec& spe
                             "timed out before the compiler opened the channel");
   if (*opened != InteractiveChannel::OpenResult::Opened)
     return std::nullopt; // the compiler asked nothing (e.g. no call sites)
-  Expected<ChannelHeader> header = channel.readHeader(run.deadline);
-  if (!header)
-    return exchange.abandon(JobStatus::ProtocolError, header.error().message);
-  if (!task_.adviceName.empty() && header->advice.name != task_.adviceName)
-    return exchange.abandon(JobStatus::ProtocolError, "the compiler asks for advice \"" +
-                                                          header->advice.name + "\", the task " +
-                                                          task_.name + " answers \"" +
-                                                          task_.adviceName + "\"");
-  Expected<FeatureLayout> layout =
-      FeatureLayout::bind(*header, *spec.policy, task_.defaultDecisionFeature);
-  if (!layout)
-    return exchange.abandon(JobStatus::PolicyMismatch, layout.error().message);
-  if (spec.recordTrajectory) {
-    result.trajectory.emplace();
-    result.trajectory->featureSpecs = header->features;
-    result.trajectory->width = layout->recordWidth;
+  ChannelOutcome answered = answerChannel(channel, run.deadline,
+                                          {.policy = spec.policy,
+                                           .mode = spec.mode,
+                                           .rngKey = spec.rngKey,
+                                           .taskName = task_.name,
+                                           .adviceName = task_.adviceName,
+                                           .defaultDecisionFeature = task_.defaultDecisionFeature,
+                                           .recordTrajectory = spec.recordTrajectory});
+  result.decisions = answered.decisions;
+  result.trajectory = std::move(answered.trajectory);
+  switch (answered.kind) {
+  case ChannelOutcome::Kind::Finished:
+    return std::nullopt;
+  case ChannelOutcome::Kind::TimedOut:
+    return exchange.abandon(JobStatus::TimedOut, answered.message);
+  case ChannelOutcome::Kind::ProtocolError:
+    return exchange.abandon(JobStatus::ProtocolError, answered.message);
+  case ChannelOutcome::Kind::PolicyMismatch:
+    return exchange.abandon(JobStatus::PolicyMismatch, answered.message);
   }
-  RandomStream rng(spec.rngKey);
-  std::vector<std::byte> observation;
-  std::vector<double> inputs(layout->policyWidth);
-  while (true) {
-    Expected<InteractiveChannel::Event> event = channel.next(run.deadline, observation);
-    if (!event)
-      return exchange.abandon(JobStatus::ProtocolError, event.error().message);
-    if (*event == InteractiveChannel::Event::TimedOut)
-      return exchange.abandon(JobStatus::TimedOut,
-                              "timed out after " + std::to_string(result.decisions) + " decisions");
-    if (*event == InteractiveChannel::Event::EndOfStream)
-      return std::nullopt;
-    layout->gather(*header, observation.data(), layout->policyInputs, inputs.data());
-    policies::Decision decision = spec.policy->decide(inputs, spec.mode, rng);
-    std::vector<std::byte> advice = encodeAdvice(header->advice, decision.advice);
-    if (Status sent = channel.sendAdvice(advice.data(), advice.size()); !sent)
-      return exchange.abandon(JobStatus::ProtocolError, sent.error().message);
-    ++result.decisions;
-    if (result.trajectory)
-      layout->record(*header, observation.data(), decision, *result.trajectory);
-  }
+  return std::nullopt;
 }
 
 } // namespace mlgo::evaluators

@@ -1,5 +1,8 @@
 #include "mlgo/evaluators/InteractiveChannel.h"
 
+#include "mlgo/evaluators/FeatureLayout.h"
+#include "mlgo/support/Random.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -212,6 +215,62 @@ Status InteractiveChannel::sendAdvice(const void* bytes, size_t size) {
     size -= static_cast<size_t>(wrote);
   }
   return Status::ok();
+}
+
+ChannelOutcome answerChannel(InteractiveChannel& channel, Clock::time_point deadline,
+                             const ChannelAnswering& answering) {
+  ChannelOutcome outcome;
+  auto stop = [&](ChannelOutcome::Kind kind, std::string message) {
+    outcome.kind = kind;
+    outcome.message = std::move(message);
+    return std::move(outcome);
+  };
+  Expected<policies::ChannelHeader> header = channel.readHeader(deadline);
+  if (!header)
+    return stop(ChannelOutcome::Kind::ProtocolError, header.error().message);
+  if (!answering.adviceName.empty() && header->advice.name != answering.adviceName)
+    return stop(ChannelOutcome::Kind::ProtocolError,
+                "the compiler asks for advice \"" + header->advice.name + "\", the task " +
+                    answering.taskName + " answers \"" + answering.adviceName + "\"");
+  Expected<FeatureLayout> layout =
+      FeatureLayout::bind(*header, *answering.policy, answering.defaultDecisionFeature);
+  std::optional<std::string> mismatch;
+  if (!layout) {
+    if (!answering.adviceOnMismatch)
+      return stop(ChannelOutcome::Kind::PolicyMismatch, layout.error().message);
+    mismatch = layout.error().message;
+  } else if (answering.recordTrajectory) {
+    outcome.trajectory.emplace();
+    outcome.trajectory->featureSpecs = header->features;
+    outcome.trajectory->width = layout->recordWidth;
+  }
+  RandomStream rng(answering.rngKey);
+  std::vector<std::byte> observation;
+  std::vector<double> inputs(layout ? layout->policyWidth : 0);
+  while (true) {
+    Expected<InteractiveChannel::Event> event = channel.next(deadline, observation);
+    if (!event)
+      return stop(ChannelOutcome::Kind::ProtocolError, event.error().message);
+    if (*event == InteractiveChannel::Event::TimedOut)
+      return stop(ChannelOutcome::Kind::TimedOut,
+                  "timed out after " + std::to_string(outcome.decisions) + " decisions");
+    if (*event == InteractiveChannel::Event::EndOfStream)
+      break;
+    policies::Decision decision{answering.adviceOnMismatch.value_or(0), 0.0};
+    if (layout) {
+      layout->gather(*header, observation.data(), layout->policyInputs, inputs.data());
+      decision = answering.policy->decide(inputs, answering.mode, rng);
+    }
+    std::vector<std::byte> advice = encodeAdvice(header->advice, decision.advice);
+    if (Status sent = channel.sendAdvice(advice.data(), advice.size()); !sent)
+      return stop(ChannelOutcome::Kind::ProtocolError, sent.error().message);
+    ++outcome.decisions;
+    if (outcome.trajectory)
+      layout->record(*header, observation.data(), decision, *outcome.trajectory);
+  }
+  if (mismatch)
+    return stop(ChannelOutcome::Kind::PolicyMismatch, *mismatch);
+  return outcome;
 }
 
 } // namespace mlgo::evaluators

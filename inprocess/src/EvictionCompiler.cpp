@@ -1,7 +1,7 @@
 #include "EvictionCompiler.h"
 
 #include "RegAllocMeasure.h"
-#include "mlgo/evaluators/FeatureLayout.h"
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/InteractiveChannel.h"
 
 #include <llvm/Support/CommandLine.h>
@@ -37,66 +37,31 @@ const std::filesystem::path& channelBase(const protocol::JobMessage& job) {
   return base;
 }
 
-// What the answering thread saw.
-struct Answers {
-  uint64_t decisions = 0;
-  std::optional<std::string> mismatch; // the policy does not fit the header
-  std::optional<std::string> failure;  // the channel broke
-  std::optional<policies::Trajectory> trajectory;
-};
-
-// Answers every eviction question until LLVM closes the channel (or never
-// opens it: `compiling` turns false). A policy that does not fit still gets
-// answers (the neutral one, 32: evict nothing) so that LLVM finishes.
-void answerChannel(InteractiveChannel& channel, const protocol::JobMessage& job,
-                   const policies::Policy& policy, const std::atomic<bool>& compiling,
-                   Answers& answers) {
+// Answers LLVM's eviction questions on `channel` until it closes it, or
+// until the compile ends without ever opening it (`compiling` turns false).
+// A policy that does not fit still gets answered with the neutral advice,
+// so that LLVM, in this very process, can finish.
+evaluators::ChannelOutcome answerEvictions(InteractiveChannel& channel,
+                                           const protocol::JobMessage& job,
+                                           const policies::Policy& policy,
+                                           const std::atomic<bool>& compiling) {
   const auto deadline = evaluators::Clock::now() + std::chrono::hours(1);
   Expected<InteractiveChannel::OpenResult> opened =
       channel.open(deadline, [&] { return compiling.load(); });
-  if (!opened || *opened != InteractiveChannel::OpenResult::Opened) {
-    if (!opened)
-      answers.failure = opened.error().message;
-    return;
-  }
-  Expected<policies::ChannelHeader> header = channel.readHeader(deadline);
-  if (!header) {
-    answers.failure = header.error().message;
-    return;
-  }
-  Expected<evaluators::FeatureLayout> layout =
-      evaluators::FeatureLayout::bind(*header, policy, job.defaultDecisionFeature);
-  if (!layout)
-    answers.mismatch = layout.error().message;
-  else if (job.recordTrajectory) {
-    answers.trajectory.emplace();
-    answers.trajectory->featureSpecs = header->features;
-    answers.trajectory->width = layout->recordWidth;
-  }
-  RandomStream rng(job.rngKey);
-  std::vector<std::byte> observation;
-  std::vector<double> inputs(layout ? layout->policyWidth : 0);
-  while (true) {
-    Expected<InteractiveChannel::Event> event = channel.next(deadline, observation);
-    if (!event || *event != InteractiveChannel::Event::Observation) {
-      if (!event)
-        answers.failure = event.error().message;
-      return;
-    }
-    policies::Decision decision{32, 0.0};
-    if (layout) {
-      layout->gather(*header, observation.data(), layout->policyInputs, inputs.data());
-      decision = policy.decide(inputs, job.mode, rng);
-    }
-    std::vector<std::byte> advice = evaluators::encodeAdvice(header->advice, decision.advice);
-    if (Status sent = channel.sendAdvice(advice.data(), advice.size()); !sent) {
-      answers.failure = sent.error().message;
-      return;
-    }
-    ++answers.decisions;
-    if (answers.trajectory)
-      layout->record(*header, observation.data(), decision, *answers.trajectory);
-  }
+  if (!opened)
+    return {evaluators::ChannelOutcome::Kind::ProtocolError, opened.error().message};
+  if (*opened != InteractiveChannel::OpenResult::Opened)
+    return {};
+  static const evaluators::CompilerTask task = evaluators::CompilerTask::regallocEviction();
+  return evaluators::answerChannel(channel, deadline,
+                                   {.policy = &policy,
+                                    .mode = job.mode,
+                                    .rngKey = job.rngKey,
+                                    .taskName = task.name,
+                                    .adviceName = task.adviceName,
+                                    .defaultDecisionFeature = job.defaultDecisionFeature,
+                                    .recordTrajectory = job.recordTrajectory,
+                                    .adviceOnMismatch = task.neutralAdvice});
 }
 
 } // namespace
@@ -105,7 +70,7 @@ protocol::ResultMessage compileEviction(const protocol::JobMessage& job,
                                         const policies::Policy* policy) {
   protocol::ResultMessage result;
   std::optional<Expected<RegAllocMeasure>> measure;
-  Answers answers;
+  evaluators::ChannelOutcome answers;
   if (!policy) {
     measure.emplace(measureRegAlloc(job.arguments, job.sizeSections, result.diagnostics));
   } else {
@@ -116,7 +81,7 @@ protocol::ResultMessage compileEviction(const protocol::JobMessage& job,
       return result;
     }
     std::atomic<bool> compiling{true};
-    std::thread answerer([&] { answerChannel(*channel, job, *policy, compiling, answers); });
+    std::thread answerer([&] { answers = answerEvictions(*channel, job, *policy, compiling); });
     measure.emplace(
         measureRegAlloc(job.arguments, job.sizeSections, result.diagnostics, /*mlAdvisor=*/true));
     compiling = false;
@@ -124,15 +89,16 @@ protocol::ResultMessage compileEviction(const protocol::JobMessage& job,
   }
   result.decisions = answers.decisions;
   result.trajectory = std::move(answers.trajectory);
-  if (answers.mismatch) {
+  using Kind = evaluators::ChannelOutcome::Kind;
+  if (answers.kind == Kind::PolicyMismatch) {
     result.status = protocol::WorkerStatus::PolicyMismatch;
-    result.message = *answers.mismatch;
+    result.message = answers.message;
   } else if (!*measure) {
     result.status = protocol::WorkerStatus::CompilerFailed;
     result.message = measure->error().message;
-  } else if (answers.failure) {
+  } else if (answers.kind != Kind::Finished) {
     result.status = protocol::WorkerStatus::SetupFailed;
-    result.message = "eviction channel: " + *answers.failure;
+    result.message = "eviction channel: " + answers.message;
   } else {
     result.status = protocol::WorkerStatus::Ok;
     result.sizeBytes = (*measure)->code.bytes;

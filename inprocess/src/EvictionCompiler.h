@@ -12,8 +12,6 @@
 
 namespace mlgo::inprocess {
 
-inline constexpr const char* kEvictionTask = "regalloc-eviction";
-
 // `policy` null: the default advisor (the task's baseline).
 evaluators::protocol::ResultMessage compileEviction(const evaluators::protocol::JobMessage& job,
                                                     const policies::Policy* policy);

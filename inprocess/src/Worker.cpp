@@ -5,6 +5,7 @@
 #include "RegAllocMeasure.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/CompilerTask.h"
 
 #include "mlgo/evaluators/WorkerProtocol.h"
 #include "mlgo/policies/PolicyFile.h"
@@ -121,7 +122,8 @@ int runWorker(int input, int output) {
           policy = it->second.policy.get();
         }
       }
-      if ((job->policyId == 0 || policy) && job->taskName == kEvictionTask)
+      static const std::string evictionTask = evaluators::CompilerTask::regallocEviction().name;
+      if ((job->policyId == 0 || policy) && job->taskName == evictionTask)
         result = compileEviction(*job, policy);
       else if (job->policyId == 0 || policy)
         result = compileModule(*job, policy, askCache);

@@ -19,11 +19,15 @@
 #pragma once
 
 #include "mlgo/evaluators/Process.h"
+#include "mlgo/policies/Policy.h"
 #include "mlgo/policies/TensorSpec.h"
+#include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,5 +77,36 @@ private:
   size_t filled_ = 0;
   size_t observationBytes_ = 0;
 };
+
+// How a compiler's questions on an opened channel are answered: by `policy`
+// (its inputs bound to the header by name), in `mode`, from the job's random
+// stream, optionally recording every decision.
+struct ChannelAnswering {
+  const policies::Policy* policy = nullptr;
+  policies::DecisionMode mode = policies::DecisionMode::Deterministic;
+  uint64_t rngKey = 0;
+  std::string taskName;               // for messages
+  std::string adviceName;             // the task's; another in the header is an error
+  std::string defaultDecisionFeature; // recorded beside each decision, if any
+  bool recordTrajectory = false;
+  // A policy that does not fit the header: nullopt stops at once (the caller
+  // ends the compiler); a value is answered to every question instead, so
+  // that a compiler in this very process can finish.
+  std::optional<int64_t> adviceOnMismatch;
+};
+
+struct ChannelOutcome {
+  enum class Kind { Finished, TimedOut, ProtocolError, PolicyMismatch };
+  Kind kind = Kind::Finished;
+  std::string message;
+  uint64_t decisions = 0;
+  std::optional<policies::Trajectory> trajectory;
+};
+
+// Reads the header and answers every decision until the compiler closes the
+// channel (Finished) or `deadline` passes. Used by the clang-process backend
+// and by the in-process workers' eviction task alike.
+ChannelOutcome answerChannel(InteractiveChannel& channel, Clock::time_point deadline,
+                             const ChannelAnswering& answering);
 
 } // namespace mlgo::evaluators

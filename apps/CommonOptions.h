@@ -38,6 +38,7 @@ struct EvaluatorArgs {
   std::string backend = std::string(evaluators::backendKindName(defaults.backend));
   std::string inprocessWorker = defaults.inprocessWorker;
   std::string task = "inlining-size";
+  std::string measure; // empty: the task's own
   bool noDecisionCache = false;
   bool noReplay = false;
   size_t replayMemoryMiB = defaults.replayMemoryBytes >> 20;
@@ -59,10 +60,15 @@ struct EvaluatorArgs {
         ->check(CLI::IsMember({"inprocess", "clang"}));
     app.add_option("--task", task,
                    "What the compiler decides: inlining-size (the inliner, .text vs -Oz) or "
-                   "regalloc-eviction (the greedy register allocator's evictions, .text vs the "
-                   "corpus's own -O2; clang processes only)")
+                   "regalloc-eviction (the greedy register allocator's evictions, LLVM's "
+                   "RegAllocScore vs the corpus's own -O2)")
         ->capture_default_str()
         ->check(CLI::IsMember(evaluators::CompilerTask::names()));
+    app.add_option("--measure", measure,
+                   "What jobs are measured and rewarded by (lower is better): text-size or "
+                   "regalloc-score (in-process only); default: the task's (inlining-size: "
+                   "text-size, regalloc-eviction: regalloc-score)")
+        ->check(CLI::IsMember({"text-size", "regalloc-score"}));
     app.add_option("--inprocess-worker", inprocessWorker,
                    "mlgo-inprocess-worker executable (in-process backend)")
         ->capture_default_str();
@@ -94,9 +100,9 @@ struct EvaluatorArgs {
     app.add_flag("--no-baseline-cache", noBaselineCache, "Compile every baseline afresh");
     filters.addTo(app);
     for (const char* flag :
-         {"--task", "--backend", "--inprocess-worker", "--no-decision-cache", "--no-replay",
-          "--replay-memory", "--replay-verify", "--clang", "--workers", "--timeout", "--scratch",
-          "--baseline-cache", "--no-baseline-cache", "--delete-flag", "--replace-flag",
+         {"--task", "--measure", "--backend", "--inprocess-worker", "--no-decision-cache",
+          "--no-replay", "--replay-memory", "--replay-verify", "--clang", "--workers", "--timeout",
+          "--scratch", "--baseline-cache", "--no-baseline-cache", "--delete-flag", "--replace-flag",
           "--add-flag"})
       app.get_option(flag)->group("Evaluator");
   }
@@ -105,6 +111,12 @@ struct EvaluatorArgs {
     Expected<evaluators::CompilerTask> named = evaluators::CompilerTask::named(task);
     if (!named)
       return makeError("--task: " + named.error().message);
+    if (!measure.empty()) {
+      Expected<evaluators::Measure> chosen = evaluators::parseMeasure(measure);
+      if (!chosen)
+        return makeError("--measure: " + chosen.error().message);
+      named->measure = *chosen;
+    }
     return named;
   }
 

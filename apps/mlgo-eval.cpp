@@ -44,9 +44,24 @@ struct RunArgs {
   apps::EvaluatorArgs evaluator;
 };
 
-Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec) {
-  if (spec == "heuristic")
-    return policies::makeHeuristicEchoPolicy();
+// A policy file, or a built-in policy of the task given by the flags:
+// "heuristic" echoes the compiler's own decision, "neutral" answers the
+// task's always-valid advice; "always"/"never" are the inliner's.
+Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec,
+                                                         const apps::EvaluatorArgs& flags) {
+  Expected<evaluators::CompilerTask> task = flags.toTask();
+  if (!task)
+    return task.error();
+  if (spec == "heuristic") {
+    if (task->defaultDecisionFeature.empty())
+      return makeError("policy heuristic: the task " + task->name +
+                       " has no decision of the compiler's own to echo");
+    return policies::makeHeuristicEchoPolicy(task->defaultDecisionFeature);
+  }
+  if (spec == "neutral")
+    return policies::makeConstantPolicy(task->neutralAdvice);
+  if ((spec == "always" || spec == "never") && task->name != "inlining-size")
+    return makeError("policy " + spec + ": an inlining policy; the task is " + task->name);
   if (spec == "always")
     return policies::makeConstantPolicy(1);
   if (spec == "never")
@@ -54,9 +69,8 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
   return policies::loadPolicy(spec);
 }
 
-// An evaluator of inlining for size with the command's evaluator flags.
-Expected<std::unique_ptr<evaluators::Evaluator>>
-inliningEvaluator(const apps::EvaluatorArgs& flags) {
+// An evaluator of the task given by the command's evaluator flags.
+Expected<std::unique_ptr<evaluators::Evaluator>> taskEvaluator(const apps::EvaluatorArgs& flags) {
   Expected<evaluators::EvaluatorOptions> options = flags.toOptions();
   if (!options)
     return options.error();
@@ -84,24 +98,38 @@ std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpu
   return modules;
 }
 
+// Percent change of `value` against `base` (0 for a module without code).
+double percentChange(double value, double base) {
+  return base ? 100.0 * (value / base - 1) : 0.0;
+}
+
 void printModules(const evaluators::EvaluationResult& result,
                   const std::vector<const corpus::ModuleSpec*>& modules,
                   const std::string& baselineName) {
-  std::printf("%-40s %-20s %9s %10s %10s %8s\n", "module", "status", "decisions", "size",
+  const bool scored = result.measure == evaluators::Measure::RegAllocScore;
+  std::printf("%-40s %-20s %9s %10s %10s %8s", "module", "status", "decisions", "size",
               baselineName.c_str(), "delta");
+  if (scored)
+    std::printf(" %12s %12s %8s", "score", (baselineName + " score").c_str(), "delta");
+  std::printf("\n");
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = result.job(0, m);
-    std::optional<uint64_t> base = result.baselineBytes[m];
-    if (job.ok())
-      std::printf(
-          "%-40s %-20s %9llu %10llu %10llu %+7.2f%%\n", modules[m]->name.c_str(), "ok",
-          static_cast<unsigned long long>(job.decisions),
-          static_cast<unsigned long long>(job.sizeBytes), static_cast<unsigned long long>(*base),
-          *base ? 100.0 * (static_cast<double>(job.sizeBytes) / static_cast<double>(*base) - 1)
-                : 0.0); // a module without code (tables only)
-    else
+    if (!job.ok()) {
       std::printf("%-40s %-20s %s\n", modules[m]->name.c_str(),
                   std::string(evaluators::jobStatusName(job.status)).c_str(), job.message.c_str());
+      continue;
+    }
+    const uint64_t base = *result.baselineBytes[m];
+    std::printf("%-40s %-20s %9llu %10llu %10llu %+7.2f%%", modules[m]->name.c_str(), "ok",
+                static_cast<unsigned long long>(job.decisions),
+                static_cast<unsigned long long>(job.sizeBytes),
+                static_cast<unsigned long long>(base),
+                percentChange(static_cast<double>(job.sizeBytes), static_cast<double>(base)));
+    if (scored) {
+      const double score = result.measured(job), baseScore = *result.baselineMeasure(m);
+      std::printf(" %12.2f %12.2f %+7.2f%%", score, baseScore, percentChange(score, baseScore));
+    }
+    std::printf("\n");
   }
 }
 
@@ -109,17 +137,18 @@ void printModules(const evaluators::EvaluationResult& result,
 void printTotals(const evaluators::EvaluationResult& result, evaluators::Evaluator& evaluator,
                  uint64_t decisions) {
   evaluators::CandidateScore score = result.score(0);
-  std::printf(
-      "\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs %s %llu "
-      "(%+.3f%%); mean reward %.5f; %.1f s\n",
-      score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
-      static_cast<unsigned long long>(score.totalBytes), evaluator.task().baselineName.c_str(),
-      static_cast<unsigned long long>(score.totalBaselineBytes),
-      score.totalBaselineBytes ? 100.0 * (static_cast<double>(score.totalBytes) /
-                                              static_cast<double>(score.totalBaselineBytes) -
-                                          1)
-                               : 0.0,
-      score.meanReward, result.seconds);
+  const std::string& baselineName = evaluator.task().baselineName;
+  std::printf("\ntotal: %zu ok, %zu failed, %llu decisions; .text %llu bytes vs %s %llu (%+.3f%%)",
+              score.okModules, score.failedModules, static_cast<unsigned long long>(decisions),
+              static_cast<unsigned long long>(score.totalBytes), baselineName.c_str(),
+              static_cast<unsigned long long>(score.totalBaselineBytes),
+              percentChange(static_cast<double>(score.totalBytes),
+                            static_cast<double>(score.totalBaselineBytes)));
+  if (result.measure == evaluators::Measure::RegAllocScore)
+    std::printf("; regalloc score %.2f vs %s %.2f (%+.3f%%)", score.totalMeasure,
+                baselineName.c_str(), score.totalBaselineMeasure,
+                percentChange(score.totalMeasure, score.totalBaselineMeasure));
+  std::printf("; mean reward %.5f; %.1f s\n", score.meanReward, result.seconds);
   evaluators::EvaluatorStatistics stats = evaluator.statistics();
   std::printf("backend: %s; %zu in-process compilations (%zu workers started), %zu by clang "
               "processes (%zu of them fallbacks)\n",
@@ -131,7 +160,7 @@ int runEvaluate(const RunArgs& args) {
   Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
   if (!corpus)
     return fail(corpus.error());
-  Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy);
+  Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy, args.evaluator);
   if (!policy)
     return fail(policy.error());
   policies::DecisionMode mode;
@@ -144,7 +173,7 @@ int runEvaluate(const RunArgs& args) {
 
   std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args.sample, args.seed);
 
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = taskEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
 
@@ -215,7 +244,7 @@ int runReport(const ReportArgs& args) {
   Expected<std::vector<std::string>> codeBases = reportCodeBases(args);
   if (!codeBases)
     return fail(codeBases.error());
-  Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy);
+  Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy, args.evaluator);
   if (!policy)
     return fail(policy.error());
   std::vector<corpus::Corpus> corpora;
@@ -229,7 +258,7 @@ int runReport(const ReportArgs& args) {
                                  : "")));
     corpora.push_back(corpus.take());
   }
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = taskEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
 
@@ -280,7 +309,7 @@ int runSearch(const SearchArgs& args) {
   if (!corpus)
     return fail(corpus.error());
   std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args.sample, args.seed);
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = inliningEvaluator(args.evaluator);
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = taskEvaluator(args.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
 
@@ -418,7 +447,7 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   CLI::App* runCmd = app.add_subcommand("run", "Evaluate a policy on a corpus");
-  runCmd->add_option("policy", run.policy, "Policy file, or heuristic | always | never")
+  runCmd->add_option("policy", run.policy, "Policy file, or heuristic | neutral | always | never")
       ->required();
   runCmd->add_option("corpus", run.corpus, "Corpus directory")->required();
   runCmd->add_option("--trace", run.trace,
@@ -437,7 +466,8 @@ int main(int argc, char** argv) {
   CLI::App* reportCmd = app.add_subcommand(
       "report", "Judge a policy on whole code bases against -Oz: total .text per code base, "
                 "modules smaller / larger, largest regressions (a Markdown table)");
-  reportCmd->add_option("policy", report.policy, "Policy file, or heuristic | always | never")
+  reportCmd
+      ->add_option("policy", report.policy, "Policy file, or heuristic | neutral | always | never")
       ->required();
   reportCmd->add_option("code-bases", report.codeBases,
                         "Recipe names (corpus in <corpora-dir>/NAME/corpus) or corpus "

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -36,33 +37,39 @@ std::string BaselineCache::key(std::string_view bitcode, const std::vector<std::
 
 namespace {
 
-// Binds an entry's size to its key, so that an edited, truncated or swapped
+// Binds an entry's value to its key, so that an edited, truncated or swapped
 // entry is recognised instead of trusted.
-std::string checkOf(const std::string& key, uint64_t size) {
+std::string checkOf(const std::string& key, std::string_view value) {
   llvm::SHA256 hash;
-  std::string text = key + ":" + std::to_string(size);
+  std::string text = key + ":" + std::string(value);
   hash.update(llvm::StringRef(text));
   std::array<uint8_t, 32> digest = hash.final();
   return llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 8), /*LowerCase=*/true);
 }
 
+// The score as text that reads back to the same double.
+std::string scoreText(double score) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", score);
+  return text;
+}
+
 } // namespace
 
-Expected<std::optional<uint64_t>> BaselineCache::lookup(const std::string& key) const {
-  fs::path entry = directory_ / (key + ".size");
+// An entry is "<value> <check>\n": the value's text, then the check of
+// exactly this key and text.
+Expected<std::optional<std::string>> BaselineCache::lookupText(const std::string& key,
+                                                               const std::string& suffix) const {
+  fs::path entry = directory_ / (key + suffix);
   std::ifstream in(entry, std::ios::binary);
   if (!in)
-    return std::optional<uint64_t>();
+    return std::optional<std::string>();
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // "<size> <check>\n": digits only, then the check of exactly this key and size.
   size_t space = text.find(' ');
-  uint64_t size = 0;
-  const char* begin = text.data();
-  auto [end, error] =
-      std::from_chars(begin, begin + (space == std::string::npos ? 0 : space), size);
-  bool wellFormed = space != std::string::npos && space > 0 && error == std::errc() &&
-                    end == begin + space && text.size() > space + 1 && text.back() == '\n' &&
-                    text.substr(space + 1, text.size() - space - 2) == checkOf(key, size);
+  bool wellFormed = space != std::string::npos && space > 0 && text.size() > space + 1 &&
+                    text.back() == '\n' &&
+                    text.substr(space + 1, text.size() - space - 2) ==
+                        checkOf(key, std::string_view(text).substr(0, space));
   if (!wellFormed) {
     std::string shown = text.substr(0, 40);
     std::replace_if(
@@ -70,27 +77,60 @@ Expected<std::optional<uint64_t>> BaselineCache::lookup(const std::string& key) 
     return makeError("baseline cache entry " + entry.string() + " is corrupt (\"" + shown +
                      "\"); compiling the baseline again");
   }
-  return std::optional<uint64_t>(size);
+  return std::optional<std::string>(text.substr(0, space));
 }
 
-void BaselineCache::store(const std::string& key, uint64_t sizeBytes) const {
+void BaselineCache::storeText(const std::string& key, const std::string& suffix,
+                              const std::string& value) const {
   std::error_code ec;
   fs::create_directories(directory_, ec);
   if (ec)
     return;
-  fs::path target = directory_ / (key + ".size");
+  fs::path target = directory_ / (key + suffix);
   static std::atomic<uint64_t> counter{0};
-  fs::path temporary = directory_ / (key + ".size." + std::to_string(getpid()) + "." +
+  fs::path temporary = directory_ / (key + suffix + "." + std::to_string(getpid()) + "." +
                                      std::to_string(counter++) + ".tmp");
   {
     std::ofstream out(temporary);
-    out << sizeBytes << " " << checkOf(key, sizeBytes) << "\n";
+    out << value << " " << checkOf(key, value) << "\n";
     if (!out)
       return;
   }
   fs::rename(temporary, target, ec);
   if (ec)
     fs::remove(temporary, ec);
+}
+
+Expected<std::optional<uint64_t>> BaselineCache::lookup(const std::string& key) const {
+  Expected<std::optional<std::string>> text = lookupText(key, ".size");
+  if (!text || !*text)
+    return text ? std::optional<uint64_t>() : Expected<std::optional<uint64_t>>(text.error());
+  uint64_t size = 0;
+  const char* begin = (*text)->data();
+  const char* end = begin + (*text)->size();
+  auto [stop, error] = std::from_chars(begin, end, size);
+  if (error != std::errc() || stop != end)
+    return makeError("baseline cache entry for " + key + ".size: not a size");
+  return std::optional<uint64_t>(size);
+}
+
+void BaselineCache::store(const std::string& key, uint64_t sizeBytes) const {
+  storeText(key, ".size", std::to_string(sizeBytes));
+}
+
+Expected<std::optional<double>> BaselineCache::lookupScore(const std::string& key) const {
+  Expected<std::optional<std::string>> text = lookupText(key, ".score");
+  if (!text || !*text)
+    return text ? std::optional<double>() : Expected<std::optional<double>>(text.error());
+  char* end = nullptr;
+  const double score = std::strtod((*text)->c_str(), &end);
+  if (end != (*text)->c_str() + (*text)->size() || scoreText(score) != **text)
+    return makeError("baseline cache entry for " + key + ".score: not a score");
+  return std::optional<double>(score);
+}
+
+void BaselineCache::storeScore(const std::string& key, double score) const {
+  storeText(key, ".score", scoreText(score));
 }
 
 fs::path defaultBaselineCacheDirectory() {

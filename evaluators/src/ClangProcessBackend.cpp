@@ -115,7 +115,9 @@ std::optional<JobResult> ClangProcessBackend::answerDecisions(const JobSpec& spe
                                            .taskName = task_.name,
                                            .adviceName = task_.adviceName,
                                            .defaultDecisionFeature = task_.defaultDecisionFeature,
-                                           .recordTrajectory = spec.recordTrajectory});
+                                           .recordTrajectory = spec.recordTrajectory,
+                                           .appended = std::nullopt, // clang sends it all
+                                           .adviceOnMismatch = std::nullopt});
   result.decisions = answered.decisions;
   result.trajectory = std::move(answered.trajectory);
   switch (answered.kind) {

@@ -78,6 +78,7 @@ void writeTask(Writer& w, const CompilerTask& t) {
   w.value<int64_t>(t.neutralAdvice);
   w.text(t.candidateMask);
   w.text(t.baselineName);
+  w.value<uint8_t>(static_cast<uint8_t>(t.measure));
 }
 
 CompilerTask readTask(Reader& r) {
@@ -92,6 +93,7 @@ CompilerTask readTask(Reader& r) {
   t.neutralAdvice = r.value<int64_t>();
   t.candidateMask = r.text();
   t.baselineName = r.text();
+  t.measure = static_cast<Measure>(r.value<uint8_t>());
   return t;
 }
 
@@ -183,6 +185,7 @@ std::string encode(const Result& m) {
   w.value(j.sizeBytes);
   w.value(j.codeHash);
   w.value(j.decisions);
+  wire::writeOptional(w, j.regallocScore);
   w.value(j.seconds);
   w.value<uint8_t>(j.cacheHit);
   w.value<uint8_t>(j.trajectory.has_value());
@@ -278,6 +281,7 @@ Expected<Result> decodeResult(std::string_view message) {
   j.sizeBytes = r->value<uint64_t>();
   j.codeHash = r->value<uint64_t>();
   j.decisions = r->value<uint64_t>();
+  j.regallocScore = wire::readOptional<double>(*r);
   j.seconds = r->value<double>();
   j.cacheHit = r->value<uint8_t>() != 0;
   if (r->value<uint8_t>())

@@ -3,8 +3,20 @@
 
 namespace mlgo::evaluators {
 
-double RelativeReward::operator()(uint64_t measured, uint64_t baseline) const {
-  return 1.0 - (static_cast<double>(measured) + delta) / (static_cast<double>(baseline) + delta);
+double RelativeReward::operator()(double measured, double baseline) const {
+  return 1.0 - (measured + delta) / (baseline + delta);
+}
+
+std::string_view measureName(Measure measure) {
+  return measure == Measure::RegAllocScore ? "regalloc-score" : "text-size";
+}
+
+Expected<Measure> parseMeasure(std::string_view name) {
+  if (name == "text-size")
+    return Measure::TextSize;
+  if (name == "regalloc-score")
+    return Measure::RegAllocScore;
+  return makeError("unknown measure \"" + std::string(name) + "\" (text-size or regalloc-score)");
 }
 
 std::vector<std::string>
@@ -37,11 +49,16 @@ CompilerTask CompilerTask::regallocEviction() {
   task.interactiveArguments = {"-mllvm", "-regalloc-enable-advisor=release", "-mllvm",
                                "-regalloc-evict-interactive-channel-base={channel}"};
   task.adviceName = "index_to_evict";
+  // Not on clang's channel (no include-default flag for eviction): the
+  // in-process worker asks LLVM's default advisor beside the ML one and
+  // appends its choice to every observation.
+  task.defaultDecisionFeature = "index_to_evict_default";
   // MLEvictAdvisor's candidate 32 (MaxInterferences) is the register being
   // allocated: always valid, and choosing it evicts nothing.
   task.neutralAdvice = 32;
   task.candidateMask = "mask";
   task.baselineName = "-O2";
+  task.measure = Measure::RegAllocScore;
   task.inProcess = true;
   return task;
 }

@@ -145,12 +145,28 @@ CandidateScore EvaluationResult::score(size_t candidate) const {
     rewardSum += j.reward;
     score.totalBytes += j.sizeBytes;
     score.totalBaselineBytes += baselineBytes[m].value_or(0);
+    score.totalMeasure += measured(j);
+    score.totalBaselineMeasure += baselineMeasure(m).value_or(0);
   }
   if (score.okModules > 0) {
     score.meanReward = rewardSum / static_cast<double>(score.okModules);
-    score.totalReward = reward(score.totalBytes, score.totalBaselineBytes);
+    score.totalReward = reward(score.totalMeasure, score.totalBaselineMeasure);
   }
   return score;
+}
+
+double EvaluationResult::measured(const JobResult& job) const {
+  if (measure == Measure::RegAllocScore)
+    return job.regallocScore.value_or(0);
+  return static_cast<double>(job.sizeBytes);
+}
+
+std::optional<double> EvaluationResult::baselineMeasure(size_t module) const {
+  if (measure == Measure::RegAllocScore)
+    return module < baselineScores.size() ? baselineScores[module] : std::nullopt;
+  if (!baselineBytes[module])
+    return std::nullopt;
+  return static_cast<double>(*baselineBytes[module]);
 }
 
 Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity)
@@ -327,6 +343,8 @@ std::optional<std::string> replayDifference(const JobResult& replayed, const Job
   if (!compiled.ok())
     return "the compile failed (" + std::string(jobStatusName(compiled.status)) +
            "): " + compiled.message;
+  if (replayed.regallocScore != compiled.regallocScore)
+    return "another RegAllocScore";
   if (replayed.sizeBytes != compiled.sizeBytes || replayed.codeHash != compiled.codeHash)
     return "size " + std::to_string(replayed.sizeBytes) + " vs " +
            std::to_string(compiled.sizeBytes) + " bytes, or another code hash";
@@ -387,8 +405,9 @@ JobResult Evaluator::runJob(JobSpec job, const SerializedPolicy* serialized,
   }
   JobResult compiled = dispatch(job, serialized);
   if (replay_ && compiled.ok() && compiled.trajectory) {
-    Status learned = replay_->learn(moduleKey, *compiled.trajectory, compiled.sizeBytes,
-                                    compiled.codeHash, compiled.seconds, !compiled.cacheHit);
+    Status learned =
+        replay_->learn(moduleKey, *compiled.trajectory, compiled.sizeBytes, compiled.codeHash,
+                       compiled.seconds, !compiled.cacheHit, compiled.regallocScore);
     if (!learned) {
       std::lock_guard lock(countsMutex_);
       if (options_.replayVerify && !result.problem)
@@ -438,6 +457,12 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
                                                        CompilerTask task) {
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
+  if (task.measure == Measure::RegAllocScore &&
+      (options.backend != BackendKind::InProcess || !task.inProcess))
+    return makeError("task " + task.name +
+                     ": the regalloc-score measure is computed in-process only (LLVM's "
+                     "RegAllocScore in our own code generation pipeline); use --backend "
+                     "inprocess, or --measure text-size with clang processes");
   ignoreSigpipeOnce();
   if (size_t removed = removeAbandonedScratch(options.scratchDirectory); removed > 0)
     std::fprintf(stderr,
@@ -476,6 +501,7 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
 
 BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
   BaselineResult baseline;
+  const bool scored = task_.measure == Measure::RegAllocScore;
   std::optional<BaselineCache> cache;
   std::string key;
   if (options_.baselineCacheDirectory) {
@@ -487,27 +513,40 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
         corpus::buildCompileCommand(anonymous, options_.filters, "module.o");
     if (bitcode && command) {
       key = BaselineCache::key(*bitcode, *command, compilerIdentity_);
-      Expected<std::optional<uint64_t>> cached = cache->lookup(key);
-      if (!cached) {
-        std::fprintf(stderr, "warning: %s\n", cached.error().message.c_str());
-      } else if (*cached) {
-        baseline.sizeBytes = *cached;
+      Expected<std::optional<uint64_t>> size = cache->lookup(key);
+      Expected<std::optional<double>> score =
+          scored ? cache->lookupScore(key) : Expected<std::optional<double>>(std::nullopt);
+      for (const Error* error : {size ? nullptr : &size.error(), score ? nullptr : &score.error()})
+        if (error)
+          std::fprintf(stderr, "warning: %s\n", error->message.c_str());
+      if (size && *size && score && (*score || !scored)) {
+        baseline.sizeBytes = *size;
+        baseline.regallocScore = *score;
         baseline.fromCache = true;
         return baseline;
       }
     }
   }
   JobResult plain = compile(JobSpec{.module = &module});
+  if (plain.ok() && scored && !plain.regallocScore) {
+    plain.status = JobStatus::SetupFailed;
+    plain.message = "no RegAllocScore (measured in-process only; the module compiled in a clang "
+                    "process)";
+  }
   if (!plain.ok()) {
-    baseline.message =
-        "baseline (-Oz) compile failed: " + std::string(jobStatusName(plain.status)) + ": " +
-        plain.message;
+    baseline.message = "baseline (" + task_.baselineName +
+                       ") compile failed: " + std::string(jobStatusName(plain.status)) + ": " +
+                       plain.message;
     baseline.stderrTail = plain.stderrTail;
     return baseline;
   }
   baseline.sizeBytes = plain.sizeBytes;
-  if (cache && !key.empty())
+  baseline.regallocScore = plain.regallocScore;
+  if (cache && !key.empty()) {
     cache->store(key, plain.sizeBytes);
+    if (plain.regallocScore)
+      cache->storeScore(key, *plain.regallocScore);
+  }
   return baseline;
 }
 
@@ -543,9 +582,11 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   result.jobs.resize(result.candidateCount * result.moduleCount);
 
   std::vector<BaselineResult> baselineResults = baselines(request.modules);
-  for (const BaselineResult& b : baselineResults)
+  for (const BaselineResult& b : baselineResults) {
     result.baselineBytes.push_back(b.sizeBytes);
-
+    result.baselineScores.push_back(b.regallocScore);
+  }
+  result.measure = task_.measure;
   result.reward = task_.reward;
 
   // Every candidate goes to the workers once per evaluation, not per job.
@@ -580,8 +621,14 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                   .rngKey = deriveKey({request.seed, request.step, c, m}),
                   .recordTrajectory = request.recordTrajectories};
       slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
+      if (slot.ok() && task_.measure == Measure::RegAllocScore && !slot.regallocScore) {
+        slot.status = JobStatus::SetupFailed;
+        slot.message = "module \"" + module.name +
+                       "\": no RegAllocScore (it is measured in-process only; this job ran in "
+                       "a clang process)";
+      }
       if (slot.ok())
-        slot.reward = task_.reward(slot.sizeBytes, *baselineResults[m].sizeBytes);
+        slot.reward = task_.reward(result.measured(slot), *result.baselineMeasure(m));
     }
     if (progress)
       progress->advance();

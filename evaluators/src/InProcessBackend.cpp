@@ -140,6 +140,7 @@ std::optional<JobResult> InProcessBackend::resultOf(JobRun& run, WorkerOutcome& 
   } else {
     result.sizeBytes = answer.sizeBytes;
     result.codeHash = answer.codeHash;
+    result.regallocScore = answer.regallocScore;
   }
   return run.finish(JobStatus::Ok, "");
 }

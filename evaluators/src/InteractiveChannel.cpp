@@ -228,6 +228,9 @@ ChannelOutcome answerChannel(InteractiveChannel& channel, Clock::time_point dead
   Expected<policies::ChannelHeader> header = channel.readHeader(deadline);
   if (!header)
     return stop(ChannelOutcome::Kind::ProtocolError, header.error().message);
+  if (answering.appended)
+    header->features.push_back(
+        policies::TensorSpec{answering.appended->name, policies::TensorType::Int64, {1}, 0});
   if (!answering.adviceName.empty() && header->advice.name != answering.adviceName)
     return stop(ChannelOutcome::Kind::ProtocolError,
                 "the compiler asks for advice \"" + header->advice.name + "\", the task " +
@@ -256,6 +259,11 @@ ChannelOutcome answerChannel(InteractiveChannel& channel, Clock::time_point dead
                   "timed out after " + std::to_string(outcome.decisions) + " decisions");
     if (*event == InteractiveChannel::Event::EndOfStream)
       break;
+    if (answering.appended) {
+      const int64_t value = answering.appended->value();
+      const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+      observation.insert(observation.end(), bytes, bytes + sizeof value);
+    }
     policies::Decision decision{answering.adviceOnMismatch.value_or(0), 0.0};
     if (layout) {
       layout->gather(*header, observation.data(), layout->policyInputs, inputs.data());

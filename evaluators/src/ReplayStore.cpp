@@ -29,6 +29,7 @@ struct ReplayStore::ModuleTree {
     bool ended = false;          // the compilation ended after this prefix
     uint64_t sizeBytes = 0;      // and produced this (ended nodes only)
     uint64_t codeHash = 0;
+    std::optional<double> regallocScore;                // when the task measures it
     std::vector<std::pair<int64_t, uint32_t>> children; // decision → node
   };
 
@@ -98,13 +99,14 @@ struct ReplayStore::ModuleTree {
     return index;
   }
 
-  Status learn(const policies::Trajectory& t, uint64_t sizeBytes, uint64_t codeHash);
+  Status learn(const policies::Trajectory& t, uint64_t sizeBytes, uint64_t codeHash,
+               std::optional<double> regallocScore);
   std::optional<JobResult> replay(const policies::Policy& policy, policies::DecisionMode mode,
                                   uint64_t rngKey, bool withTrajectory) const;
 };
 
 Status ReplayStore::ModuleTree::learn(const policies::Trajectory& t, uint64_t sizeBytes,
-                                      uint64_t codeHash) {
+                                      uint64_t codeHash, std::optional<double> regallocScore) {
   if (t.width != width || t.featureSpecs != specs)
     return makeError("the compiler's features differ from the module's earlier compilations");
   uint32_t node = 0;
@@ -132,7 +134,8 @@ Status ReplayStore::ModuleTree::learn(const policies::Trajectory& t, uint64_t si
   if (end.row != kNoRow)
     return makeError("the compilation ended after " + std::to_string(t.decisions()) +
                      " decisions where an earlier one with the same decisions went on");
-  if (end.ended && (end.sizeBytes != sizeBytes || end.codeHash != codeHash))
+  if (end.ended && (end.sizeBytes != sizeBytes || end.codeHash != codeHash ||
+                    end.regallocScore != regallocScore))
     return makeError("the same decisions gave other code (" + std::to_string(sizeBytes) +
                      " bytes, earlier " + std::to_string(end.sizeBytes) + ")");
   if (!end.ended)
@@ -140,6 +143,7 @@ Status ReplayStore::ModuleTree::learn(const policies::Trajectory& t, uint64_t si
   end.ended = true;
   end.sizeBytes = sizeBytes;
   end.codeHash = codeHash;
+  end.regallocScore = regallocScore;
   return Status::ok();
 }
 
@@ -176,6 +180,7 @@ std::optional<JobResult> ReplayStore::ModuleTree::replay(const policies::Policy&
       result.status = JobStatus::Ok;
       result.sizeBytes = n.sizeBytes;
       result.codeHash = n.codeHash;
+      result.regallocScore = n.regallocScore;
       return result;
     }
     if (n.row == kNoRow || (needsDefault && defaultColumn >= 0 && n.defaultDecision < 0))
@@ -227,7 +232,8 @@ std::optional<JobResult> ReplayStore::replay(const std::string& module,
 }
 
 Status ReplayStore::learn(const std::string& module, const policies::Trajectory& trajectory,
-                          uint64_t sizeBytes, uint64_t codeHash, double seconds, bool fullCompile) {
+                          uint64_t sizeBytes, uint64_t codeHash, double seconds, bool fullCompile,
+                          std::optional<double> regallocScore) {
   // Learning is short next to the compile it follows; one at a time keeps
   // the byte count and the eviction order exact.
   std::lock_guard lock(mutex_);
@@ -247,7 +253,7 @@ Status ReplayStore::learn(const std::string& module, const policies::Trajectory&
       if (tree->specs[i].name == defaultFeature_)
         tree->defaultColumn = static_cast<int>(column);
   }
-  Status learned = tree->learn(trajectory, sizeBytes, codeHash);
+  Status learned = tree->learn(trajectory, sizeBytes, codeHash, regallocScore);
   if (!learned) {
     bytes_ -= before;
     treeLock.unlock();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -113,6 +114,18 @@ inline policies::TensorSpec readSpec(Reader& r) {
   spec.shape = r.array<int64_t>();
   spec.port = r.value<int32_t>();
   return spec;
+}
+
+template <class T> void writeOptional(Writer& w, const std::optional<T>& value) {
+  w.value<uint8_t>(value.has_value());
+  if (value)
+    w.value(*value);
+}
+
+template <class T> std::optional<T> readOptional(Reader& r) {
+  if (r.value<uint8_t>() == 0)
+    return std::nullopt;
+  return r.value<T>();
 }
 
 void writeTrajectory(Writer& w, const policies::Trajectory& t);

@@ -40,28 +40,37 @@ const std::filesystem::path& channelBase(const protocol::JobMessage& job) {
 // Answers LLVM's eviction questions on `channel` until it closes it, or
 // until the compile ends without ever opening it (`compiling` turns false).
 // A policy that does not fit still gets answered with the neutral advice,
-// so that LLVM, in this very process, can finish.
+// so that LLVM, in this very process, can finish. The task's default
+// decision feature, which clang's channel lacks, is appended from
+// `defaultChoice`.
 evaluators::ChannelOutcome answerEvictions(InteractiveChannel& channel,
                                            const protocol::JobMessage& job,
                                            const policies::Policy& policy,
-                                           const std::atomic<bool>& compiling) {
+                                           const std::atomic<bool>& compiling,
+                                           const std::atomic<int64_t>& defaultChoice) {
   const auto deadline = evaluators::Clock::now() + std::chrono::hours(1);
   Expected<InteractiveChannel::OpenResult> opened =
       channel.open(deadline, [&] { return compiling.load(); });
   if (!opened)
-    return {evaluators::ChannelOutcome::Kind::ProtocolError, opened.error().message};
+    return {.kind = evaluators::ChannelOutcome::Kind::ProtocolError,
+            .message = opened.error().message,
+            .trajectory = std::nullopt};
   if (*opened != InteractiveChannel::OpenResult::Opened)
     return {};
   static const evaluators::CompilerTask task = evaluators::CompilerTask::regallocEviction();
-  return evaluators::answerChannel(channel, deadline,
-                                   {.policy = &policy,
-                                    .mode = job.mode,
-                                    .rngKey = job.rngKey,
-                                    .taskName = task.name,
-                                    .adviceName = task.adviceName,
-                                    .defaultDecisionFeature = job.defaultDecisionFeature,
-                                    .recordTrajectory = job.recordTrajectory,
-                                    .adviceOnMismatch = task.neutralAdvice});
+  return evaluators::answerChannel(
+      channel, deadline,
+      {.policy = &policy,
+       .mode = job.mode,
+       .rngKey = job.rngKey,
+       .taskName = task.name,
+       .adviceName = task.adviceName,
+       .defaultDecisionFeature = job.defaultDecisionFeature,
+       .recordTrajectory = job.recordTrajectory,
+       .appended =
+           evaluators::ChannelAnswering::AppendedFeature{task.defaultDecisionFeature,
+                                                         [&] { return defaultChoice.load(); }},
+       .adviceOnMismatch = task.neutralAdvice});
 }
 
 } // namespace
@@ -81,9 +90,11 @@ protocol::ResultMessage compileEviction(const protocol::JobMessage& job,
       return result;
     }
     std::atomic<bool> compiling{true};
-    std::thread answerer([&] { answers = answerEvictions(*channel, job, *policy, compiling); });
-    measure.emplace(
-        measureRegAlloc(job.arguments, job.sizeSections, result.diagnostics, /*mlAdvisor=*/true));
+    std::atomic<int64_t> defaultChoice{-1};
+    std::thread answerer(
+        [&] { answers = answerEvictions(*channel, job, *policy, compiling, defaultChoice); });
+    measure.emplace(measureRegAlloc(job.arguments, job.sizeSections, result.diagnostics,
+                                    /*mlAdvisor=*/true, &defaultChoice));
     compiling = false;
     answerer.join();
   }
@@ -103,6 +114,7 @@ protocol::ResultMessage compileEviction(const protocol::JobMessage& job,
     result.status = protocol::WorkerStatus::Ok;
     result.sizeBytes = (*measure)->code.bytes;
     result.codeHash = (*measure)->code.hash;
+    result.regallocScore = (*measure)->score;
   }
   return result;
 }

@@ -18,6 +18,8 @@
 #include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/support/Expected.h"
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,8 +37,14 @@ struct RegAllocMeasure {
 // is the interactive channel named by the process-global
 // -regalloc-evict-interactive-channel-base (someone must answer it); else the
 // default advisor.
+// `defaultChoice` (with mlAdvisor): before each question the ML advisor asks,
+// LLVM's default advisor is asked the same question and its answer stored
+// here as the ML advisor's candidate index (32: evict nothing), which is how
+// LLVM's development mode numbers it for its logs. The one answering the
+// channel reads it when the question arrives.
 Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& arguments,
                                           const std::vector<std::string>& sizeSections,
-                                          std::string& diagnostics, bool mlAdvisor = false);
+                                          std::string& diagnostics, bool mlAdvisor = false,
+                                          std::atomic<int64_t>* defaultChoice = nullptr);
 
 } // namespace mlgo::inprocess

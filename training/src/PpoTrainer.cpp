@@ -22,7 +22,7 @@ constexpr const char* kKlBeta = "kl_beta";
 struct Collected {
   rl::DecisionSet data;
   size_t okModules = 0;
-  uint64_t totalSize = 0, totalBaseline = 0;
+  double totalSize = 0, totalBaseline = 0; // in the task's measure
   double rewardSum = 0, trainingRewardSum = 0;
   double rewardMin = std::numeric_limits<double>::infinity();
   double rewardMax = -std::numeric_limits<double>::infinity();
@@ -156,8 +156,10 @@ Expected<Collected> PpoAlgorithm::collect(const evaluators::EvaluationResult& re
     if (!job.ok())
       continue;
     ++c.okModules;
-    const uint64_t baseline = *result.baselineBytes[m];
-    c.totalSize += job.sizeBytes;
+    // In the task's measure (bytes, or the RegAllocScore).
+    const double baseline = *result.baselineMeasure(m);
+    const double measured = result.measured(job);
+    c.totalSize += measured;
     c.totalBaseline += baseline;
     c.rewardSum += job.reward;
     c.rewardMin = std::min(c.rewardMin, job.reward);
@@ -165,10 +167,9 @@ Expected<Collected> PpoAlgorithm::collect(const evaluators::EvaluationResult& re
     // ml-compiler-opt's reward: against the module's moving average, which
     // starts at -Oz and is updated after scoring this compile.
     double& average = movingAverages_[static_cast<size_t>(modules.indices[m])];
-    const double reference = std::isnan(average) ? static_cast<double>(baseline) : average;
-    const double trainingReward = rl::rewardAgainst(static_cast<double>(job.sizeBytes), reference);
-    average = rl::nextMovingAverage(reference, static_cast<double>(job.sizeBytes),
-                                    options_.movingAverageDecay);
+    const double reference = std::isnan(average) ? baseline : average;
+    const double trainingReward = rl::rewardAgainst(measured, reference);
+    average = rl::nextMovingAverage(reference, measured, options_.movingAverageDecay);
     c.trainingRewardSum += trainingReward;
     if (job.trajectory && job.trajectory->decisions() > 0)
       if (Status s = gather(*job.trajectory, modules.modules[m]->name, modules.indices[m],
@@ -186,7 +187,7 @@ void PpoAlgorithm::describe(const Collected& c) {
     s.rewardMin = c.rewardMin;
     s.rewardMax = c.rewardMax;
     if (c.totalBaseline)
-      s.rewardTotal = 1.0 - static_cast<double>(c.totalSize) / static_cast<double>(c.totalBaseline);
+      s.rewardTotal = 1.0 - c.totalSize / c.totalBaseline;
     s.trainingRewardMean = c.trainingRewardSum / static_cast<double>(c.okModules);
   }
   const size_t rows = c.data.rows();

@@ -121,9 +121,9 @@ CompileStats recordEvaluation(const evaluators::EvaluationResult& result,
       }
       ++stats.okJobs;
       sizes[c * result.moduleCount + m] = job.sizeBytes;
-      const uint64_t baseline = *result.baselineBytes[m];
-      stats.wins += job.sizeBytes < baseline;
-      stats.regressions += job.sizeBytes > baseline;
+      const double baseline = *result.baselineMeasure(m);
+      stats.wins += result.measured(job) < baseline;
+      stats.regressions += result.measured(job) > baseline;
     }
   record.stepModules.push_back(modules.indices);
   record.stepSizes.push_back(std::move(sizes));

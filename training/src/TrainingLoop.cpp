@@ -197,6 +197,12 @@ Expected<TrainingLoop> TrainingLoop::create(RunOptions run, int64_t validationIn
   r.attributes["policy"] = policy.describe();
   r.attributes["parameters"] = std::to_string(policy.parameterCount());
   r.attributes["optimizer"] = s->algorithm->optimizerName();
+  if (scorer) {
+    // What the rewards are relative to: the task's measure against its baseline.
+    r.attributes["task"] = scorer->task().name;
+    r.attributes["measure"] = std::string(evaluators::measureName(scorer->task().measure)) +
+                              " vs " + scorer->task().baselineName;
+  }
   s->validation = s->algorithm->validationModules();
   s->startBest(nullptr);
   std::error_code ec;

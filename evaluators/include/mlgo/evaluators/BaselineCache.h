@@ -1,4 +1,5 @@
-// The plain -Oz size of a module does not change while the bitcode, the
+// The plain -Oz size of a module (and, for tasks that measure it, its
+// RegAllocScore) does not change while the bitcode, the
 // command line and the compiler stay the same: cache it on disk, keyed by a
 // hash of all three, so runs and sweeps compile each baseline once.
 #pragma once
@@ -30,10 +31,17 @@ public:
   // Atomic (write + rename); failures are ignored: the cache is an
   // optimisation, never a source of errors.
   void store(const std::string& key, uint64_t sizeBytes) const;
+  // The baseline's RegAllocScore (tasks that measure it), alike.
+  Expected<std::optional<double>> lookupScore(const std::string& key) const;
+  void storeScore(const std::string& key, double score) const;
 
   const std::filesystem::path& directory() const { return directory_; }
 
 private:
+  Expected<std::optional<std::string>> lookupText(const std::string& key,
+                                                  const std::string& suffix) const;
+  void storeText(const std::string& key, const std::string& suffix, const std::string& value) const;
+
   std::filesystem::path directory_;
 };
 

@@ -21,8 +21,18 @@ namespace mlgo::evaluators {
 // corpus total's are computed alike.
 struct RelativeReward {
   double delta = 0.01;
-  double operator()(uint64_t measured, uint64_t baseline) const;
+  double operator()(double measured, double baseline) const;
 };
+
+// What a job is measured by (lower is better); its reward is the relative
+// reward of that measure against the module's baseline's.
+enum class Measure {
+  TextSize,      // bytes of the task's code sections
+  RegAllocScore, // LLVM's calculateRegAllocScore summed over the functions
+                 // (in-process only: our own code generation pipeline)
+};
+std::string_view measureName(Measure measure); // "text-size", "regalloc-score"
+Expected<Measure> parseMeasure(std::string_view name);
 
 struct CompilerTask {
   std::string name;
@@ -39,6 +49,7 @@ struct CompilerTask {
   // prefix ending in '.' matches e.g. ".text.hot" for ".text.".
   std::vector<std::string> sizeSections{".text", ".text."};
   RelativeReward reward;
+  Measure measure = Measure::TextSize;
   // Whether the in-process worker can run the task (it installs the inline
   // advisor); otherwise its jobs go to clang processes.
   bool inProcess = false;
@@ -60,8 +71,9 @@ struct CompilerTask {
   // decision included as the last feature; .text bytes against -Oz.
   static CompilerTask inliningForSize();
   // The greedy register allocator's eviction advisor in release/interactive
-  // mode (no default decision on the channel: LLVM 22 has no include-default
-  // flag for it); .text bytes against plain -O2 (use -O2 corpora).
+  // mode; LLVM's RegAllocScore against plain -O2's (use -O2 corpora). The
+  // default advisor's choice is not on clang's channel (LLVM 22 has no
+  // include-default flag for it): the in-process worker adds it.
   static CompilerTask regallocEviction();
   // By name: "inlining-size", "regalloc-eviction".
   static Expected<CompilerTask> named(std::string_view name);

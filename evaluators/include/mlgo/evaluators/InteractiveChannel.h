@@ -89,6 +89,15 @@ struct ChannelAnswering {
   std::string adviceName;             // the task's; another in the header is an error
   std::string defaultDecisionFeature; // recorded beside each decision, if any
   bool recordTrajectory = false;
+  // A feature the compiler does not send, appended to the header and to
+  // every observation by whoever answers (the in-process eviction task: the
+  // default advisor's choice, computed beside the channel). `value` is read
+  // when the observation has arrived.
+  struct AppendedFeature {
+    std::string name; // an int64 scalar
+    std::function<int64_t()> value;
+  };
+  std::optional<AppendedFeature> appended;
   // A policy that does not fit the header: nullopt stops at once (the caller
   // ends the compiler); a value is answered to every question instead, so
   // that a compiler in this very process can finish.

@@ -58,7 +58,10 @@ struct JobResult {
   // Hash (xxh3) of the code sections' bytes: equal hashes mean identical
   // code, e.g. a policy that reproduces -Oz exactly (Ok only).
   uint64_t codeHash = 0;
-  double reward = 0;      // against the baseline (Ok only)
+  // LLVM's RegAllocScore of the module's allocation (lower is better),
+  // when the job was measured in-process for a task that measures it.
+  std::optional<double> regallocScore;
+  double reward = 0;      // against the baseline, in the task's measure (Ok only)
   uint64_t decisions = 0; // observations answered
   double seconds = 0;
   // The size came from the decision-sequence cache (in-process backend):
@@ -74,6 +77,7 @@ struct JobResult {
 
 struct BaselineResult {
   std::optional<uint64_t> sizeBytes;
+  std::optional<double> regallocScore; // when the task measures it
   bool fromCache = false;
   std::string message;    // why it failed (with clang's first error line)
   std::string stderrTail; // the end of the failed compile's output

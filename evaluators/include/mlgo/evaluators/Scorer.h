@@ -44,6 +44,10 @@ struct CandidateScore {
   // Sum of sizes vs sum of baselines over the Ok modules.
   uint64_t totalBytes = 0;
   uint64_t totalBaselineBytes = 0;
+  // The same in the task's measure (bytes again for code size); totalReward
+  // is the relative reward of these.
+  double totalMeasure = 0;
+  double totalBaselineMeasure = 0;
   double totalReward = 0;
 };
 
@@ -52,8 +56,15 @@ struct EvaluationResult {
   size_t moduleCount = 0;
   std::vector<JobResult> jobs; // candidate-major: jobs[c * moduleCount + m]
   std::vector<std::optional<uint64_t>> baselineBytes;
-  // How the jobs were rewarded; totals are rewarded the same way.
+  // Each module's baseline RegAllocScore, when the task measures it.
+  std::vector<std::optional<double>> baselineScores;
+  // How the jobs were measured and rewarded; totals are rewarded the same way.
+  Measure measure = Measure::TextSize;
   RelativeReward reward;
+  // The task's measure of an Ok job, and of module m's baseline (nullopt if
+  // the baseline failed).
+  double measured(const JobResult& job) const;
+  std::optional<double> baselineMeasure(size_t module) const;
   double seconds = 0;
   // Decision-sequence cache, for this evaluation: jobs that asked, jobs
   // whose size was known, and the compile time that saved (each hit's

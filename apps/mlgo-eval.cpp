@@ -200,6 +200,7 @@ int runEvaluate(const RunArgs& args) {
     results::TraceAttributes attributes{{"policy", (*policy)->describe()},
                                         {"corpus", args.corpus},
                                         {"compiler", (*evaluator)->compilerIdentity()}};
+    attributes.merge(training::taskAttributes((*evaluator)->task()));
     Status written = training::writeTrace(args.trace, result, 0, modules, attributes);
     if (!written)
       return fail(written.error());

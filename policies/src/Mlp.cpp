@@ -478,26 +478,50 @@ Decision MlpPolicy::decide(FeatureValues features, DecisionMode mode, RandomStre
   return Decision{static_cast<int64_t>(chosen), logits[chosen] - top - std::log(total)};
 }
 
+std::span<const double> MlpPolicy::policyLogits(FeatureValues features, Workspace& work) const {
+  if (structure_->candidates_ > 0)
+    return candidateScores(features, work);
+  return forward(features, work);
+}
+
+void MlpPolicy::backwardLogits(FeatureValues features, Workspace& work,
+                               std::span<const double> dLogits, std::span<double> gradient) const {
+  const MlpStructure& s = *structure_;
+  if (s.candidates_ == 0) {
+    backward(work, dLogits, gradient);
+    return;
+  }
+  // One shared network scores every candidate: its gradient is the sum over
+  // the candidates of each one's pass, weighted by d loss / d score.
+  for (size_t c = 0; c < s.candidates_; ++c) {
+    if (dLogits[c] == 0 || !s.candidateValid(features, c))
+      continue;
+    s.encodeCandidate(features, c, {work.activations.data(), s.inputWidth()});
+    propagate(work);
+    backward(work, dLogits.subspan(c, 1), gradient);
+  }
+}
+
 void MlpPolicy::computeLogits(FeatureValues features, std::span<double> logits) const {
-  assert(logits.size() == structure_->actionCount());
-  std::span<const double> result = forward(features, workspace());
+  assert(logits.size() == structure_->logitCount());
+  std::span<const double> result = policyLogits(features, workspace());
   std::copy(result.begin(), result.end(), logits.begin());
 }
 
 void MlpPolicy::computeProbabilities(FeatureValues features,
                                      std::span<double> probabilities) const {
-  assert(probabilities.size() == structure_->actionCount());
-  softmax(forward(features, workspace()), probabilities);
+  assert(probabilities.size() == structure_->logitCount());
+  softmax(policyLogits(features, workspace()), probabilities);
 }
 
 double MlpPolicy::logProbability(FeatureValues features, int64_t action) const {
-  std::span<const double> logits = forward(features, workspace());
+  std::span<const double> logits = policyLogits(features, workspace());
   assert(action >= 0 && static_cast<size_t>(action) < logits.size());
   return logits[static_cast<size_t>(action)] - logSumExp(logits);
 }
 
 double MlpPolicy::entropy(FeatureValues features) const {
-  std::span<const double> logits = forward(features, workspace());
+  std::span<const double> logits = policyLogits(features, workspace());
   double normaliser = logSumExp(logits);
   double h = 0;
   for (double z : logits)
@@ -508,14 +532,14 @@ double MlpPolicy::entropy(FeatureValues features) const {
 void MlpPolicy::accumulateGradient(FeatureValues features, std::span<const double> dLossDLogits,
                                    std::span<double> gradient) const {
   Workspace& work = workspace();
-  forward(features, work);
-  backward(work, dLossDLogits, gradient);
+  policyLogits(features, work);
+  backwardLogits(features, work, dLossDLogits, gradient);
 }
 
 double MlpPolicy::accumulateLogProbabilityGradient(FeatureValues features, int64_t action,
                                                    double scale, std::span<double> gradient) const {
   Workspace& work = workspace();
-  std::span<const double> logits = forward(features, work);
+  std::span<const double> logits = policyLogits(features, work);
   assert(action >= 0 && static_cast<size_t>(action) < logits.size());
   // d log softmax(z)_a / dz = onehot(a) - softmax(z)
   work.dLogits.resize(logits.size());
@@ -523,14 +547,14 @@ double MlpPolicy::accumulateLogProbabilityGradient(FeatureValues features, int64
   double logProbability = logits[static_cast<size_t>(action)] - logSumExp(logits);
   for (size_t i = 0; i < logits.size(); ++i)
     work.dLogits[i] = scale * ((i == static_cast<size_t>(action) ? 1.0 : 0.0) - work.dLogits[i]);
-  backward(work, work.dLogits, gradient);
+  backwardLogits(features, work, work.dLogits, gradient);
   return logProbability;
 }
 
 double MlpPolicy::accumulateEntropyGradient(FeatureValues features, double scale,
                                             std::span<double> gradient) const {
   Workspace& work = workspace();
-  std::span<const double> logits = forward(features, work);
+  std::span<const double> logits = policyLogits(features, work);
   // H = -Σ p log p;  dH/dz_j = -p_j (log p_j + H)
   double normaliser = logSumExp(logits);
   work.dLogits.resize(logits.size());
@@ -542,7 +566,7 @@ double MlpPolicy::accumulateEntropyGradient(FeatureValues features, double scale
   // An action with p = 0 (log p = -inf) contributes nothing, not NaN.
   for (double& d : work.dLogits)
     d = std::exp(d) > 0 ? -scale * std::exp(d) * (d + h) : 0.0;
-  backward(work, work.dLogits, gradient);
+  backwardLogits(features, work, work.dLogits, gradient);
   return h;
 }
 

@@ -73,7 +73,7 @@ size_t argmax(std::span<const double> values) {
 // Forward passes of every listed row: rows.size() × actions logits.
 std::vector<double> logitsOf(const MlpPolicy& policy, const DecisionSet& data,
                              std::span<const size_t> rows, const RowParallelism& parallel) {
-  const size_t actions = policy.structure()->actionCount();
+  const size_t actions = policy.structure()->logitCount();
   std::vector<double> logits(rows.size() * actions);
   parallel.forEachChunk(rows.size(), [&](size_t, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i)
@@ -87,7 +87,7 @@ std::vector<double> logitsOf(const MlpPolicy& policy, const DecisionSet& data,
 void backpropagate(const MlpPolicy& policy, const DecisionSet& data, std::span<const size_t> rows,
                    const std::vector<double>& dLogits, std::span<double> gradient,
                    const RowParallelism& parallel) {
-  const size_t actions = policy.structure()->actionCount();
+  const size_t actions = policy.structure()->logitCount();
   const size_t n = policy.parameterCount();
   const size_t chunks = parallel.chunks(rows.size());
   std::vector<double> partial(chunks * n, 0.0);
@@ -110,7 +110,7 @@ ClassificationStats crossEntropy(const MlpPolicy& policy, const DecisionSet& dat
                                  std::span<const size_t> rows, std::span<double> gradient,
                                  const RowParallelism& parallel) {
   assert(gradient.empty() || gradient.size() == policy.parameterCount());
-  const size_t actions = policy.structure()->actionCount();
+  const size_t actions = policy.structure()->logitCount();
   std::vector<double> logits = logitsOf(policy, data, rows, parallel);
   ClassificationStats stats;
   stats.rows = rows.size();
@@ -243,7 +243,7 @@ PpoLossTerms ppoLoss(const MlpPolicy& policy, const DecisionSet& data, std::span
                      const RowParallelism& parallel) {
   assert(advantages.size() == rows.size());
   assert(gradient.empty() || gradient.size() == policy.parameterCount());
-  const size_t actions = policy.structure()->actionCount();
+  const size_t actions = policy.structure()->logitCount();
   assert(data.oldLogDistributions.size() == data.rows() * actions);
   PpoLossTerms terms;
   terms.rows = rows.size();
@@ -337,7 +337,7 @@ PpoLossTerms ppoLoss(const MlpPolicy& policy, const DecisionSet& data, std::span
 
 PolicyDrift policyDrift(const MlpPolicy& policy, const DecisionSet& data,
                         std::span<const size_t> rows, const RowParallelism& parallel) {
-  const size_t actions = policy.structure()->actionCount();
+  const size_t actions = policy.structure()->logitCount();
   std::vector<double> logits = logitsOf(policy, data, rows, parallel);
   PolicyDrift drift;
   if (rows.empty())
@@ -372,7 +372,7 @@ double adaptKlBeta(double beta, double meanKl, const PpoLossOptions& options) {
 
 std::vector<double> logDistributions(const MlpPolicy& policy, const DecisionSet& data,
                                      const RowParallelism& parallel) {
-  const size_t actions = policy.structure()->actionCount();
+  const size_t actions = policy.structure()->logitCount();
   std::vector<size_t> all(data.rows());
   for (size_t r = 0; r < all.size(); ++r)
     all[r] = r;

@@ -97,6 +97,36 @@ TEST(CandidateMlp, ScoresFollowTheCandidatesColumn) {
             static_cast<int64_t>(other));
 }
 
+// BC and PPO need d log π(a) / dθ and d H / dθ over the masked softmax of
+// the candidates' scores: checked against central differences.
+TEST(CandidateMlp, GradientsMatchFiniteDifferences) {
+  MlpPolicy policy = evictionPolicy(5);
+  const std::vector<double> x = observation({0, 4, 7, 32}, 11);
+  const size_t n = policy.parameterCount();
+  std::vector<double> logPGradient(n, 0.0), entropyGradient(n, 0.0);
+  const double logP = policy.accumulateLogProbabilityGradient(x, 7, 1.0, logPGradient);
+  policy.accumulateEntropyGradient(x, 1.0, entropyGradient);
+  EXPECT_NEAR(logP, policy.logProbability(x, 7), 1e-12);
+  std::vector<double> logits(policy.structure()->logitCount());
+  policy.computeLogits(x, logits);
+  EXPECT_TRUE(std::isinf(logits[1]) && logits[1] < 0) << "a masked candidate has a finite logit";
+  std::vector<double> theta(policy.parameters().begin(), policy.parameters().end());
+  const double h = 1e-6;
+  size_t checked = 0;
+  for (size_t p = 0; p < n; p += 7) {
+    std::vector<double> up = theta, down = theta;
+    up[p] += h;
+    down[p] -= h;
+    MlpPolicy a = policy.withParameters(up), b = policy.withParameters(down);
+    EXPECT_NEAR(logPGradient[p], (a.logProbability(x, 7) - b.logProbability(x, 7)) / (2 * h), 1e-5)
+        << "parameter " << p;
+    EXPECT_NEAR(entropyGradient[p], (a.entropy(x) - b.entropy(x)) / (2 * h), 1e-5)
+        << "parameter " << p;
+    checked += logPGradient[p] != 0;
+  }
+  EXPECT_GT(checked, n / 20) << "almost every gradient entry is zero";
+}
+
 TEST(CandidateMlp, PolicyFileKeepsTheMode) {
   MlpPolicy policy = evictionPolicy();
   Expected<std::string> json = policyToJson(policy);

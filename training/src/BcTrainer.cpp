@@ -75,6 +75,13 @@ private:
   Status recordCorpus(const fs::path& recording);
   void split();
   Expected<policies::Vocabulary> trainingVocabulary() const;
+  // The first trace's attribute (TraceRecording's taskAttributes), or "".
+  std::string traceAttribute(std::string_view name) const {
+    if (traces_.empty())
+      return "";
+    auto it = traces_.front().attributes.find(name);
+    return it == traces_.front().attributes.end() ? "" : it->second;
+  }
   Status gatherDecisions();
 
   const BcTrainerOptions& options_;
@@ -123,10 +130,11 @@ Status BcAlgorithm::recordCorpus(const fs::path& recording) {
   std::error_code ec;
   if (recording.has_parent_path())
     fs::create_directories(recording.parent_path(), ec);
-  return writeTrace(recording, result, 0, modules,
-                    {{"policy", "heuristic"},
-                     {"corpus", options_.corpus->string()},
-                     {"compiler", scorer_->compilerIdentity()}});
+  results::TraceAttributes attributes{{"policy", "heuristic"},
+                                      {"corpus", options_.corpus->string()},
+                                      {"compiler", scorer_->compilerIdentity()}};
+  attributes.merge(taskAttributes(scorer_->task()));
+  return writeTrace(recording, result, 0, modules, attributes);
 }
 
 Status BcAlgorithm::loadTraces(results::RunRecord& record) {
@@ -193,9 +201,11 @@ Status BcAlgorithm::loadData(results::RunRecord& record) {
   record.attributes["traces"] = traceList;
   if (options_.corpus)
     record.attributes["corpus"] = options_.corpus->string();
-  record.attributes["label"] = options_.imitateActions
-                                   ? "actions (the decisions the traces' policies took)"
-                                   : "inlining_default (the heuristic's decision)";
+  const std::string defaultFeature = traceAttribute("default_feature");
+  record.attributes["label"] =
+      options_.imitateActions ? "actions (the decisions the traces' policies took)"
+                              : (defaultFeature.empty() ? "inlining_default" : defaultFeature) +
+                                    " (the compiler's own decision)";
   return Status::ok();
 }
 
@@ -205,19 +215,14 @@ Expected<policies::Vocabulary> BcAlgorithm::trainingVocabulary() const {
     return policies::readVocabularyDirectory(*options_.policy.vocabulary);
   std::set<std::string, std::less<>> train(trainingModules_.begin(), trainingModules_.end());
   policies::FeatureSamples samples;
-  for (const results::Trace& trace : traces_) {
-    size_t column = 0;
-    for (const policies::TensorSpec& spec : trace.featureSpecs) {
-      if (spec.elementCount() == 1)
-        for (size_t d = 0; d < trace.decisions(); ++d) {
-          const results::TraceModule& module =
-              trace.modules[static_cast<size_t>(trace.decisionModules[d])];
-          if (module.ok() && train.count(module.name))
-            samples[spec.name].push_back(trace.row(d)[column]);
-        }
-      column += spec.elementCount();
+  const std::string mask = traceAttribute("candidate_mask");
+  for (const results::Trace& trace : traces_)
+    for (size_t d = 0; d < trace.decisions(); ++d) {
+      const results::TraceModule& module =
+          trace.modules[static_cast<size_t>(trace.decisionModules[d])];
+      if (module.ok() && train.count(module.name))
+        addDecisionSamples(trace.featureSpecs, trace.row(d), mask, samples);
     }
-  }
   policies::VocabularyOptions vocabularyOptions;
   vocabularyOptions.quantiles = options_.policy.vocabularyQuantiles;
   return policies::buildVocabulary(samples, vocabularyOptions);
@@ -230,9 +235,12 @@ Status BcAlgorithm::initialise(results::RunRecord& record) {
   record.attributes["vocabulary"] = options_.policy.vocabulary
                                         ? options_.policy.vocabulary->string()
                                         : "built from the training decisions";
+  // The task that recorded the traces (older traces: the inliner's).
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
       policies::MlpStructure::create(traces_.front().featureSpecs, *vocabulary,
-                                     options_.policy.mlp);
+                                     taskMlpOptions(options_.policy.mlp,
+                                                    traceAttribute("candidate_mask"),
+                                                    traceAttribute("default_feature")));
   if (!structure)
     return structure.error();
   policy_.emplace(policies::MlpPolicy::initialised(*structure, options_.run.seed));
@@ -268,7 +276,7 @@ Status BcAlgorithm::gatherDecisions() {
     trainIndex[trainingModules_[i]] = static_cast<int64_t>(i);
   for (size_t i = 0; i < heldoutModules_.size(); ++i)
     heldIndex[heldoutModules_[i]] = static_cast<int64_t>(i);
-  const size_t actions = policy_->structure()->actionCount();
+  const size_t actions = policy_->structure()->logitCount();
   for (rl::DecisionSet* set : {&training_, &heldout_}) {
     *set = rl::DecisionSet();
     set->width = policy_->structure()->featureCount();
@@ -341,10 +349,13 @@ void describeData(const BcAlgorithm& bc, const results::RunRecord& record,
   if (const rl::DecisionSet& held = bc.heldout(); held.rows() > 0) {
     if (auto it = s.find("heldout_accuracy"); it != s.end() && !it->second.empty())
       summary.finalHeldoutAccuracy = it->second.back();
-    size_t positive = std::count(held.actions.begin(), held.actions.end(), int64_t{1});
+    // Always answering the most frequent held-out label (any number of actions).
+    std::map<int64_t, size_t> counts;
+    size_t majority = 0;
+    for (int64_t label : held.actions)
+      majority = std::max(majority, ++counts[label]);
     summary.heldoutMajorityAccuracy =
-        static_cast<double>(std::max(positive, held.rows() - positive)) /
-        static_cast<double>(held.rows());
+        static_cast<double>(majority) / static_cast<double>(held.rows());
   }
   if (summary.best) {
     summary.bestHeldoutAccuracy = summary.best->value;

@@ -93,9 +93,6 @@ Status PpoAlgorithm::initialise(results::RunRecord& record) {
       startingPolicy(options_.policy, options_.run.seed, scorer_, *corpus_, record);
   if (!policy)
     return policy.error();
-  if (policy->structure()->candidates() > 0)
-    return makeError("ppo-train: candidate-scoring policies (task " + scorer_.task().name +
-                     ") have no PPO update yet; train them with es-train");
   policy_.emplace(policy.take());
   adam_ = rl::AdamState::zeros(policy_->parameterCount());
   klBeta_ = options_.update.loss.initialKlBeta;

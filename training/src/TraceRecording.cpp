@@ -16,6 +16,12 @@ results::TraceModule traceModule(std::string name, const evaluators::JobResult& 
   return row;
 }
 
+results::TraceAttributes taskAttributes(const evaluators::CompilerTask& task) {
+  return {{"task", task.name},
+          {"default_feature", task.defaultDecisionFeature},
+          {"candidate_mask", task.candidateMask}};
+}
+
 Status writeTrace(const std::filesystem::path& path, const evaluators::EvaluationResult& result,
                   size_t candidate, const std::vector<const corpus::ModuleSpec*>& modules,
                   const results::TraceAttributes& attributes) {

@@ -1,5 +1,6 @@
 #include "TrainerSupport.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "mlgo/policies/PolicyFile.h"
@@ -46,6 +47,44 @@ evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
   return scorer.evaluate(request);
 }
 
+void addDecisionSamples(const std::vector<policies::TensorSpec>& specs, const double* row,
+                        const std::string& candidateMask, policies::FeatureSamples& samples) {
+  // Candidate rows: where the mask is, and how many candidates.
+  size_t maskColumn = 0, candidates = 0, column = 0;
+  for (const policies::TensorSpec& spec : specs) {
+    if (!candidateMask.empty() && spec.name == candidateMask) {
+      maskColumn = column;
+      candidates = spec.elementCount();
+    }
+    column += spec.elementCount();
+  }
+  column = 0;
+  for (const policies::TensorSpec& spec : specs) {
+    const size_t n = spec.elementCount();
+    if (n == 1 || (candidates > 0 && n == candidates))
+      for (size_t e = 0; e < n; ++e) {
+        const double value = row[column + e];
+        if (n > 1 && row[maskColumn + e] == 0)
+          continue;
+        if (std::isfinite(value))
+          samples[spec.name].push_back(value);
+      }
+    column += n;
+  }
+}
+
+policies::MlpOptions taskMlpOptions(policies::MlpOptions base, const std::string& candidateMask,
+                                    const std::string& defaultFeature) {
+  base.candidateMask = candidateMask;
+  if (!defaultFeature.empty()) {
+    if (std::find(base.excludedFeatures.begin(), base.excludedFeatures.end(), defaultFeature) ==
+        base.excludedFeatures.end())
+      base.excludedFeatures.push_back(defaultFeature);
+    base.residualFeature = defaultFeature;
+  }
+  return base;
+}
+
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
                                                   int quantiles, const std::string& candidateMask) {
   policies::FeatureSamples samples;
@@ -53,31 +92,8 @@ Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::
     if (!job.ok() || !job.trajectory)
       continue;
     const policies::Trajectory& t = *job.trajectory;
-    // Candidate rows: where the mask is, and how many candidates.
-    size_t maskColumn = 0, candidates = 0, column = 0;
-    for (const policies::TensorSpec& spec : t.featureSpecs) {
-      if (!candidateMask.empty() && spec.name == candidateMask) {
-        maskColumn = column;
-        candidates = spec.elementCount();
-      }
-      column += spec.elementCount();
-    }
-    column = 0;
-    for (const policies::TensorSpec& spec : t.featureSpecs) {
-      const size_t n = spec.elementCount();
-      if (n == 1 || (candidates > 0 && n == candidates))
-        for (size_t d = 0; d < t.decisions(); ++d)
-          for (size_t e = 0; e < n; ++e) {
-            const double value = t.row(d)[column + e];
-            // A candidate the mask rules out carries no meaningful values
-            // (the allocator leaves NaN there).
-            if (n > 1 && t.row(d)[maskColumn + e] == 0)
-              continue;
-            if (std::isfinite(value))
-              samples[spec.name].push_back(value);
-          }
-      column += n;
-    }
+    for (size_t d = 0; d < t.decisions(); ++d)
+      addDecisionSamples(t.featureSpecs, t.row(d), candidateMask, samples);
   }
   policies::VocabularyOptions options;
   options.quantiles = quantiles;
@@ -118,8 +134,9 @@ Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, 
   if (!specs)
     return specs.error();
   // A task whose advice is a candidate's index gets a candidate-scoring MLP.
-  policies::MlpOptions mlp = options.mlp;
-  mlp.candidateMask = scorer.task().candidateMask;
+  const evaluators::CompilerTask& task = scorer.task();
+  policies::MlpOptions mlp =
+      taskMlpOptions(options.mlp, task.candidateMask, task.defaultDecisionFeature);
   Expected<policies::Vocabulary> vocabulary =
       options.vocabulary
           ? policies::readVocabularyDirectory(*options.vocabulary)

@@ -50,6 +50,19 @@ evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
                                              const std::vector<const corpus::ModuleSpec*>& modules,
                                              bool showProgress);
 
+// Adds one decision's row (laid out as `specs`) to `samples`: every scalar
+// feature's value and, with a candidate mask, every per-candidate feature's
+// value at the candidates the mask allows (the allocator leaves NaN at the
+// others). Values that are not finite are left out.
+void addDecisionSamples(const std::vector<policies::TensorSpec>& specs, const double* row,
+                        const std::string& candidateMask, policies::FeatureSamples& samples);
+
+// `base` fitted to a task: its candidate mask (a candidate-scoring MLP for
+// eviction), and its default-decision feature kept out of the network's
+// inputs (a policy must not copy the answer) but available to a residual.
+policies::MlpOptions taskMlpOptions(policies::MlpOptions base, const std::string& candidateMask,
+                                    const std::string& defaultFeature);
+
 // Quantile vocabulary of the scalar features over the recorded decisions of
 // every ok job; with a candidate mask (eviction), also of every feature with
 // one value per candidate, each valid candidate's value a sample. Values

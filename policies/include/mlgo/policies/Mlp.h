@@ -106,6 +106,9 @@ public:
   // Width of the network's input layer, after normalisation and expansion.
   size_t inputWidth() const { return layers_.front().inputs; }
   size_t actionCount() const { return layers_.back().outputs; }
+  // The policy's logits per decision: one per action, or (candidate
+  // scoring) one score per candidate, -inf for the masked ones.
+  size_t logitCount() const { return candidates_ > 0 ? candidates_ : actionCount(); }
   size_t parameterCount() const { return parameterCount_; }
   // "mlp[64,64] relu"
   std::string describe() const;
@@ -184,7 +187,7 @@ public:
   // A policy on the same structure with other weights: an ES candidate.
   MlpPolicy withParameters(std::span<const double> parameters) const;
 
-  // Forward pass. `logits` / `probabilities` have actionCount() values.
+  // Forward pass. `logits` / `probabilities` have logitCount() values.
   void computeLogits(FeatureValues features, std::span<double> logits) const;
   void computeProbabilities(FeatureValues features, std::span<double> probabilities) const;
   // log softmax(logits)[action]
@@ -214,6 +217,12 @@ private:
   std::span<const double> propagate(Workspace& work) const;
   // Candidate scoring: every candidate's score (-inf for invalid ones).
   const std::vector<double>& candidateScores(FeatureValues features, Workspace& work) const;
+  // The policy's logits (forward, or every candidate's score).
+  std::span<const double> policyLogits(FeatureValues features, Workspace& work) const;
+  // Backpropagates d loss / d logits of `policyLogits(features)`: through the
+  // activations `forward` left, or through each candidate's own pass.
+  void backwardLogits(FeatureValues features, Workspace& work, std::span<const double> dLogits,
+                      std::span<double> gradient) const;
   // Backpropagates `dLogits` through the activations `forward` left in `work`.
   void backward(Workspace& work, std::span<const double> dLogits, std::span<double> gradient) const;
 

@@ -19,6 +19,11 @@ namespace mlgo::training {
 results::TraceModule traceModule(std::string name, const evaluators::JobResult& job,
                                  std::optional<uint64_t> baselineBytes);
 
+// What a trace's reader needs to know of the task that recorded it:
+// "task", "default_feature" (the label BC imitates) and "candidate_mask"
+// (a candidate-scoring task's mask feature), the last two possibly empty.
+results::TraceAttributes taskAttributes(const evaluators::CompilerTask& task);
+
 // Writes one candidate's jobs of an evaluation as a trace: the features come
 // from the first job that recorded a trajectory (an error if none did).
 Status writeTrace(const std::filesystem::path& path, const evaluators::EvaluationResult& result,

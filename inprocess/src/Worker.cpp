@@ -162,7 +162,7 @@ int printRegAllocMeasures(const char* corpusDirectory) {
       ++failures;
       continue;
     }
-    std::printf("%s\t%.6f\t%zu\t%llu\t%016llx\n", module.name.c_str(), measure->score,
+    std::printf("%s\t%.17g\t%zu\t%llu\t%016llx\n", module.name.c_str(), measure->score,
                 measure->functions, static_cast<unsigned long long>(measure->code.bytes),
                 static_cast<unsigned long long>(measure->code.hash));
   }

@@ -78,8 +78,6 @@ Status MlpOptions::validate() const {
                        std::to_string(hiddenLayers[i]) + ")");
   if (actions < 2)
     return makeError("actions: must be at least 2 (got " + std::to_string(actions) + ")");
-  if (!candidateMask.empty() && residualMargin > 0)
-    return makeError("candidateMask: a candidate-scoring policy cannot also be residual");
   for (size_t i = 0; i < excludedFeatures.size(); ++i)
     if (excludedFeatures[i].empty())
       return makeError("excludedFeatures[" + std::to_string(i) + "]: is empty");
@@ -368,6 +366,14 @@ const std::vector<double>& MlpPolicy::candidateScores(FeatureValues features,
       continue;
     s.encodeCandidate(features, c, {work.activations.data(), s.inputWidth()});
     work.scores[c] = propagate(work)[0];
+  }
+  if (s.residualOffset_) {
+    // The candidate the compiler chose gets the margin (a constant: the
+    // gradients are the network's alone), if the mask allows it.
+    const double decision = features[*s.residualOffset_];
+    if (decision >= 0 && decision < static_cast<double>(s.candidates_) &&
+        std::isfinite(work.scores[static_cast<size_t>(decision)]))
+      work.scores[static_cast<size_t>(decision)] += s.options_.residualMargin;
   }
   return work.scores;
 }

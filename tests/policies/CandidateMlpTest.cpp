@@ -127,6 +127,42 @@ TEST(CandidateMlp, GradientsMatchFiniteDifferences) {
   EXPECT_GT(checked, n / 20) << "almost every gradient entry is zero";
 }
 
+// A residual candidate scorer (the in-process eviction task appends the
+// default advisor's choice) starts exactly at that choice: its output layer
+// is zero, so every candidate scores alike but for the margin.
+TEST(CandidateMlp, ResidualStartsAtTheDefaultCandidate) {
+  ChannelHeader header = loadHeader("regalloc-evict-header-llvm22.json");
+  header.features.push_back(TensorSpec{"index_to_evict_default", TensorType::Int64, {1}, 0});
+  MlpOptions options;
+  options.hiddenLayers = {8};
+  options.candidateMask = "mask";
+  options.excludedFeatures = {"index_to_evict_default"};
+  options.residualFeature = "index_to_evict_default";
+  options.residualMargin = 0.5;
+  auto structure = MlpStructure::create(header.features, evictionVocabulary(header), options);
+  ASSERT_TRUE(structure) << structure.error().message;
+  MlpPolicy policy = MlpPolicy::initialised(structure.take(), 9);
+  RandomStream rng(1);
+  for (int64_t chosen : {0, 5, 32}) {
+    std::vector<double> x = observation({0, 5, 9, 32}, 20 + static_cast<uint64_t>(chosen));
+    x.push_back(static_cast<double>(chosen));
+    EXPECT_EQ(policy.decide(x, DecisionMode::Deterministic, rng).advice, chosen);
+  }
+  // A perturbation of the weights moves some decisions away from it.
+  std::vector<double> theta(policy.parameters().begin(), policy.parameters().end());
+  RandomStream noise(3);
+  for (double& t : theta)
+    t += 2 * (noise.uniform01() - 0.5);
+  MlpPolicy moved = policy.withParameters(theta);
+  size_t differ = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    std::vector<double> x = observation({0, 5, 9, 32}, seed);
+    x.push_back(32);
+    differ += moved.decide(x, DecisionMode::Deterministic, rng).advice != 32;
+  }
+  EXPECT_GT(differ, 0u);
+}
+
 TEST(CandidateMlp, PolicyFileKeepsTheMode) {
   MlpPolicy policy = evictionPolicy();
   Expected<std::string> json = policyToJson(policy);

@@ -59,7 +59,9 @@ struct MlpOptions {
   // decision (for inlining: exactly -Oz), and a decision flips only where
   // the network's logit difference exceeds the margin, so training starts
   // at the heuristic rather than at a 98-99.9 % clone of it. The feature is
-  // read whether or not it is excluded from the network's inputs. 0: off.
+  // read whether or not it is excluded from the network's inputs. With a
+  // candidate mask, the margin goes to the score of the candidate the
+  // feature names (eviction: the default advisor's choice). 0: off.
   double residualMargin = 0;
   std::string residualFeature = "inlining_default";
   // Candidate scoring, ml-compiler-opt's eviction network: when set, this

@@ -299,7 +299,7 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
     modules += ", " + std::to_string(record.validationModuleNames.size()) +
                (record.trainer == "bc-train" ? " held-out modules" : " validation modules") +
                decisions("heldout_decisions");
-  if (std::string measure = attribute("measure"); !measure.empty())
+  if (std::string measure = attribute("measure"); !measure.empty() && record.trainer != "bc-train")
     modules += ", rewarded by " + measure;
   std::fprintf(stderr, "%s %s, %s parameters, %s; run file %s\n", verb.c_str(),
                attribute("policy").c_str(), attribute("parameters").c_str(), modules.c_str(),

@@ -78,8 +78,11 @@ struct ReplayStore::ModuleTree {
   bool sameRow(uint32_t row, const double* values) const {
     std::vector<double> stored(width);
     readRow(row, stored.data());
+    // NaN equals NaN here: the register allocator leaves NaN in the rows of
+    // candidates it masks, the same NaN after the same decisions.
     for (size_t i = 0; i < width; ++i)
-      if (static_cast<int>(i) != defaultColumn && stored[i] != values[i])
+      if (static_cast<int>(i) != defaultColumn && stored[i] != values[i] &&
+          !(std::isnan(stored[i]) && std::isnan(values[i])))
         return false;
     return true;
   }

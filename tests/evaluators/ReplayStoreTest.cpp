@@ -85,6 +85,27 @@ void learn(ReplayStore& store, const std::string& module, const Compiled& c) {
   ASSERT_TRUE(learned) << learned.error().message;
 }
 
+// The register allocator leaves NaN in masked candidates' rows: the same
+// NaN after the same decisions is the same row, and the outcome (with its
+// RegAllocScore) replays.
+TEST(ReplayStore, NanFeaturesAndScoresReplay) {
+  ReplayStore store(1 << 20, "inlining_default");
+  ThresholdPolicy low(4);
+  Compiled run = compile(low, 6, DecisionMode::Deterministic, 0, false);
+  for (size_t d = 0; d < run.trajectory.decisions(); ++d)
+    run.trajectory.observations[d * run.trajectory.width + 1] = std::nan("");
+  for (int twice = 0; twice < 2; ++twice) {
+    Status learned = store.learn("m", run.trajectory, run.size, 7, 0.1, true, 12.5);
+    ASSERT_TRUE(learned) << learned.error().message;
+  }
+  ThresholdPolicy same(4);
+  std::optional<JobResult> again = store.replay("m", same, DecisionMode::Deterministic, 0, false);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->regallocScore, 12.5);
+  Status otherScore = store.learn("m", run.trajectory, run.size, 7, 0.1, true, 13.0);
+  EXPECT_FALSE(otherScore) << "the same decisions with another score were accepted";
+}
+
 TEST(ReplayStore, AFollowedTrajectoryIsAnsweredAndALeftOneIsNot) {
   ReplayStore store(1 << 20, "inlining_default");
   ThresholdPolicy low(4), high(8);

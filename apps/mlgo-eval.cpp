@@ -272,11 +272,13 @@ int runReport(const ReportArgs& args) {
     request.modules = modules;
     request.showProgress = true;
     evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
-    reports.push_back(
-        training::summariseCodeBase((*codeBases)[i], result, 0, modules, args.regressions));
+    reports.push_back(training::summariseCodeBase(
+        (*codeBases)[i], result, 0, modules, args.regressions, (*evaluator)->task().baselineName));
   }
+  const evaluators::CompilerTask& task = (*evaluator)->task();
   std::string text = training::formatReportMarkdown(
-      reports, "Policy " + args.policy + " (" + (*policy)->describe() + ") against -Oz");
+      reports, "Policy " + args.policy + " (" + (*policy)->describe() + ") against " +
+                   task.baselineName + ", " + std::string(evaluators::measureName(task.measure)));
   std::cout << text;
   if (!args.markdown.empty()) {
     std::ofstream out(args.markdown);
@@ -288,9 +290,9 @@ int runReport(const ReportArgs& args) {
   for (const training::CodeBaseReport& r : reports) {
     if (r.failed)
       status = 2;
-    if (r.policyBytes > r.baselineBytes)
-      std::cerr << "mlgo-eval: warning: " << r.name << " is larger than -Oz (" << r.deltaPercent()
-                << " %)\n";
+    if (r.policy > r.baseline)
+      std::cerr << "mlgo-eval: warning: " << r.name << " is worse than " << r.baselineName << " ("
+                << r.deltaPercent() << " %)\n";
   }
   return status;
 }

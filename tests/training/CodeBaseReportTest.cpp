@@ -71,24 +71,24 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
   CodeBaseReport report = summariseCodeBase("lib", result, 0, modules, 1);
   EXPECT_EQ(report.modules, 5u);
   EXPECT_EQ(report.failed, 1u);
-  EXPECT_EQ(report.baselineBytes, 1000u + 1001 + 1002 + 1003);
-  EXPECT_EQ(report.policyBytes, 990u + 1001 + 1012 + 1003);
+  EXPECT_EQ(report.baseline, 1000.0 + 1001 + 1002 + 1003);
+  EXPECT_EQ(report.policy, 990.0 + 1001 + 1012 + 1003);
   EXPECT_EQ(report.smaller, 1u);
   EXPECT_EQ(report.larger, 1u);
   EXPECT_EQ(report.same, 2u);
   ASSERT_EQ(report.largestRegressions.size(), 1u);
   EXPECT_EQ(report.largestRegressions[0].module, "m2");
-  EXPECT_EQ(report.largestRegressions[0].deltaBytes(), 10);
+  EXPECT_EQ(report.largestRegressions[0].delta(), 10.0);
   EXPECT_NEAR(report.deltaPercent(), 100.0 * (4006.0 / 4006.0 - 1), 1e-12);
 
   CodeBaseReport other = report;
   other.name = "app";
   other.largestRegressions[0].module = "main";
-  other.largestRegressions[0].policyBytes += 5;
+  other.largestRegressions[0].policy += 5;
   std::vector<CodeBaseReport> both{report, other};
   CodeBaseReport total = totalOf(both, 5);
   EXPECT_EQ(total.modules, 10u);
-  EXPECT_EQ(total.policyBytes, 2 * report.policyBytes);
+  EXPECT_EQ(total.policy, 2 * report.policy);
   ASSERT_EQ(total.largestRegressions.size(), 2u);
   EXPECT_EQ(total.largestRegressions[0].module, "app: main");
 
@@ -98,6 +98,45 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
       << markdown;
   EXPECT_NE(markdown.find("| **total** | 10 | 2 |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("- lib: `m2` +10 (+1.0 %)"), std::string::npos) << markdown;
+}
+
+// The eviction task's report is in its measure (the RegAllocScore) against
+// -O2, whatever the sizes do.
+TEST(CodeBaseReport, ReportsTheTasksMeasure) {
+  std::vector<corpus::ModuleSpec> specs(2);
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (size_t m = 0; m < specs.size(); ++m) {
+    specs[m].name = "f" + std::to_string(m);
+    modules.push_back(&specs[m]);
+  }
+  evaluators::EvaluationResult result;
+  result.candidateCount = 1;
+  result.moduleCount = 2;
+  result.measure = evaluators::Measure::RegAllocScore;
+  result.jobs.resize(2);
+  const double scores[] = {90.5, 212.25};
+  for (size_t m = 0; m < 2; ++m) {
+    result.baselineBytes.push_back(500);
+    result.baselineScores.push_back(100.0 * static_cast<double>(m + 1));
+    result.jobs[m].status = evaluators::JobStatus::Ok;
+    result.jobs[m].sizeBytes = 400; // smaller, but the score decides
+    result.jobs[m].regallocScore = scores[m];
+  }
+  CodeBaseReport report = summariseCodeBase("evict", result, 0, modules, 3, "-O2");
+  EXPECT_EQ(report.baseline, 300.0);
+  EXPECT_EQ(report.policy, 302.75);
+  EXPECT_EQ(report.smaller, 1u);
+  EXPECT_EQ(report.larger, 1u);
+  std::vector<CodeBaseReport> one{report};
+  std::string markdown = formatReportMarkdown(one, "E");
+  EXPECT_NE(markdown.find("| code base | modules | failed | -O2 score | policy score | vs -O2 | "
+                          "better | worse | same |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| evict | 2 | 0 | 300.0 | 302.8 | +0.917 % | 1 | 1 | 0 |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("- evict: `f1` +12.2 (+6.1 %)"), std::string::npos) << markdown;
 }
 
 } // namespace

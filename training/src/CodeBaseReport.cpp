@@ -27,8 +27,8 @@ Expected<std::vector<std::string>> names(const toml::node& node, const std::stri
 }
 
 bool lessByRegression(const ModuleDelta& a, const ModuleDelta& b) {
-  if (a.deltaBytes() != b.deltaBytes())
-    return a.deltaBytes() > b.deltaBytes();
+  if (a.delta() != b.delta())
+    return a.delta() > b.delta();
   return a.module < b.module;
 }
 
@@ -100,32 +100,35 @@ std::filesystem::path codeBaseCorpus(const std::string& codeBase,
 }
 
 double CodeBaseReport::deltaPercent() const {
-  if (baselineBytes == 0)
+  if (baseline == 0)
     return 0;
-  return 100.0 * (static_cast<double>(policyBytes) / static_cast<double>(baselineBytes) - 1);
+  return 100.0 * (policy / baseline - 1);
 }
 
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
-                                 size_t regressions) {
+                                 size_t regressions, std::string baselineName) {
   CodeBaseReport report;
   report.name = std::move(name);
+  report.measure = result.measure;
+  report.baselineName = std::move(baselineName);
   report.modules = modules.size();
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = result.job(candidate, m);
-    const std::optional<uint64_t>& baseline = result.baselineBytes[m];
+    const std::optional<double> baseline = result.baselineMeasure(m);
     if (!job.ok() || !baseline) {
       ++report.failed;
       continue;
     }
-    report.baselineBytes += *baseline;
-    report.policyBytes += job.sizeBytes;
-    if (job.sizeBytes < *baseline)
+    const double measured = result.measured(job);
+    report.baseline += *baseline;
+    report.policy += measured;
+    if (measured < *baseline)
       ++report.smaller;
-    else if (job.sizeBytes > *baseline) {
+    else if (measured > *baseline) {
       ++report.larger;
-      report.largestRegressions.push_back({modules[m]->name, *baseline, job.sizeBytes});
+      report.largestRegressions.push_back({modules[m]->name, *baseline, measured});
     } else
       ++report.same;
   }
@@ -136,11 +139,15 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
 CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions) {
   CodeBaseReport total;
   total.name = "total";
+  if (!reports.empty()) {
+    total.measure = reports.front().measure;
+    total.baselineName = reports.front().baselineName;
+  }
   for (const CodeBaseReport& r : reports) {
     total.modules += r.modules;
     total.failed += r.failed;
-    total.baselineBytes += r.baselineBytes;
-    total.policyBytes += r.policyBytes;
+    total.baseline += r.baseline;
+    total.policy += r.policy;
     total.smaller += r.smaller;
     total.larger += r.larger;
     total.same += r.same;
@@ -154,16 +161,25 @@ CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressio
 }
 
 std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::string_view title) {
+  const bool bytes = reports.empty() || reports.front().measure == evaluators::Measure::TextSize;
+  const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
+  const std::string what = bytes ? ".text" : "score";
+  auto value = [&](double v) {
+    char text[48];
+    std::snprintf(text, sizeof text, bytes ? "%.0f" : "%.1f", v);
+    return std::string(text);
+  };
   std::ostringstream out;
   out << "### " << title << "\n\n"
-      << "| code base | modules | failed | -Oz .text | policy .text | vs -Oz | smaller | larger "
-         "| same |\n"
+      << "| code base | modules | failed | " << base << " " << what << " | policy " << what
+      << " | vs " << base << " | " << (bytes ? "smaller" : "better") << " | "
+      << (bytes ? "larger" : "worse") << " | same |\n"
       << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   auto row = [&](const CodeBaseReport& r, bool bold) {
     std::string name = bold ? "**" + r.name + "**" : r.name;
     std::string delta = bold ? "**" + percent(r.deltaPercent()) + "**" : percent(r.deltaPercent());
-    out << "| " << name << " | " << r.modules << " | " << r.failed << " | " << r.baselineBytes
-        << " | " << r.policyBytes << " | " << delta << " | " << r.smaller << " | " << r.larger
+    out << "| " << name << " | " << r.modules << " | " << r.failed << " | " << value(r.baseline)
+        << " | " << value(r.policy) << " | " << delta << " | " << r.smaller << " | " << r.larger
         << " | " << r.same << " |\n";
   };
   for (const CodeBaseReport& r : reports)
@@ -175,15 +191,15 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
     if (r.largestRegressions.empty())
       continue;
     if (!any)
-      out << "\nLargest regressions (bytes over -Oz):\n\n";
+      out << "\nLargest regressions (" << (bytes ? "bytes" : "score") << " over " << base
+          << "):\n\n";
     any = true;
     out << "- " << r.name << ":";
     for (size_t i = 0; i < r.largestRegressions.size(); ++i) {
       const ModuleDelta& d = r.largestRegressions[i];
-      char text[64];
-      std::snprintf(
-          text, sizeof text, " +%lld (%+.1f %%)", static_cast<long long>(d.deltaBytes()),
-          100.0 * (static_cast<double>(d.policyBytes) / static_cast<double>(d.baselineBytes) - 1));
+      char text[80];
+      std::snprintf(text, sizeof text, bytes ? " +%.0f (%+.1f %%)" : " +%.1f (%+.1f %%)", d.delta(),
+                    100.0 * (d.policy / d.baseline - 1));
       out << (i ? "," : "") << " `" << d.module << "`" << text;
     }
     out << "\n";

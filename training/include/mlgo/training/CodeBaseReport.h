@@ -41,38 +41,42 @@ struct CodeBaseSplit {
 std::filesystem::path codeBaseCorpus(const std::string& codeBase,
                                      const std::filesystem::path& corporaDir);
 
+// Values are in the task's measure (lower is better): .text bytes, or the
+// RegAllocScore for the eviction task.
 struct ModuleDelta {
   std::string module;
-  uint64_t baselineBytes = 0;
-  uint64_t policyBytes = 0;
-  int64_t deltaBytes() const {
-    return static_cast<int64_t>(policyBytes) - static_cast<int64_t>(baselineBytes);
-  }
+  double baseline = 0;
+  double policy = 0;
+  double delta() const { return policy - baseline; }
 };
 
 struct CodeBaseReport {
   std::string name;
+  // What the values are, for the table's headers.
+  evaluators::Measure measure = evaluators::Measure::TextSize;
+  std::string baselineName = "-Oz";
   size_t modules = 0;
   size_t failed = 0; // compile failures and modules without a baseline
   // Over the modules that compiled both ways.
-  uint64_t baselineBytes = 0;
-  uint64_t policyBytes = 0;
-  size_t smaller = 0;
+  double baseline = 0;
+  double policy = 0;
+  size_t smaller = 0; // better: smaller measure
   size_t larger = 0;
   size_t same = 0;
-  // The modules that grew most, in bytes, largest first (ties by name).
+  // The modules that grew most, largest first (ties by name).
   std::vector<ModuleDelta> largestRegressions;
 
-  // (policy / -Oz − 1) × 100; 0 for an empty code base.
+  // (policy / baseline − 1) × 100; 0 for an empty code base.
   double deltaPercent() const;
 };
 
 // Candidate `candidate` of `result` over `modules` (the request's modules,
-// in order) as one code base; keeps up to `regressions` largest regressions.
+// in order) as one code base, in the result's measure against the baseline
+// named `baselineName`; keeps up to `regressions` largest regressions.
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
-                                 size_t regressions);
+                                 size_t regressions, std::string baselineName = "-Oz");
 
 // All code bases summed (regressions merged, still the largest first).
 CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions);

@@ -241,6 +241,15 @@ Expected<std::vector<std::string>> reportCodeBases(const ReportArgs& args) {
   return split->set(args.set);
 }
 
+// The recipe that builds a code base: NAME, or NAME-O2 for its -O2 flavour.
+std::string recipeCommand(const std::string& codeBase) {
+  const size_t dash = codeBase.rfind("-O");
+  if (dash != std::string::npos && dash + 3 == codeBase.size())
+    return "corpus/recipes/" + codeBase.substr(0, dash) + ".sh --opt-level " +
+           codeBase.substr(dash + 1);
+  return "corpus/recipes/" + codeBase + ".sh";
+}
+
 int runReport(const ReportArgs& args) {
   Expected<std::vector<std::string>> codeBases = reportCodeBases(args);
   if (!codeBases)
@@ -255,7 +264,7 @@ int runReport(const ReportArgs& args) {
     if (!corpus)
       return fail(makeError("code base " + name + ": " + corpus.error().message +
                             (name.find('/') == std::string::npos
-                                 ? " (build it with corpus/recipes/" + name + ".sh)"
+                                 ? " (build it with " + recipeCommand(name) + ")"
                                  : "")));
     corpora.push_back(corpus.take());
   }
@@ -467,8 +476,9 @@ int main(int argc, char** argv) {
 
   ReportArgs report;
   CLI::App* reportCmd = app.add_subcommand(
-      "report", "Judge a policy on whole code bases against -Oz: total .text per code base, "
-                "modules smaller / larger, largest regressions (a Markdown table)");
+      "report",
+      "Judge a policy on whole code bases against the task's baseline, in its measure: "
+      "totals per code base, modules better / worse, largest regressions (a Markdown table)");
   reportCmd
       ->add_option("policy", report.policy, "Policy file, or heuristic | neutral | always | never")
       ->required();

@@ -1,6 +1,7 @@
 #include "RegAllocMeasure.h"
 
 #include "InProcessCompiler.h"
+#include "LlvmRegAllocScore.h"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -32,21 +33,6 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
-
-// LLVM 22 exports calculateRegAllocScore from libLLVM but keeps its header
-// (lib/CodeGen/RegAllocScore.h) private. Declared here as LLVM 22 defines
-// them: the score is six doubles (copies, loads, stores, cheap
-// rematerialisations, load-stores, expensive rematerialisations, in that
-// order) whose weighted sum getScore() gives.
-namespace llvm {
-class RegAllocScore final {
-public:
-  double copies = 0, loads = 0, stores = 0, cheapRemats = 0, loadStores = 0, expensiveRemats = 0;
-  double getScore() const;
-};
-RegAllocScore calculateRegAllocScore(const MachineFunction& MF,
-                                     const MachineBlockFrequencyInfo& MBFI);
-} // namespace llvm
 
 namespace mlgo::inprocess {
 

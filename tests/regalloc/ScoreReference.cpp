@@ -21,17 +21,7 @@
 #include <cstdio>
 #include <memory>
 
-// As in inprocess/src/RegAllocMeasure.cpp: LLVM 22 exports the function but
-// keeps its header private.
-namespace llvm {
-class RegAllocScore final {
-public:
-  double copies = 0, loads = 0, stores = 0, cheapRemats = 0, loadStores = 0, expensiveRemats = 0;
-  double getScore() const;
-};
-RegAllocScore calculateRegAllocScore(const MachineFunction& MF,
-                                     const MachineBlockFrequencyInfo& MBFI);
-} // namespace llvm
+#include "../../inprocess/src/LlvmRegAllocScore.h"
 
 namespace {
 

@@ -28,6 +28,15 @@ struct TrainingLoop::State {
   int64_t validationInterval = 1;
   std::unique_ptr<TrainingAlgorithm> algorithm;
   evaluators::Scorer* scorer = nullptr;
+  // How the best policy is chosen on validation, in the task's measure.
+  std::string validationMetric() const {
+    if (!scorer)
+      return "validation: total reward";
+    const evaluators::CompilerTask& task = scorer->task();
+    const std::string measure = task.measure == evaluators::Measure::TextSize ? "size" : "score";
+    return "validation: total reward (1 - sum " + measure + " / sum " + task.baselineName + " " +
+           measure + ")";
+  }
   std::vector<const corpus::ModuleSpec*> validation;
   results::RunRecord record;
   int64_t stepsDone = 0;
@@ -141,7 +150,7 @@ Expected<StepProgress> TrainingLoop::State::runStep(Clock::time_point runStart) 
                  policyJson(algorithm->policy()),
                  *progress.validationTotalReward,
                  {},
-                 "validation: total reward (1 - sum size / sum -Oz size)"});
+                 validationMetric()});
     }
   } else if (*candidate && improves((*candidate)->value, (*candidate)->tieBreak)) {
     setBest(**candidate);

@@ -26,6 +26,13 @@ struct Args : apps::CorpusTrainerArgs<training::EsTrainerOptions> {
       "es-train: train an inlining-for-size policy with evolution strategies on real "
       "clang-22 compilations";
 
+  using CandidateReward = training::EsTrainerOptions::CandidateReward;
+  apps::EnumOption<CandidateReward> candidateReward{options.candidateReward,
+                                                    {CandidateReward::Mean, CandidateReward::Total},
+                                                    [](CandidateReward r) -> std::string_view {
+                                                      return r == CandidateReward::Total ? "total"
+                                                                                         : "mean";
+                                                    }};
   apps::EnumOption<es::OptimizerKind> optimizer{options.optimizer,
                                                 {es::OptimizerKind::GradientEs,
                                                  es::OptimizerKind::TrustRegionEs,
@@ -128,6 +135,11 @@ void defineOptions(CLI::App& app, Args& args) {
   app.add_flag("--scale-by-weights,!--no-scale-by-weights", o.scaleByWeights,
                "Perturb each weight by |w| + 0.01 (for a pretrained start)")
       ->group("Policy");
+  args.candidateReward.addTo(app, "--candidate-reward",
+                             "A candidate's reward over the step's modules: the mean of the "
+                             "modules' relative rewards (each module alike), or the relative "
+                             "reward of their total size or score (large modules weigh more)",
+                             "Optimiser");
   defineOptimizerOptions(app, args);
   args.run.addTo(app, o.run, "--steps", "Training steps", "step",
                  "Seeds perturbations, module sampling, initial policy");
@@ -139,6 +151,7 @@ Status finishOptions(Args& args, const CLI::App& app) {
   training::EsTrainerOptions& o = args.options;
   args.finishDataAndPolicy();
   o.optimizer = args.optimizer.value();
+  o.candidateReward = args.candidateReward.value();
   o.gradientEs.sampling.sampling = args.perturbations.value();
   o.gradientEs.shaping.method = args.shaping.value();
   o.gradientEs.estimator.method = args.estimator.value();

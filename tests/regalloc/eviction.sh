@@ -85,7 +85,8 @@ awk -F'\t' '$2 <= 0 && $4 > 1000 {bad = 1} END {exit bad}' measure-a.tsv ||
 # The reference: clang-22 itself stops after the register rewriter and
 # writes MIR; LLVM's calculateRegAllocScore over that MIR's functions.
 mkdir -p mir
-for cmd in "$corpus"/*.cmd; do
+find "$corpus" -name '*.cmd' | sort >commands.txt
+while read -r cmd; do
   bitcode=${cmd%.cmd}.bc
   module=${cmd#"$corpus"/}
   module=${module%.cmd}
@@ -94,7 +95,7 @@ for cmd in "$corpus"/*.cmd; do
   /usr/lib/llvm-22/bin/clang "${arguments[@]}" -x ir "$bitcode" \
     -mllvm -stop-after=virtregrewriter -o "mir/$module.mir" 2>/dev/null ||
     fail "clang-22 could not stop after the rewriter on $module"
-done
+done <commands.txt
 (cd mir && find . -name '*.mir' | sort | xargs "$build/tests/regalloc-score-reference") |
   sed 's|^\./||; s|\.mir\t|\t|' | sort >reference.tsv
 cut -f1,2 measure-a.tsv | sort >measured.tsv

@@ -154,7 +154,9 @@ EsAlgorithm::candidateRewards(const evaluators::EvaluationResult& result) {
         sum += job.reward;
     }
     if (allOk)
-      rewards[c] = sum / static_cast<double>(result.moduleCount);
+      rewards[c] = options_.candidateReward == EsTrainerOptions::CandidateReward::Total
+                       ? result.score(c).totalReward
+                       : sum / static_cast<double>(result.moduleCount);
   }
   return rewards;
 }

@@ -36,6 +36,12 @@ struct EsTrainerOptions {
   // Perturb each weight in proportion to its size (|w| + 0.01), which suits a
   // pretrained start; otherwise all weights alike.
   bool scaleByWeights = false;
+  // A candidate's reward over the step's modules: the mean of the modules'
+  // relative rewards (every module counts alike, ml-compiler-opt's choice),
+  // or the relative reward of the modules' total (each module weighted by
+  // its baseline: the objective is then the total size or score).
+  enum class CandidateReward { Mean, Total };
+  CandidateReward candidateReward = CandidateReward::Mean;
 
   es::OptimizerKind optimizer = es::OptimizerKind::GradientEs;
   es::GradientEs::Options gradientEs;
@@ -50,7 +56,8 @@ struct EsTrainerOptions {
 // One ES step, as the run file's /steps records it (esStepColumns()).
 struct EsStep {
   // Over the candidates that compiled on every module (a candidate's reward
-  // is its mean over the step's modules); NaN when none did.
+  // is its mean over the step's modules, or its total's reward; see
+  // EsTrainerOptions::candidateReward); NaN when none did.
   double rewardMean = kNoValue;
   double rewardMax = kNoValue;
   double rewardMin = kNoValue;

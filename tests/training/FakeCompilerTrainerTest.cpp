@@ -204,6 +204,43 @@ TEST(EsTrainerOnAFakeCompiler, LearnsAndRecordsEveryStep) {
                                              record.stepScalars.at("reward_mean")[s]));
 }
 
+// --candidate-reward total: a candidate's reward is the relative reward of
+// its total over the step's modules (sizes of the run file's rows), not the
+// mean of the modules' rewards.
+TEST(EsTrainerOnAFakeCompiler, TotalCandidateRewardIsTheRewardOfTheTotal) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  EsTrainerOptions o = esRun(corpora, dir / "es.h5");
+  o.candidateReward = EsTrainerOptions::CandidateReward::Total;
+  o.run.steps = 2;
+  FakeCompiler compiler;
+  Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  ASSERT_TRUE(trainer->run([](const EsProgress&) { return CallbackAction::Continue; }));
+  const results::RunRecord& record = trainer->record();
+  size_t differFromMean = 0;
+  for (size_t step = 0; step < record.steps(); ++step) {
+    const std::vector<int64_t>& modules = record.stepModules[step];
+    const std::vector<double>& rewards = record.candidateRewards[step];
+    for (size_t c = 0; c < rewards.size(); ++c) {
+      double total = 0, baseline = 0, meanReward = 0;
+      for (size_t m = 0; m < modules.size(); ++m) {
+        const double size = static_cast<double>(record.stepSizes[step][c * modules.size() + m]);
+        const double base =
+            static_cast<double>(record.baselineSizes[static_cast<size_t>(modules[m])]);
+        total += size;
+        baseline += base;
+        meanReward +=
+            evaluators::sizeReward(static_cast<uint64_t>(size), static_cast<uint64_t>(base)) /
+            static_cast<double>(modules.size());
+      }
+      EXPECT_NEAR(rewards[c], evaluators::RelativeReward{}(total, baseline), 1e-12);
+      differFromMean += std::abs(rewards[c] - meanReward) > 1e-9;
+    }
+  }
+  EXPECT_GT(differFromMean, 0u) << "total and mean rewards never differed: nothing was tested";
+}
+
 TEST(EsTrainerOnAFakeCompiler, BestPolicyIsTheBestValidatedOne) {
   ScratchDirectory dir;
   Corpora corpora = writeCorpora(dir);

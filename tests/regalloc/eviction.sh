@@ -69,7 +69,7 @@ majority=$(sed -n 's/.*majority label: \([0-9.]*\)%.*/\1/p' <<<"$summary")
 awk -v a="$agreement" -v m="$majority" 'BEGIN {exit !(a > m)}' ||
   fail "the clone agrees with the default advisor ($agreement %) no more than the commonest label ($majority %)"
 "$build/apps/ppo-train" --corpus "$corpus" "${task[@]}" --iterations 1 --initial-policy bc.json \
-  -o ppo.h5 >ppo.log 2>&1 || { cat ppo.log; fail "ppo-train --task regalloc-eviction failed"; }
+  --updates-per-iteration 0 --epochs 1 --minibatch-size 512 -o ppo.h5 >ppo.log 2>&1 || { cat ppo.log; fail "ppo-train --task regalloc-eviction failed"; }
 grep -q "^done: 1 iterations.* 0 failed" ppo.log || fail "ppo-train: $(grep '^done' ppo.log)"
 echo "== 5. the in-process RegAllocScore measure: clang's own -O2 objects, a stable score"
 "$build/apps/mlgo-inprocess-worker" --measure-regalloc "$corpus" >measure-a.tsv

@@ -128,6 +128,11 @@ std::optional<JobResult> ClangProcessBackend::answerDecisions(const JobSpec& spe
   case ChannelOutcome::Kind::ProtocolError:
     return exchange.abandon(JobStatus::ProtocolError, answered.message);
   case ChannelOutcome::Kind::PolicyMismatch:
+    // The eviction task's default decision is not on clang's channel.
+    if (!task_.defaultDecisionFeature.empty() &&
+        answered.message.find("\"" + task_.defaultDecisionFeature + "\"") != std::string::npos)
+      answered.message += " (clang's channel does not send it for task " + task_.name +
+                          "; the in-process backend adds it: --backend inprocess)";
     return exchange.abandon(JobStatus::PolicyMismatch, answered.message);
   }
   return std::nullopt;

@@ -112,4 +112,9 @@ for backend in clang inprocess; do
 done
 diff <(strip parity-clang.txt) <(strip parity-inprocess.txt) ||
   fail "the in-process backend's eviction results differ from clang's"
+# The default advisor's choice exists in-process only, and the refusal says so.
+"$build/apps/mlgo-eval" run heuristic "$corpus" "${task[@]}" --backend clang \
+  --measure text-size >echo-clang.txt 2>&1 && fail "the default advisor was echoed in clang processes"
+grep -q "the in-process backend adds it" echo-clang.txt ||
+  fail "the clang backend's refusal does not say where the default comes from: $(grep -m1 mismatch echo-clang.txt)"
 echo "PASS"

@@ -106,12 +106,17 @@ with open("times.tsv", "w") as f:
 run = h5py.File("es-1.h5", "r")
 open("start.json", "w").write(run["/policies/final/json"][0].decode())
 PY
-MLGO_STANDIN_COMPILER=$PWD/times.tsv mpi 3 /usr/bin/time -f "rank-cpu %U %S %e" "$es" \
+# Each rank's times in a file of its own: ranks writing to one stream at
+# exit interleave their lines.
+rm -f cpu-*.log
+MLGO_STANDIN_COMPILER=$PWD/times.tsv mpi 3 sh -c \
+  'exec /usr/bin/time -f "rank-cpu %U %S %e" -o "cpu-$OMPI_COMM_WORLD_RANK.log" "$@"' sh "$es" \
   --corpus "$zlib" --directions 3 --modules-per-step 4 --initial-policy start.json --steps 6 --no-replay --no-baseline-cache -j 2 -o standin.h5 2>cpu.log >/dev/null
-cat cpu.log
+cat cpu-*.log
 /usr/bin/python3 - <<'PY'
-import sys
-rows = [l.split()[1:] for l in open("cpu.log") if l.startswith("rank-cpu")]
+import glob, sys
+rows = [l.split()[1:] for f in sorted(glob.glob("cpu-*.log")) for l in open(f)
+        if l.startswith("rank-cpu")]
 assert len(rows) == 3, rows
 worst = max((float(u) + float(s)) / float(e) for u, s, e in rows)
 print(f"busiest rank: CPU {worst:.0%} of wall time")

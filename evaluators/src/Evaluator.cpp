@@ -499,6 +499,15 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   return evaluator;
 }
 
+void Evaluator::requireMeasure(JobResult& job, const corpus::ModuleSpec& module) const {
+  if (job.ok() && task_.measure == Measure::RegAllocScore && !job.regallocScore) {
+    job.status = JobStatus::SetupFailed;
+    job.message = "module \"" + module.name +
+                  "\": no RegAllocScore (it is measured in-process only; this module compiled "
+                  "in a clang process)";
+  }
+}
+
 BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
   BaselineResult baseline;
   const bool scored = task_.measure == Measure::RegAllocScore;
@@ -528,11 +537,7 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
     }
   }
   JobResult plain = compile(JobSpec{.module = &module});
-  if (plain.ok() && scored && !plain.regallocScore) {
-    plain.status = JobStatus::SetupFailed;
-    plain.message = "no RegAllocScore (measured in-process only; the module compiled in a clang "
-                    "process)";
-  }
+  requireMeasure(plain, module);
   if (!plain.ok()) {
     baseline.message = "baseline (" + task_.baselineName +
                        ") compile failed: " + std::string(jobStatusName(plain.status)) + ": " +
@@ -621,12 +626,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                   .rngKey = deriveKey({request.seed, request.step, c, m}),
                   .recordTrajectory = request.recordTrajectories};
       slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
-      if (slot.ok() && task_.measure == Measure::RegAllocScore && !slot.regallocScore) {
-        slot.status = JobStatus::SetupFailed;
-        slot.message = "module \"" + module.name +
-                       "\": no RegAllocScore (it is measured in-process only; this job ran in "
-                       "a clang process)";
-      }
+      requireMeasure(slot, module);
       if (slot.ok())
         slot.reward = task_.reward(result.measured(slot), *result.baselineMeasure(m));
     }

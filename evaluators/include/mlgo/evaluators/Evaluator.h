@@ -131,6 +131,9 @@ public:
 private:
   Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity);
   BaselineResult computeBaseline(const corpus::ModuleSpec& module);
+  // A job of a task measured by the RegAllocScore that came back without one
+  // (it ran in a clang process, e.g. a fallback) is a failed job.
+  void requireMeasure(JobResult& job, const corpus::ModuleSpec& module) const;
   // The policy in the form the primary backend takes; nullopt if the backend
   // does not need one or the policy has none (then clang compiles its jobs).
   std::optional<SerializedPolicy> serialize(const policies::Policy& policy, uint64_t generation);

@@ -60,6 +60,15 @@ void defineOptions(CLI::App& app, Args& args) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str()
       ->group("Data");
+  app.add_flag("--outcome-weights", o.outcomeWeights,
+               "Weigh each decision by the bytes its trace row's size differs from its "
+               "baseline (traces of mlgo-eval search --tried: the bytes the flip saved or cost)")
+      ->group("Data");
+  app.add_option("--outcome-weight-floor", o.outcomeWeightFloor,
+                 "With --outcome-weights: the least weight of a decision (0: flips that changed "
+                 "nothing are not learned from)")
+      ->capture_default_str()
+      ->group("Data");
   app.add_option("--heldout-fraction", o.heldoutFraction,
                  "Share of the modules held out (split by module, seeded)")
       ->capture_default_str()

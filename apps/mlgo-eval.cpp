@@ -313,6 +313,8 @@ struct SearchArgs {
   double maxSeconds = 0;
   size_t sample = 0;
   uint64_t seed = 0;
+  std::string order = "first";
+  std::string tried; // trace of the tried decisions, if given
   apps::EvaluatorArgs evaluator;
 };
 
@@ -327,6 +329,23 @@ int runSearch(const SearchArgs& args) {
 
   training::DecisionSearchOptions search;
   search.maxDecisions = args.maxDecisions;
+  search.order =
+      args.order == "random" ? training::SearchOrder::Random : training::SearchOrder::First;
+  search.seed = args.seed;
+  std::optional<training::TriedDecisionTrace> triedTrace;
+  std::optional<Error> triedError;
+  if (!args.tried.empty()) {
+    results::TraceAttributes attributes = training::taskAttributes((*evaluator)->task());
+    attributes["policy"] = "decisions tried by mlgo-eval search (action: the better one)";
+    attributes["corpus"] = args.corpus;
+    triedTrace = training::TriedDecisionTrace::open(args.tried, std::move(attributes));
+    search.onTried = [&](const training::TriedDecision& tried) {
+      if (triedError)
+        return;
+      if (Status added = triedTrace->add(tried, modules[tried.module]->name); !added)
+        triedError = makeError(args.tried + ": " + added.error().message);
+    };
+  }
   auto started = std::chrono::steady_clock::now();
   // The flips so far are saved after every round: an interrupted search
   // leaves a usable policy.
@@ -338,20 +357,26 @@ int runSearch(const SearchArgs& args) {
                  flips.flipSet().size(), seconds);
     if (Status saved = policies::savePolicy(flips, args.output); !saved)
       saveError = saved.error();
+    if (triedError)
+      saveError = triedError;
     if (args.maxSeconds > 0 && seconds >= args.maxSeconds) {
       std::fprintf(stderr, "time budget of %.0f s reached\n", args.maxSeconds);
       return false;
     }
     return !saveError;
   };
-  std::fprintf(stderr, "searching the first %zu decisions of %zu modules of %s\n",
-               args.maxDecisions, modules.size(), args.corpus.c_str());
+  std::fprintf(stderr, "searching %s %zu decisions of %zu modules of %s\n",
+               args.order == "random" ? "a random" : "the first", args.maxDecisions, modules.size(),
+               args.corpus.c_str());
   Expected<training::DecisionSearchResult> result =
       training::searchDecisions(**evaluator, modules, search);
   if (!result)
     return fail(result.error());
   if (saveError)
     return fail(*saveError);
+  if (triedTrace)
+    if (Status closed = triedTrace->close(); !closed)
+      return fail(makeError(args.tried + ": " + closed.error().message));
   uint64_t baseline = 0, best = 0;
   size_t tried = 0, kept = 0, smaller = 0;
   for (const training::ModuleSearch& m : result->modules) {
@@ -509,7 +534,7 @@ int main(int argc, char** argv) {
       ->required();
   searchCmd
       ->add_option("--max-decisions", searchArgs.maxDecisions,
-                   "Decisions tried per module, from the first (one round each)")
+                   "Decisions tried per module (one round each)")
       ->capture_default_str();
   searchCmd
       ->add_option("--max-seconds", searchArgs.maxSeconds,
@@ -517,7 +542,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   searchCmd->add_option("--sample", searchArgs.sample,
                         "Search this many modules (bucket round robin by size) instead of all");
-  searchCmd->add_option("--seed", searchArgs.seed, "Seed for --sample")->capture_default_str();
+  searchCmd->add_option("--seed", searchArgs.seed, "Seed for --sample and --order random")
+      ->capture_default_str();
+  searchCmd
+      ->add_option("--order", searchArgs.order,
+                   "Which decision a round tries: first (the r-th in round r) or random (a "
+                   "seeded order over the whole trajectory)")
+      ->check(CLI::IsMember({"first", "random"}))
+      ->capture_default_str();
+  searchCmd->add_option("--tried", searchArgs.tried,
+                        "Also write every tried decision with its outcome as a trace (labels "
+                        "for bc-train --imitate-actions)");
   searchArgs.evaluator.addTo(*searchCmd);
 
   VocabArgs vocab;

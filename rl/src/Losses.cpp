@@ -129,6 +129,8 @@ ClassificationStats crossEntropy(const MlpPolicy& policy, const DecisionSet& dat
     sum -= weight * logP[label];
     size_t predicted = argmax(z);
     stats.correct += predicted == label;
+    stats.weight += weight;
+    stats.correctWeight += predicted == label ? weight : 0.0;
     stats.predictedPositive += predicted == 1;
     stats.labelledPositive += label == 1;
     if (!gradient.empty())

@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 namespace mlgo::training {
 namespace {
 
@@ -56,6 +59,67 @@ TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
     ASSERT_TRUE(again.job(0, m).ok()) << modules[m]->name;
     EXPECT_EQ(again.job(0, m).sizeBytes, *result->modules[m].bestBytes) << modules[m]->name;
   }
+}
+
+// A random-order search over whole trajectories, writing its tried
+// decisions as a trace: one row per decision tried, the better action as
+// label, sizes that say what the flip did.
+TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecision) {
+  mlgo::testing::ScratchDirectory dir;
+  Expected<corpus::Corpus> corpus = corpus::Corpus::load(mlgo::testing::realCorpusDirectory("lua"));
+  ASSERT_TRUE(corpus) << corpus.error().message;
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (const corpus::ModuleSpec& m : corpus->modules())
+    if (modules.size() < 8)
+      modules.push_back(&m);
+  evaluators::EvaluatorOptions options;
+  options.workers = 2;
+  options.scratchDirectory = dir.path();
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
+      evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
+  ASSERT_TRUE(evaluator) << evaluator.error().message;
+
+  DecisionSearchOptions search;
+  search.maxDecisions = 3;
+  search.order = SearchOrder::Random;
+  search.seed = 7;
+  TriedDecisionTrace trace = TriedDecisionTrace::open(dir / "tried.h5", {{"policy", "tried"}});
+  std::map<size_t, std::set<size_t>> positions;
+  size_t kept = 0;
+  search.onTried = [&](const TriedDecision& tried) {
+    EXPECT_TRUE(positions[tried.module].insert(tried.decision).second) << "tried twice";
+    EXPECT_LT(tried.decision, tried.before->decisions());
+    if (tried.kept) {
+      ++kept;
+      EXPECT_LT(tried.trial->sizeBytes, tried.bytesBefore);
+    }
+    ASSERT_TRUE(trace.add(tried, modules[tried.module]->name));
+  };
+  Expected<DecisionSearchResult> result = searchDecisions(**evaluator, modules, search);
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_TRUE(trace.close());
+  size_t tried = 0, beyondTheStart = 0;
+  for (const ModuleSearch& m : result->modules)
+    tried += m.tried;
+  for (const auto& [module, tries] : positions)
+    beyondTheStart += *tries.rbegin() >= 3;
+  EXPECT_EQ(trace.rows(), tried);
+  EXPECT_EQ(result->policy.flipSet().size(), kept);
+  EXPECT_GT(beyondTheStart, 0u) << "a random order reaches past the first decisions";
+
+  Expected<results::Trace> read = results::readTrace(dir / "tried.h5");
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_EQ(read->decisions(), tried);
+  size_t flips = 0;
+  for (size_t d = 0; d < read->decisions(); ++d) {
+    const results::TraceModule& row = read->modules[static_cast<size_t>(read->decisionModules[d])];
+    ASSERT_TRUE(row.ok() && row.baselineBytes) << row.name;
+    const bool flipped = read->actions[d] != read->defaultDecisions[d];
+    flips += flipped;
+    // The label is the flip exactly when it shrank the module.
+    EXPECT_EQ(flipped, row.sizeBytes < *row.baselineBytes) << row.name;
+  }
+  EXPECT_EQ(flips, kept);
 }
 
 } // namespace

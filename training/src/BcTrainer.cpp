@@ -83,6 +83,8 @@ private:
     return it == traces_.front().attributes.end() ? "" : it->second;
   }
   Status gatherDecisions();
+  // A decision's loss weight (deviationWeight, outcomeWeights).
+  double decisionWeight(const results::TraceModule& module, bool deviates) const;
 
   const BcTrainerOptions& options_;
   evaluators::Scorer* scorer_;
@@ -269,6 +271,16 @@ Status BcAlgorithm::restore(const results::Checkpoint& checkpoint, const std::st
   return Status::ok();
 }
 
+double BcAlgorithm::decisionWeight(const results::TraceModule& module, bool deviates) const {
+  double weight = deviates ? options_.deviationWeight : 1.0;
+  if (options_.outcomeWeights) {
+    const double bytes = std::abs(static_cast<double>(module.sizeBytes) -
+                                  static_cast<double>(*module.baselineBytes));
+    weight *= std::max(bytes, options_.outcomeWeightFloor);
+  }
+  return weight;
+}
+
 Status BcAlgorithm::gatherDecisions() {
   std::set<std::string, std::less<>> held(heldoutModules_.begin(), heldoutModules_.end());
   std::map<std::string, int64_t, std::less<>> trainIndex, heldIndex;
@@ -293,20 +305,33 @@ Status BcAlgorithm::gatherDecisions() {
       const int64_t label = options_.imitateActions ? trace.actions[d] : trace.defaultDecisions[d];
       if (!module.ok() || label < 0 || static_cast<size_t>(label) >= actions)
         continue;
+      if (options_.outcomeWeights && !module.baselineBytes)
+        continue;
       const bool isHeld = held.count(module.name) > 0;
       rl::DecisionSet& set = isHeld ? heldout_ : training_;
       const size_t first = set.features.size();
       set.features.resize(first + set.width);
       gather->gather(trace.row(d), set.features.data() + first);
       set.actions.push_back(label);
-      if (options_.deviationWeight != 1) // then every row has a weight
-        set.weights.push_back(label != trace.defaultDecisions[d] ? options_.deviationWeight : 1.0);
+      if (options_.deviationWeight != 1 || options_.outcomeWeights) // then every row has one
+        set.weights.push_back(decisionWeight(module, label != trace.defaultDecisions[d]));
       set.modules.push_back(isHeld ? heldIndex.at(module.name) : trainIndex.at(module.name));
     }
   }
   if (training_.rows() == 0)
     return makeError("no training decisions: the traces have no ok module with decisions "
                      "and a label");
+  if (options_.outcomeWeights) {
+    // Bytes as weights, scaled to a mean of 1 over the training rows so the
+    // loss and its gradient keep the scale the optimiser's settings assume.
+    double mean = 0;
+    for (double w : training_.weights)
+      mean += w / static_cast<double>(training_.rows());
+    if (mean > 0)
+      for (rl::DecisionSet* set : {&training_, &heldout_})
+        for (double& w : set->weights)
+          w /= mean;
+  }
   trainingRows_.resize(training_.rows());
   std::iota(trainingRows_.begin(), trainingRows_.end(), size_t{0});
   heldoutRows_.resize(heldout_.rows());
@@ -331,6 +356,10 @@ Expected<std::optional<BestCandidate>> BcAlgorithm::runStep(int64_t step,
 
   if (last_.heldout.rows == 0)
     return std::optional<BestCandidate>();
+  if (options_.outcomeWeights)
+    return std::optional<BestCandidate>(
+        BestCandidate{step + 1, policyJson(*policy_), last_.heldout.weightedAccuracy(),
+                      last_.heldout.loss, "held-out bytes decided right (weighted agreement)"});
   return std::optional<BestCandidate>(
       BestCandidate{step + 1, policyJson(*policy_), last_.heldout.accuracy(), last_.heldout.loss,
                     "held-out agreement with the heuristic (accuracy)"});
@@ -368,6 +397,9 @@ void describeData(const BcAlgorithm& bc, const results::RunRecord& record,
 Status BcTrainerOptions::validate() const {
   if (traces.empty() && !corpus)
     return makeError("traces: no trace file and no corpus given");
+  if (!(outcomeWeightFloor >= 0) || !std::isfinite(outcomeWeightFloor))
+    return makeError("outcomeWeightFloor: must be a finite number >= 0, got " +
+                     std::to_string(outcomeWeightFloor));
   if (!(deviationWeight > 0) || !std::isfinite(deviationWeight))
     return makeError("deviationWeight: must be a finite number > 0, got " +
                      std::to_string(deviationWeight));

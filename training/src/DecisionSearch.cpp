@@ -1,4 +1,8 @@
 #include "mlgo/training/DecisionSearch.h"
+#include "mlgo/training/TraceRecording.h"
+
+#include "mlgo/rl/MiniBatches.h"
+#include "mlgo/support/Random.h"
 
 #include <unordered_set>
 
@@ -10,10 +14,27 @@ namespace {
 // next decision to try.
 struct Frontier {
   policies::Trajectory trajectory;
-  size_t next = 0;
+  size_t next = 0;           // rounds this module has taken part in
+  std::vector<size_t> order; // positions to try, in order (SearchOrder::Random)
   bool active = false;
-  uint64_t trial = 0; // the state flipped this round
+  uint64_t trial = 0;   // the state flipped this round
+  size_t position = 0;  // its position in the trajectory
+  size_t positions = 0; // decisions of the -Oz trajectory
 };
+
+constexpr uint64_t kOrderTag = 0x5ea7c40d;
+
+// The position a module tries in its next round, if any is left: after a
+// kept flip the trajectory can be shorter than the -Oz one it was drawn for.
+std::optional<size_t> nextPosition(Frontier& f, const DecisionSearchOptions& options) {
+  while (f.next < std::min(f.positions, options.maxDecisions)) {
+    size_t position = f.order.empty() ? f.next : f.order[f.next];
+    if (position < f.trajectory.decisions())
+      return position;
+    ++f.next;
+  }
+  return std::nullopt;
+}
 
 evaluators::EvaluationResult evaluateWith(evaluators::Scorer& scorer,
                                           const policies::Policy& policy,
@@ -53,6 +74,10 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     results[m].decisions = job.trajectory->decisions();
     frontier[m].trajectory = *job.trajectory;
     frontier[m].active = results[m].decisions > 0;
+    frontier[m].positions = results[m].decisions;
+    if (options.order == SearchOrder::Random)
+      frontier[m].order =
+          rl::permutation(results[m].decisions, deriveKey({options.seed, kOrderTag, m}));
     header = header ? header : &frontier[m].trajectory;
   }
   if (!header)
@@ -71,9 +96,11 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     std::unordered_set<uint64_t> toggled;
     for (size_t m = 0; m < modules.size(); ++m) {
       Frontier& f = frontier[m];
-      if (!f.active || f.next >= f.trajectory.decisions() || f.next >= options.maxDecisions)
+      std::optional<size_t> position = f.active ? nextPosition(f, options) : std::nullopt;
+      if (!position)
         continue;
-      f.trial = candidate.stateHash({f.trajectory.row(f.next), f.trajectory.width});
+      f.position = *position;
+      f.trial = candidate.stateHash({f.trajectory.row(f.position), f.trajectory.width});
       if (!toggled.insert(f.trial).second) {
         ++f.next;
         continue;
@@ -95,7 +122,10 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
       const evaluators::JobResult& job = trial.job(0, i);
       ++r.tried;
       ++f.next;
-      if (job.ok() && job.trajectory && job.sizeBytes < *r.bestBytes) {
+      const bool keep = job.ok() && job.trajectory && job.sizeBytes < *r.bestBytes;
+      if (options.onTried)
+        options.onTried({m, f.position, &f.trajectory, *r.bestBytes, &job, keep});
+      if (keep) {
         result.policy.toggle(f.trial);
         r.bestBytes = job.sizeBytes;
         ++r.kept;
@@ -107,6 +137,46 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
       break;
   }
   return result;
+}
+
+TriedDecisionTrace TriedDecisionTrace::open(std::filesystem::path path,
+                                            results::TraceAttributes attributes) {
+  TriedDecisionTrace trace;
+  trace.path_ = std::move(path);
+  trace.attributes_ = std::move(attributes);
+  return trace;
+}
+
+Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& moduleName) {
+  const policies::Trajectory& before = *tried.before;
+  if (!writer_) {
+    Expected<results::TraceWriter> writer =
+        results::TraceWriter::create(path_, before.featureSpecs, attributes_);
+    if (!writer)
+      return writer.error();
+    writer_.emplace(writer.take());
+  }
+  policies::Trajectory one;
+  one.featureSpecs = before.featureSpecs;
+  one.width = before.width;
+  const double* row = before.row(tried.decision);
+  one.observations.assign(row, row + before.width);
+  const int64_t compilers = before.defaultDecisions[tried.decision];
+  one.defaultDecisions = {compilers};
+  one.actions = {tried.kept ? 1 - compilers : compilers};
+  one.logProbabilities = {0.0};
+  results::TraceModule module = traceModule(moduleName, *tried.trial, tried.bytesBefore);
+  if (tried.trial->ok() && tried.bytesBefore > 0)
+    module.reward =
+        1.0 - static_cast<double>(tried.trial->sizeBytes) / static_cast<double>(tried.bytesBefore);
+  if (Status added = writer_->addModule(module, &one); !added)
+    return added;
+  ++rows_;
+  return Status::ok();
+}
+
+Status TriedDecisionTrace::close() {
+  return writer_ ? writer_->close() : Status::ok();
 }
 
 } // namespace mlgo::training

@@ -52,8 +52,13 @@ struct ClassificationStats {
   size_t correct = 0;           // argmax (ties: lower action, as decide()) == label
   size_t predictedPositive = 0; // argmax == 1 (inline)
   size_t labelledPositive = 0;  // label == 1
+  double weight = 0;            // sum of the rows' weights (1 each without weights)
+  double correctWeight = 0;     // of the rows predicted right
 
   double accuracy() const { return rows ? double(correct) / double(rows) : 0.0; }
+  // The share of the weight decided right: with bytes as weights, the share
+  // of the bytes at stake that the policy's decisions get.
+  double weightedAccuracy() const { return weight > 0 ? correctWeight / weight : 0.0; }
 };
 
 // Mean over `rows` of −log π(actions[r] | row r): the cross-entropy against

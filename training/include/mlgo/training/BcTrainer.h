@@ -65,6 +65,15 @@ struct BcTrainerOptions {
   // labels differ at ~0.3 % of decisions; without weight the loss is spent
   // on copying -Oz.
   double deviationWeight = 1;
+  // Cost-sensitive labels: each decision weighs as many bytes as its
+  // module row's size differs from its baseline (at least outcomeWeightFloor).
+  // Meant for traces of tried decisions (`mlgo-eval search --tried`), whose
+  // rows are one flip each: a label that saved or cost 500 bytes then counts
+  // 500 times one that changed 1 byte, so the loss is the bytes a wrong
+  // decision would cost, not the share of decisions it gets wrong. Rows
+  // without a baseline are skipped.
+  bool outcomeWeights = false;
+  double outcomeWeightFloor = 1;
 
   // PPO's network by default (ppo_nn_agent.gin: 40, 40, 20, ReLU), so the
   // cloned policy warm-starts ppo-train as it is. (ml-compiler-opt's own BC

@@ -12,6 +12,7 @@
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Scorer.h"
 #include "mlgo/policies/FlipSet.h"
+#include "mlgo/results/TraceFile.h"
 
 #include <functional>
 #include <optional>
@@ -20,10 +21,35 @@
 
 namespace mlgo::training {
 
+// One decision the search tried: the module, the state it flipped (row
+// `decision` of `before`, the module's best trajectory then), the sizes
+// before and with the flip, and whether the flip was kept. Tried decisions
+// with their outcome are labels that say where a flip helps and where it
+// hurts, and by how many bytes (`mlgo-eval search --tried`).
+struct TriedDecision {
+  size_t module = 0; // index into the modules given
+  size_t decision = 0;
+  const policies::Trajectory* before = nullptr;
+  uint64_t bytesBefore = 0;
+  const evaluators::JobResult* trial = nullptr;
+  bool kept = false;
+};
+
+enum class SearchOrder {
+  First,  // the r-th decision in round r: the start of every trajectory
+  Random, // a seeded random order over the -Oz trajectory's positions, so a
+          // time-limited search samples whole modules, not only their start
+};
+
 struct DecisionSearchOptions {
-  // Decisions tried per module, from the first: one round each. Modules
-  // with fewer decisions finish early.
+  // Decisions tried per module: one round each. Modules with fewer decisions
+  // finish early.
   size_t maxDecisions = 50;
+  // Which decision a round tries.
+  SearchOrder order = SearchOrder::First;
+  uint64_t seed = 0; // of the random order
+  // Called for every decision tried, in module order within a round.
+  std::function<void(const TriedDecision&)> onTried;
   // Called after every round with (round, rounds, the flips kept so far),
   // e.g. to save them; false stops the search after that round (its result
   // is kept).
@@ -55,5 +81,26 @@ struct DecisionSearchResult {
 Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
                                                std::span<const corpus::ModuleSpec* const> modules,
                                                const DecisionSearchOptions& options);
+
+// The tried decisions as a trace: one row of /modules per tried decision,
+// named after its module (so BC holds out whole modules), with one decision:
+// the state flipped, the compiler's default there, and as action the better
+// of the two (the flip if it was kept, else the default). The row's size is
+// the module's with the flip, its baseline the size before it, and its
+// reward the relative change (positive: smaller). Rows are written as they
+// come, so an interrupted search leaves every round before it.
+class TriedDecisionTrace {
+public:
+  static TriedDecisionTrace open(std::filesystem::path path, results::TraceAttributes attributes);
+  Status add(const TriedDecision& tried, const std::string& moduleName);
+  Status close();
+  size_t rows() const { return rows_; }
+
+private:
+  std::filesystem::path path_;
+  results::TraceAttributes attributes_;
+  std::optional<results::TraceWriter> writer_; // created with the first row's features
+  size_t rows_ = 0;
+};
 
 } // namespace mlgo::training

@@ -128,6 +128,13 @@ struct RunArgs {
     output = o.output.string();
     app.add_option(stepsFlag, o.steps, stepsHelp)->capture_default_str()->group(group);
     app.add_option("--seed", o.seed, seedHelp)->capture_default_str()->group(group);
+    app.add_option("--max-seconds", o.maxSeconds,
+                   "Wall-clock budget of this invocation: the " + unit +
+                       " expected to end past it is the run's last (validated, policy written; "
+                       "--resume continues); 0: none")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str()
+        ->group(group);
     app.add_option("-o,--output", output, "The run's HDF5 file")
         ->capture_default_str()
         ->group(group);

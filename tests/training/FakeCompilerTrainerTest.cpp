@@ -453,6 +453,40 @@ TEST(PpoTrainerOnAFakeCompiler, ResumedRunEqualsAnUninterruptedOne) {
   expectResumeEqualsUninterrupted<PpoTrainer, PpoTrainerOptions, PpoProgress>(whole, parts, 2);
 }
 
+// A wall-clock budget ends the run like a complete one: the step expected
+// to pass it (here the first: the budget is a nanosecond) is validated, its
+// policy is the final one and written, and --resume continues to `steps`.
+TEST(PpoTrainerOnAFakeCompiler, ATimeBudgetEndsTheRunWithItsFinalPolicy) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  PpoTrainerOptions options = ppoRun(corpora, dir / "budget.h5");
+  options.data.validationCorpus = corpora.validation;
+  options.data.validationInterval = 10;
+  options.run.maxSeconds = 1e-9;
+  FakeCompiler compiler;
+  Expected<PpoTrainer> trainer = PpoTrainer::create(options, compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  auto ended = trainer->run();
+  ASSERT_TRUE(ended) << ended.error().message;
+  EXPECT_EQ(ended->termination, Termination::TimeBudget);
+  EXPECT_EQ(ended->stepsRun, 1);
+  EXPECT_NE(ended->message.find("--resume"), std::string::npos) << ended->message;
+  EXPECT_TRUE(fs::exists(dir / "budget.json"));
+  Expected<results::RunRecord> stored = results::readRunFile(dir / "budget.h5");
+  ASSERT_TRUE(stored) << stored.error().message;
+  ASSERT_TRUE(stored->finalPolicy);
+  EXPECT_EQ(stored->finalPolicy->step, 1);
+  EXPECT_TRUE(stored->bestPolicy) << "the budget's last step is validated";
+
+  options.run.maxSeconds = 0;
+  Expected<PpoTrainer> resumed = PpoTrainer::resume(options, compiler);
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  auto rest = resumed->run();
+  ASSERT_TRUE(rest) << rest.error().message;
+  EXPECT_EQ(rest->termination, Termination::Completed);
+  EXPECT_EQ(rest->stepsTotal, options.run.steps);
+}
+
 TEST(BcTrainerOnAFakeCompiler, RecordsTheCorpusClonesTheHeuristicAndKeepsTheBestEpoch) {
   ScratchDirectory dir;
   Corpora corpora = writeCorpora(dir);

@@ -1,5 +1,7 @@
 #include "mlgo/training/Options.h"
 
+#include <cmath>
+
 #include "mlgo/support/Files.h"
 #include <string>
 
@@ -39,6 +41,8 @@ Status PolicyStartOptions::validate() const {
 Status RunOptions::validate(bool policyFile) const {
   if (steps < 1)
     return makeError("steps: must be at least 1, got " + std::to_string(steps));
+  if (!(maxSeconds >= 0) || !std::isfinite(maxSeconds))
+    return makeError("maxSeconds: must be a finite number >= 0, got " + std::to_string(maxSeconds));
   if (snapshotInterval < 1)
     return makeError("snapshotInterval: must be at least 1, got " +
                      std::to_string(snapshotInterval));

@@ -19,6 +19,8 @@ std::string_view terminationName(Termination termination) {
     return "step-limit";
   case Termination::StoppedByCallback:
     return "stopped-by-callback";
+  case Termination::TimeBudget:
+    return "time-budget";
   }
   return "unknown";
 }
@@ -52,7 +54,8 @@ struct TrainingLoop::State {
   void setBest(const BestCandidate& candidate);
   Expected<std::optional<double>> validate(int64_t done);
   void checkpoint(int64_t done, std::string policyJson, double elapsed);
-  Expected<StepProgress> runStep(Clock::time_point runStart);
+  // `final`: run it as the run's last step although steps remain (budget).
+  Expected<StepProgress> runStep(Clock::time_point runStart, bool final = false);
   Status save() const { return results::writeRunFile(run.output, record); }
 };
 
@@ -127,14 +130,14 @@ void TrainingLoop::State::checkpoint(int64_t done, std::string policyJson, doubl
   record.checkpoint = std::move(c);
 }
 
-Expected<StepProgress> TrainingLoop::State::runStep(Clock::time_point runStart) {
+Expected<StepProgress> TrainingLoop::State::runStep(Clock::time_point runStart, bool final) {
   const auto start = Clock::now();
   const int64_t step = stepsDone;
   Expected<std::optional<BestCandidate>> candidate = algorithm->runStep(step, record);
   if (!candidate)
     return candidate.error();
   const int64_t done = ++stepsDone;
-  const bool last = done >= run.steps;
+  const bool last = done >= run.steps || final;
 
   StepProgress progress;
   progress.step = step;
@@ -306,25 +309,38 @@ Expected<LoopSummary> TrainingLoop::run(const Callback& callback,
   LoopSummary summary;
   summary.output = s.run.output;
   summary.validated = !s.validation.empty();
+  double lastStepSeconds = 0;
   while (s.stepsDone < s.run.steps) {
     if (stopAfter && summary.stepsRun >= *stopAfter) {
       summary.termination = Termination::StepLimit;
       break;
     }
-    Expected<StepProgress> progress = s.runStep(runStart);
+    // The budget's last step: the one expected to end past it.
+    const double elapsed = secondsBetween(runStart, Clock::now());
+    const bool budgetEnds = s.run.maxSeconds > 0 && s.stepsDone + 1 < s.run.steps &&
+                            elapsed + lastStepSeconds >= s.run.maxSeconds;
+    const auto stepStart = Clock::now();
+    Expected<StepProgress> progress = s.runStep(runStart, budgetEnds);
     if (!progress)
       return progress.error();
     if (Status saved = s.save(); !saved)
       return saved.error();
+    lastStepSeconds = secondsBetween(stepStart, Clock::now());
     ++summary.stepsRun;
+    if (budgetEnds) {
+      summary.termination = Termination::TimeBudget;
+      break;
+    }
     if (callback && callback(*progress) == CallbackAction::Stop) {
       summary.termination = Termination::StoppedByCallback;
       break;
     }
   }
   summary.stepsTotal = s.stepsDone;
-  if (s.stepsDone >= s.run.steps) {
-    summary.termination = Termination::Completed;
+  const bool budgetEnded = summary.termination == Termination::TimeBudget;
+  if (s.stepsDone >= s.run.steps || budgetEnded) {
+    if (!budgetEnded)
+      summary.termination = Termination::Completed;
     if (s.run.policyOutput) {
       std::error_code ec;
       if (s.run.policyOutput->has_parent_path())
@@ -334,11 +350,15 @@ Expected<LoopSummary> TrainingLoop::run(const Callback& callback,
       summary.policyOutput = s.run.policyOutput;
     }
   }
-  summary.message = summary.termination == Termination::Completed
-                        ? "completed " + std::to_string(s.stepsDone) + " steps"
-                        : "stopped after " + std::to_string(s.stepsDone) + " of " +
-                              std::to_string(s.run.steps) + " steps; --resume " +
-                              s.run.output.string() + " continues it";
+  summary.message =
+      summary.termination == Termination::Completed
+          ? "completed " + std::to_string(s.stepsDone) + " steps"
+      : budgetEnded
+          ? "time budget of " + std::to_string(std::lround(s.run.maxSeconds)) + " s: ended after " +
+                std::to_string(s.stepsDone) + " of " + std::to_string(s.run.steps) +
+                " steps; --resume " + s.run.output.string() + " continues it"
+          : "stopped after " + std::to_string(s.stepsDone) + " of " + std::to_string(s.run.steps) +
+                " steps; --resume " + s.run.output.string() + " continues it";
   if (s.record.bestPolicy && s.bestValue > s.keys.initialValue)
     summary.best = BestPolicy{s.record.bestPolicy->step, s.bestValue, s.record.bestPolicyMetric};
   summary.seconds = secondsBetween(runStart, Clock::now());

@@ -61,6 +61,12 @@ struct PolicyStartOptions {
 struct RunOptions {
   // Steps of the run (ES steps, PPO iterations, BC epochs).
   int64_t steps = 100;
+  // A wall-clock budget for this invocation, in seconds (0: none). The step
+  // expected to end past it (the time so far plus the last step's) is run as
+  // the final one, so a budget-limited run ends like a complete one:
+  // validated, with its final policy written. Runs with equal budgets are
+  // how optimisers are compared fairly.
+  double maxSeconds = 0;
   // Seeds everything random in the run: module sampling, perturbations,
   // action sampling, mini-batch orders, a random initial policy.
   uint64_t seed = 1;

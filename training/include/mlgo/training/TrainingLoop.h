@@ -42,6 +42,9 @@ enum class Termination {
   Completed,         // every step of the run is done; the policy file is written
   StepLimit,         // run(…, stopAfter) did its steps; the run can be resumed
   StoppedByCallback, // the progress callback asked to stop; the run can be resumed
+  TimeBudget,        // RunOptions::maxSeconds ended it: its last step was run as the
+                     // final one (validated, snapshot, policy file written);
+                     // --resume continues toward `steps`
 };
 std::string_view terminationName(Termination termination);
 

@@ -8,31 +8,50 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace mlgo::training {
 namespace {
 
-TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
+// Lua's modules (the first `count`) and an in-process evaluator for them.
+struct LuaSearch {
   mlgo::testing::ScratchDirectory dir;
-  Expected<corpus::Corpus> corpus = corpus::Corpus::load(mlgo::testing::realCorpusDirectory("lua"));
-  ASSERT_TRUE(corpus) << corpus.error().message;
+  std::optional<corpus::Corpus> corpus;
   std::vector<const corpus::ModuleSpec*> modules;
-  for (const corpus::ModuleSpec& m : corpus->modules())
-    modules.push_back(&m);
-  evaluators::EvaluatorOptions options;
-  options.workers = 2;
-  options.scratchDirectory = dir.path();
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
-  ASSERT_TRUE(evaluator) << evaluator.error().message;
+  std::unique_ptr<evaluators::Evaluator> evaluator;
+
+  void load(size_t count = SIZE_MAX) {
+    Expected<corpus::Corpus> loaded =
+        corpus::Corpus::load(mlgo::testing::realCorpusDirectory("lua"));
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    corpus.emplace(loaded.take());
+    for (const corpus::ModuleSpec& m : corpus->modules())
+      if (modules.size() < count)
+        modules.push_back(&m);
+    evaluators::EvaluatorOptions options;
+    options.workers = 2;
+    options.scratchDirectory = dir.path();
+    Expected<std::unique_ptr<evaluators::Evaluator>> created =
+        evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
+    ASSERT_TRUE(created) << created.error().message;
+    evaluator = created.take();
+  }
+};
+
+TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
+  LuaSearch lua;
+  ASSERT_NO_FATAL_FAILURE(lua.load());
+  std::vector<const corpus::ModuleSpec*>& modules = lua.modules;
+  auto& evaluator = lua.evaluator;
 
   DecisionSearchOptions search;
   search.maxDecisions = 6;
   size_t rounds = 0;
   search.onRound = [&](size_t, size_t, const policies::FlipSetPolicy&) { return ++rounds < 100; };
-  Expected<DecisionSearchResult> result = searchDecisions(**evaluator, modules, search);
+  Expected<DecisionSearchResult> result = searchDecisions(*evaluator, modules, search);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->rounds, 6u);
   EXPECT_EQ(rounds, 6u);
@@ -54,7 +73,7 @@ TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
   evaluators::EvaluationRequest request;
   request.candidates = {&result->policy};
   request.modules = modules;
-  evaluators::EvaluationResult again = (*evaluator)->evaluate(request);
+  evaluators::EvaluationResult again = evaluator->evaluate(request);
   for (size_t m = 0; m < modules.size(); ++m) {
     ASSERT_TRUE(again.job(0, m).ok()) << modules[m]->name;
     EXPECT_EQ(again.job(0, m).sizeBytes, *result->modules[m].bestBytes) << modules[m]->name;
@@ -65,19 +84,11 @@ TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
 // decisions as a trace: one row per decision tried, the better action as
 // label, sizes that say what the flip did.
 TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecision) {
-  mlgo::testing::ScratchDirectory dir;
-  Expected<corpus::Corpus> corpus = corpus::Corpus::load(mlgo::testing::realCorpusDirectory("lua"));
-  ASSERT_TRUE(corpus) << corpus.error().message;
-  std::vector<const corpus::ModuleSpec*> modules;
-  for (const corpus::ModuleSpec& m : corpus->modules())
-    if (modules.size() < 8)
-      modules.push_back(&m);
-  evaluators::EvaluatorOptions options;
-  options.workers = 2;
-  options.scratchDirectory = dir.path();
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
-      evaluators::Evaluator::create(options, evaluators::CompilerTask::inliningForSize());
-  ASSERT_TRUE(evaluator) << evaluator.error().message;
+  LuaSearch lua;
+  ASSERT_NO_FATAL_FAILURE(lua.load(8));
+  std::vector<const corpus::ModuleSpec*>& modules = lua.modules;
+  auto& evaluator = lua.evaluator;
+  const mlgo::testing::ScratchDirectory& dir = lua.dir;
 
   DecisionSearchOptions search;
   search.maxDecisions = 3;
@@ -95,7 +106,7 @@ TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecisi
     }
     ASSERT_TRUE(trace.add(tried, modules[tried.module]->name));
   };
-  Expected<DecisionSearchResult> result = searchDecisions(**evaluator, modules, search);
+  Expected<DecisionSearchResult> result = searchDecisions(*evaluator, modules, search);
   ASSERT_TRUE(result) << result.error().message;
   ASSERT_TRUE(trace.close());
   size_t tried = 0, beyondTheStart = 0;

@@ -338,7 +338,7 @@ int runSearch(const SearchArgs& args) {
     results::TraceAttributes attributes = training::taskAttributes((*evaluator)->task());
     attributes["policy"] = "decisions tried by mlgo-eval search (action: the better one)";
     attributes["corpus"] = args.corpus;
-    triedTrace = training::TriedDecisionTrace::open(args.tried, std::move(attributes));
+    triedTrace.emplace(args.tried, std::move(attributes));
     search.onTried = [&](const training::TriedDecision& tried) {
       if (triedError)
         return;

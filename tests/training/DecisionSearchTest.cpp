@@ -94,7 +94,7 @@ TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecisi
   search.maxDecisions = 3;
   search.order = SearchOrder::Random;
   search.seed = 7;
-  TriedDecisionTrace trace = TriedDecisionTrace::open(dir / "tried.h5", {{"policy", "tried"}});
+  TriedDecisionTrace trace(dir / "tried.h5", {{"policy", "tried"}});
   std::map<size_t, std::set<size_t>> positions;
   size_t kept = 0;
   search.onTried = [&](const TriedDecision& tried) {

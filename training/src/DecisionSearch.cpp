@@ -14,7 +14,7 @@ namespace {
 // next decision to try.
 struct Frontier {
   policies::Trajectory trajectory;
-  size_t next = 0;           // rounds this module has taken part in
+  size_t next = 0;           // positions used up (tried, or skipped as shared or past the end)
   std::vector<size_t> order; // positions to try, in order (SearchOrder::Random)
   bool active = false;
   uint64_t trial = 0;   // the state flipped this round
@@ -137,14 +137,6 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
       break;
   }
   return result;
-}
-
-TriedDecisionTrace TriedDecisionTrace::open(std::filesystem::path path,
-                                            results::TraceAttributes attributes) {
-  TriedDecisionTrace trace;
-  trace.path_ = std::move(path);
-  trace.attributes_ = std::move(attributes);
-  return trace;
 }
 
 Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& moduleName) {

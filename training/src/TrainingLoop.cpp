@@ -350,15 +350,15 @@ Expected<LoopSummary> TrainingLoop::run(const Callback& callback,
       summary.policyOutput = s.run.policyOutput;
     }
   }
-  summary.message =
-      summary.termination == Termination::Completed
-          ? "completed " + std::to_string(s.stepsDone) + " steps"
-      : budgetEnded
-          ? "time budget of " + std::to_string(std::lround(s.run.maxSeconds)) + " s: ended after " +
-                std::to_string(s.stepsDone) + " of " + std::to_string(s.run.steps) +
-                " steps; --resume " + s.run.output.string() + " continues it"
-          : "stopped after " + std::to_string(s.stepsDone) + " of " + std::to_string(s.run.steps) +
-                " steps; --resume " + s.run.output.string() + " continues it";
+  const std::string resume = " of " + std::to_string(s.run.steps) + " steps; --resume " +
+                             s.run.output.string() + " continues it";
+  if (summary.termination == Termination::Completed)
+    summary.message = "completed " + std::to_string(s.stepsDone) + " steps";
+  else if (budgetEnded)
+    summary.message = "time budget of " + std::to_string(std::lround(s.run.maxSeconds)) +
+                      " s: ended after " + std::to_string(s.stepsDone) + resume;
+  else
+    summary.message = "stopped after " + std::to_string(s.stepsDone) + resume;
   if (s.record.bestPolicy && s.bestValue > s.keys.initialValue)
     summary.best = BestPolicy{s.record.bestPolicy->step, s.bestValue, s.record.bestPolicyMetric};
   summary.seconds = secondsBetween(runStart, Clock::now());

@@ -91,7 +91,9 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
 // come, so an interrupted search leaves every round before it.
 class TriedDecisionTrace {
 public:
-  static TriedDecisionTrace open(std::filesystem::path path, results::TraceAttributes attributes);
+  // The file is created with the first row (whose features it takes).
+  TriedDecisionTrace(std::filesystem::path path, results::TraceAttributes attributes)
+      : path_(std::move(path)), attributes_(std::move(attributes)) {}
   Status add(const TriedDecision& tried, const std::string& moduleName);
   Status close();
   size_t rows() const { return rows_; }

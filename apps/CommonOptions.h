@@ -38,7 +38,8 @@ struct EvaluatorArgs {
   std::string backend = std::string(evaluators::backendKindName(defaults.backend));
   std::string inprocessWorker = defaults.inprocessWorker;
   std::string task = "inlining-size";
-  std::string measure; // empty: the task's own
+  std::string measure;          // empty: the task's own
+  std::string ir2vecVocabulary; // empty: no embedding features
   bool noDecisionCache = false;
   bool noReplay = false;
   size_t replayMemoryMiB = defaults.replayMemoryBytes >> 20;
@@ -69,6 +70,10 @@ struct EvaluatorArgs {
                    "regalloc-score (in-process only); default: the task's (inlining-size: "
                    "text-size, regalloc-eviction: regalloc-score)")
         ->check(CLI::IsMember({"text-size", "regalloc-score"}));
+    app.add_option("--ir2vec-vocabulary", ir2vecVocabulary,
+                   "IR2Vec vocabulary (JSON, from mlgo-corpus ir2vec-vocabulary): the inliner "
+                   "also sends caller_embedding and callee_embedding; policies trained with "
+                   "them need the same vocabulary wherever they run");
     app.add_option("--inprocess-worker", inprocessWorker,
                    "mlgo-inprocess-worker executable (in-process backend)")
         ->capture_default_str();
@@ -100,10 +105,10 @@ struct EvaluatorArgs {
     app.add_flag("--no-baseline-cache", noBaselineCache, "Compile every baseline afresh");
     filters.addTo(app);
     for (const char* flag :
-         {"--task", "--measure", "--backend", "--inprocess-worker", "--no-decision-cache",
-          "--no-replay", "--replay-memory", "--replay-verify", "--clang", "--workers", "--timeout",
-          "--scratch", "--baseline-cache", "--no-baseline-cache", "--delete-flag", "--replace-flag",
-          "--add-flag"})
+         {"--task", "--measure", "--ir2vec-vocabulary", "--backend", "--inprocess-worker",
+          "--no-decision-cache", "--no-replay", "--replay-memory", "--replay-verify", "--clang",
+          "--workers", "--timeout", "--scratch", "--baseline-cache", "--no-baseline-cache",
+          "--delete-flag", "--replace-flag", "--add-flag"})
       app.get_option(flag)->group("Evaluator");
   }
 
@@ -117,6 +122,9 @@ struct EvaluatorArgs {
         return makeError("--measure: " + chosen.error().message);
       named->measure = *chosen;
     }
+    if (!ir2vecVocabulary.empty())
+      if (Status used = named->useIr2VecVocabulary(ir2vecVocabulary); !used)
+        return makeError("--ir2vec-vocabulary: " + used.error().message);
     return named;
   }
 

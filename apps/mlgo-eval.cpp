@@ -5,6 +5,8 @@
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/evaluators/Ir2VecTriplets.h"
+#include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/Vocabulary.h"
@@ -430,6 +432,53 @@ int runVocab(const VocabArgs& args) {
   return 0;
 }
 
+struct Ir2VecArgs {
+  std::vector<std::string> corpora;
+  std::string output;
+  policies::TransEOptions options;
+  std::string tool = evaluators::ir2vecToolBeside(evaluators::EvaluatorOptions::defaultClang());
+  std::string scratch = evaluators::EvaluatorOptions::defaultScratchDirectory().string();
+  size_t workers = 0;
+};
+
+int runIr2VecVocabulary(const Ir2VecArgs& args) {
+  if (Status valid = args.options.validate(); !valid)
+    return fail(valid.error());
+  std::vector<corpus::Corpus> corpora;
+  for (const std::string& directory : args.corpora) {
+    Expected<corpus::Corpus> corpus = corpus::Corpus::load(directory);
+    if (!corpus)
+      return fail(corpus.error());
+    corpora.push_back(corpus.take());
+  }
+  Expected<evaluators::Ir2VecTrainingData> data = evaluators::collectIr2VecTriplets(
+      corpora, args.tool, args.scratch, args.workers ? args.workers : hardwareThreads());
+  if (!data)
+    return fail(data.error());
+  std::printf("triplets: %zu distinct of %zu from %zu modules; %zu entities, %u relations\n",
+              data->triplets.size(), data->tripletsRead, data->modules, data->entities.size(),
+              data->relations);
+  std::fflush(stdout);
+  const size_t every = std::max<size_t>(1, args.options.epochs / 10);
+  Expected<policies::Ir2VecVocabulary> vocabulary = policies::trainTransE(
+      data->entities, data->triplets, data->relations, args.options,
+      [&](size_t epoch, double loss) {
+        if (epoch % every == 0 || epoch == args.options.epochs)
+          std::fprintf(stderr, "TransE epoch %zu/%zu: mean margin loss %.4f\n", epoch,
+                       args.options.epochs, loss);
+      });
+  if (!vocabulary)
+    return fail(vocabulary.error());
+  if (Status written = policies::writeIr2VecVocabulary(*vocabulary, args.output); !written)
+    return fail(written.error());
+  const policies::TransESummary& summary = vocabulary->summary;
+  std::printf("TransE: %zu dimensions, %zu epochs, loss %.4f -> %.4f, true tail nearest for "
+              "%.1f %% of triplets, %.1f s\nvocabulary: %s\n",
+              args.options.dimension, args.options.epochs, summary.firstLoss, summary.finalLoss,
+              100 * summary.rankedFirst, summary.seconds, args.output.c_str());
+  return 0;
+}
+
 struct InitArgs {
   std::string trace;
   std::string vocabulary;
@@ -568,6 +617,34 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   vocabCmd->add_option("--seed", vocab.options.seed, "Seed for subsampling")->capture_default_str();
 
+  Ir2VecArgs ir2vec;
+  CLI::App* ir2vecCmd = app.add_subcommand(
+      "ir2vec-vocab", "Learn an IR2Vec vocabulary (TransE over llvm-ir2vec's triplets of the "
+                      "corpora's modules) for --ir2vec-vocabulary");
+  ir2vecCmd->add_option("corpora", ir2vec.corpora, "Corpus directories (training code only)")
+      ->required();
+  ir2vecCmd->add_option("-o,--output", ir2vec.output, "Vocabulary file (JSON) to write")
+      ->required();
+  ir2vecCmd->add_option("--dimension", ir2vec.options.dimension, "Embedding width")
+      ->capture_default_str()
+      ->check(mlgo::apps::kAtLeastOne);
+  ir2vecCmd->add_option("--epochs", ir2vec.options.epochs, "Passes over the distinct triplets")
+      ->capture_default_str()
+      ->check(mlgo::apps::kAtLeastOne);
+  ir2vecCmd->add_option("--learning-rate", ir2vec.options.learningRate, "SGD step")
+      ->capture_default_str();
+  ir2vecCmd->add_option("--margin", ir2vec.options.margin, "TransE's hinge margin")
+      ->capture_default_str();
+  ir2vecCmd->add_option("--seed", ir2vec.options.seed, "Seed")->capture_default_str();
+  ir2vecCmd->add_option("--tool", ir2vec.tool, "llvm-ir2vec executable")->capture_default_str();
+  ir2vecCmd->add_option("--scratch", ir2vec.scratch, "Directory for the tool's output")
+      ->capture_default_str();
+  ir2vecCmd
+      ->add_option("-j,--workers", ir2vec.workers,
+                   "Concurrent llvm-ir2vec runs; 0: one per "
+                   "hardware thread")
+      ->capture_default_str();
+
   InitArgs init;
   CLI::App* initCmd = app.add_subcommand(
       "init-mlp", "Write a randomly initialised MLP policy over a trace's features");
@@ -597,6 +674,8 @@ int main(int argc, char** argv) {
     return mlgo::apps::withStdoutWritten(runSearch(searchArgs), "mlgo-eval");
   if (*vocabCmd)
     return mlgo::apps::withStdoutWritten(runVocab(vocab), "mlgo-eval");
+  if (*ir2vecCmd)
+    return mlgo::apps::withStdoutWritten(runIr2VecVocabulary(ir2vec), "mlgo-eval");
   if (*initCmd)
     return mlgo::apps::withStdoutWritten(runInitMlp(init), "mlgo-eval");
   return 1;

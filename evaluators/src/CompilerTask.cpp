@@ -27,7 +27,23 @@ CompilerTask::argumentsFor(const std::filesystem::path& channelBase) const {
     for (size_t at = argument.find(placeholder); at != std::string::npos;
          at = argument.find(placeholder, at))
       argument.replace(at, placeholder.size(), channelBase.string());
+  for (const std::string& option : llvmOptions) {
+    arguments.push_back("-mllvm");
+    arguments.push_back(option);
+  }
   return arguments;
+}
+
+Status CompilerTask::useIr2VecVocabulary(const std::filesystem::path& vocabulary) {
+  if (adviceName != "inlining_decision")
+    return makeError("IR2Vec embeddings are features of the inliner, not of the " + name + " task");
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(vocabulary, error))
+    return makeError("IR2Vec vocabulary " + vocabulary.string() + " is not a file");
+  const std::string path = std::filesystem::absolute(vocabulary).string();
+  llvmOptions.push_back("-ml-inliner-ir2vec-vocab-file=" + path);
+  llvmOptions.push_back("-ir2vec-vocab-path=" + path);
+  return Status::ok();
 }
 
 CompilerTask CompilerTask::inliningForSize() {

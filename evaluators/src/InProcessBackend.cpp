@@ -10,7 +10,7 @@ namespace mlgo::evaluators {
 InProcessBackend::InProcessBackend(EvaluatorOptions options, CompilerTask task)
     : options_(std::move(options)), task_(std::move(task)),
       pool_(options_.inprocessWorker, options_.scratchDirectory, options_.stderrTailBytes,
-            options_.jobsPerWorker) {}
+            options_.jobsPerWorker, task_.llvmOptions) {}
 
 BackendStatistics InProcessBackend::statistics() const {
   std::lock_guard lock(mutex_);

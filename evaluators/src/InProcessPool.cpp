@@ -55,9 +55,13 @@ bool waitReadable(int fd, Clock::time_point deadline) {
 } // namespace
 
 InProcessPool::InProcessPool(std::string workerProgram, fs::path scratchDirectory,
-                             size_t logTailBytes, size_t jobsPerWorker)
+                             size_t logTailBytes, size_t jobsPerWorker,
+                             std::vector<std::string> llvmOptions)
     : program_(std::move(workerProgram)), scratch_(std::move(scratchDirectory)),
-      logTailBytes_(logTailBytes), jobsPerWorker_(jobsPerWorker) {}
+      logTailBytes_(logTailBytes), jobsPerWorker_(jobsPerWorker) {
+  for (std::string& option : llvmOptions)
+    workerArguments_.push_back("--llvm-option=" + std::move(option));
+}
 
 InProcessPool::~InProcessPool() = default;
 
@@ -90,7 +94,7 @@ Expected<std::unique_ptr<InProcessPool::Worker>> InProcessPool::acquire() {
     return makeError(std::string("cannot create a worker pipe: ") + std::strerror(errno));
   }
   Expected<ChildProcess> child =
-      ChildProcess::spawn(program_, {}, worker->log, {jobs[0], results[1]});
+      ChildProcess::spawn(program_, workerArguments_, worker->log, {jobs[0], results[1]});
   ::close(jobs[0]);
   ::close(results[1]);
   worker->toWorker = jobs[1];

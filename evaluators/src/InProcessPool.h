@@ -36,8 +36,11 @@ struct WorkerOutcome {
 
 class InProcessPool {
 public:
+  // `llvmOptions`: process-global LLVM options every worker applies once at
+  // start (CompilerTask::llvmOptions).
   InProcessPool(std::string workerProgram, std::filesystem::path scratchDirectory,
-                size_t logTailBytes, size_t jobsPerWorker);
+                size_t logTailBytes, size_t jobsPerWorker,
+                std::vector<std::string> llvmOptions = {});
   ~InProcessPool();
   InProcessPool(const InProcessPool&) = delete;
   InProcessPool& operator=(const InProcessPool&) = delete;
@@ -57,6 +60,7 @@ private:
   void release(std::unique_ptr<Worker> worker);
 
   std::string program_;
+  std::vector<std::string> workerArguments_;
   std::filesystem::path scratch_;
   size_t logTailBytes_;
   size_t jobsPerWorker_;

@@ -4,6 +4,7 @@
 
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/BlockFrequencyInfo.h>
+#include <llvm/Analysis/IR2Vec.h>
 #include <llvm/Analysis/InlineAdvisor.h>
 #include <llvm/Analysis/InlineCost.h>
 #include <llvm/Analysis/MLInlineAdvisor.h>
@@ -15,6 +16,7 @@
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CommandLine.h>
 
 #include <algorithm>
 #include <cstring>
@@ -233,12 +235,28 @@ private:
   llvm::InlineParams params_;
 };
 
+// MLInlineAdvisor adds caller_embedding/callee_embedding only when it finds
+// IR2Vec's vocabulary already computed; clang's own path computes it first
+// when -ml-inliner-ir2vec-vocab-file is set (the worker's --llvm-option).
+void computeIr2VecVocabularyIfAsked(llvm::Module& module,
+                                    llvm::ModuleAnalysisManager& moduleAnalyses) {
+  static const bool asked = [] {
+    auto& options = llvm::cl::getRegisteredOptions();
+    auto found = options.find("ml-inliner-ir2vec-vocab-file");
+    return found != options.end() &&
+           !static_cast<llvm::cl::opt<std::string>*>(found->second)->getValue().empty();
+  }();
+  if (asked)
+    moduleAnalyses.getResult<llvm::IR2VecVocabAnalysis>(module);
+}
+
 } // namespace
 
 llvm::InlineAdvisor* createPolicyAdvisor(llvm::Module& module,
                                          llvm::ModuleAnalysisManager& moduleAnalyses,
                                          const llvm::InlineParams& params,
                                          AdvisorSession& session) {
+  computeIr2VecVocabularyIfAsked(module, moduleAnalyses);
   return new PolicyInlineAdvisor(module, moduleAnalyses, params, session);
 }
 
@@ -247,6 +265,7 @@ llvm::InlineAdvisor* createPolicyAdvisor(llvm::Module& module,
                                          const llvm::InlineParams& params,
                                          std::unique_ptr<AdvisorSession> session) {
   AdvisorSession& kept = *session;
+  computeIr2VecVocabularyIfAsked(module, moduleAnalyses);
   return new PolicyInlineAdvisor(module, moduleAnalyses, params, kept, std::move(session));
 }
 

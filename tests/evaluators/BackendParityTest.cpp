@@ -7,6 +7,8 @@
 #include "TestSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
+#include "mlgo/evaluators/Ir2VecTriplets.h"
+#include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Policy.h"
 
 #include <gtest/gtest.h>
@@ -22,15 +24,15 @@ namespace {
 class BackendParity : public testing::RealCorpusTest {
 protected:
   // Every job compiled (no replay): these tests compare the compilers.
-  std::unique_ptr<Evaluator> make(BackendKind backend, bool cache = false) {
+  std::unique_ptr<Evaluator> make(BackendKind backend, bool cache = false,
+                                  CompilerTask task = CompilerTask::inliningForSize()) {
     EvaluatorOptions options;
     options.backend = backend;
     options.decisionCache = cache;
     options.replay = false;
     options.workers = 2;
     options.scratchDirectory = scratch_.path();
-    Expected<std::unique_ptr<Evaluator>> evaluator =
-        Evaluator::create(options, CompilerTask::inliningForSize());
+    Expected<std::unique_ptr<Evaluator>> evaluator = Evaluator::create(options, std::move(task));
     EXPECT_TRUE(evaluator) << evaluator.error().message;
     return evaluator ? evaluator.take() : nullptr;
   }
@@ -117,6 +119,55 @@ TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
   EXPECT_GT(stats.inprocessJobs, 0u);
   EXPECT_GE(stats.workersStarted, 1u);
   EXPECT_LE(stats.workersStarted, 2u) << "healthy workers were restarted";
+}
+
+// With an IR2Vec vocabulary (learned here from the corpus with the real
+// llvm-ir2vec) both backends send the same caller/callee embeddings, and a
+// policy reading them decides alike in both.
+TEST_P(BackendParity, Ir2VecEmbeddingsAreIdentical) {
+  Expected<Ir2VecTrainingData> data = collectIr2VecTriplets(
+      {*corpus_}, ir2vecToolBeside(EvaluatorOptions::defaultClang()), scratch_.path(), 2);
+  ASSERT_TRUE(data) << data.error().message;
+  EXPECT_EQ(data->modules, modules_.size());
+  EXPECT_GT(data->triplets.size(), 100u);
+  policies::TransEOptions transE;
+  transE.dimension = 6;
+  transE.epochs = 20;
+  Expected<policies::Ir2VecVocabulary> vocabulary =
+      policies::trainTransE(data->entities, data->triplets, data->relations, transE);
+  ASSERT_TRUE(vocabulary) << vocabulary.error().message;
+  const fs::path file = scratch_.path() / "vocab.json";
+  ASSERT_TRUE(policies::writeIr2VecVocabulary(*vocabulary, file));
+  CompilerTask task = CompilerTask::inliningForSize();
+  ASSERT_TRUE(task.useIr2VecVocabulary(file));
+  EXPECT_FALSE(CompilerTask::regallocEviction().useIr2VecVocabulary(file));
+
+  std::unique_ptr<Evaluator> clang = make(BackendKind::Clang, false, task);
+  std::unique_ptr<Evaluator> inprocess = make(BackendKind::InProcess, false, task);
+  ASSERT_TRUE(clang && inprocess);
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  EvaluationResult clangEcho = run(*clang, {echo.get()});
+  expectSame(clangEcho, run(*inprocess, {echo.get()}), "heuristic, IR2Vec");
+  size_t embeddings = 0, nonZero = 0;
+  for (const JobResult& job : clangEcho.jobs)
+    for (size_t f = 0, column = 0; f < job.trajectory->featureSpecs.size();
+         column += job.trajectory->featureSpecs[f++].elementCount()) {
+      const policies::TensorSpec& spec = job.trajectory->featureSpecs[f];
+      if (spec.name != "caller_embedding" && spec.name != "callee_embedding")
+        continue;
+      ++embeddings;
+      EXPECT_EQ(spec.elementCount(), transE.dimension);
+      for (size_t d = 0; d < job.trajectory->decisions(); ++d)
+        for (size_t e = 0; e < spec.elementCount(); ++e)
+          nonZero += job.trajectory->row(d)[column + e] != 0;
+    }
+  EXPECT_EQ(embeddings, 2 * clangEcho.jobs.size());
+  EXPECT_GT(nonZero, 0u);
+
+  std::optional<testing::MixedMlp> mixed = testing::makeMixedMlp(clangEcho);
+  ASSERT_TRUE(mixed);
+  expectSame(run(*clang, {&*mixed->policy}), run(*inprocess, {&*mixed->policy}), "mlp, IR2Vec");
+  EXPECT_EQ(inprocess->statistics().fallbackJobs, 0u);
 }
 
 TEST_P(BackendParity, DecisionSequenceCacheGivesTheFullCompilesSizes) {

@@ -39,6 +39,10 @@ struct CompilerTask {
   // Appended to a module's compile command; every "{channel}" is replaced by
   // the channel's base path.
   std::vector<std::string> interactiveArguments;
+  // Process-global LLVM options the task needs beside them (e.g. IR2Vec's
+  // vocabulary): given to clang as `-mllvm X` each, and to an in-process
+  // worker once, on its command line, since LLVM cannot scope them to a job.
+  std::vector<std::string> llvmOptions;
   // The advice tensor the compiler asks for (its header names it); a header
   // that asks for another is a protocol error.
   std::string adviceName;
@@ -65,7 +69,15 @@ struct CompilerTask {
   // How reports name the baseline (the module's plain compile).
   std::string baselineName = "-Oz";
 
+  // interactiveArguments for this channel, then llvmOptions as -mllvm pairs.
   std::vector<std::string> argumentsFor(const std::filesystem::path& channelBase) const;
+
+  // The inliner also sends IR2Vec embeddings of caller and callee
+  // (caller_embedding, callee_embedding: float vectors of the vocabulary's
+  // dimension) computed with this vocabulary (JSON, see Ir2VecVocabulary.h).
+  // clang-22 reads the file from -ir2vec-vocab-path; the other option only
+  // switches the features on. Fails for a task that is not the inliner's.
+  Status useIr2VecVocabulary(const std::filesystem::path& vocabulary);
 
   // LLVM's ML inliner in release/interactive mode, with the default
   // decision included as the last feature; .text bytes against -Oz.

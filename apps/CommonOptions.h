@@ -71,7 +71,7 @@ struct EvaluatorArgs {
                    "text-size, regalloc-eviction: regalloc-score)")
         ->check(CLI::IsMember({"text-size", "regalloc-score"}));
     app.add_option("--ir2vec-vocabulary", ir2vecVocabulary,
-                   "IR2Vec vocabulary (JSON, from mlgo-corpus ir2vec-vocabulary): the inliner "
+                   "IR2Vec vocabulary (JSON, from mlgo-eval ir2vec-vocab): the inliner "
                    "also sends caller_embedding and callee_embedding; policies trained with "
                    "them need the same vocabulary wherever they run");
     app.add_option("--inprocess-worker", inprocessWorker,

@@ -220,6 +220,7 @@ struct ReportArgs {
   std::string corporaDir;
   size_t regressions = 5;
   std::string markdown;
+  bool bestOf = false;
   apps::EvaluatorArgs evaluator;
 
   // $MLGO_BUILD_DIR/corpora, else build/corpora (where the recipes put them).
@@ -283,13 +284,16 @@ int runReport(const ReportArgs& args) {
     request.modules = modules;
     request.showProgress = true;
     evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
-    reports.push_back(training::summariseCodeBase(
-        (*codeBases)[i], result, 0, modules, args.regressions, (*evaluator)->task().baselineName));
+    reports.push_back(training::summariseCodeBase((*codeBases)[i], result, 0, modules,
+                                                  args.regressions,
+                                                  (*evaluator)->task().baselineName, args.bestOf));
   }
   const evaluators::CompilerTask& task = (*evaluator)->task();
   std::string text = training::formatReportMarkdown(
-      reports, "Policy " + args.policy + " (" + (*policy)->describe() + ") against " +
-                   task.baselineName + ", " + std::string(evaluators::measureName(task.measure)));
+      reports, "Policy " + args.policy + " (" + (*policy)->describe() + ")" +
+                   (args.bestOf ? ", best of it and " + task.baselineName + " per module," : "") +
+                   " against " + task.baselineName + ", " +
+                   std::string(evaluators::measureName(task.measure)));
   std::cout << text;
   if (!args.markdown.empty()) {
     std::ofstream out(args.markdown);
@@ -571,6 +575,9 @@ int main(int argc, char** argv) {
       ->add_option("--regressions", report.regressions, "Largest regressions listed per code base")
       ->capture_default_str();
   reportCmd->add_option("--markdown", report.markdown, "Also write the report to this file");
+  reportCmd->add_flag("--best-of", report.bestOf,
+                      "Count each module as the smaller of the policy's and the baseline's, as "
+                      "mlgo-cc --mlgo-best-of builds it (each object compiled both ways)");
   report.evaluator.addTo(*reportCmd);
 
   SearchArgs searchArgs;

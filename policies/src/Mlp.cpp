@@ -23,10 +23,6 @@ Eigen::Index eigenSize(size_t n) {
   return static_cast<Eigen::Index>(n);
 }
 
-bool isFloatType(TensorType type) {
-  return type == TensorType::Float || type == TensorType::Double;
-}
-
 // log Σ exp(logits), stable for large logits.
 double logSumExp(std::span<const double> logits) {
   double top = *std::max_element(logits.begin(), logits.end());
@@ -125,7 +121,7 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
       Status status = structure->vocabulary_.set(feature.name, *boundaries);
       if (!status)
         return status.error();
-    } else if (!(isFloatType(feature.type) && feature.elementCount() > 1)) {
+    } else if (!feature.isFloatVector()) {
       return makeError("mlp input \"" + feature.name + "\" (" + detail::typeAndShape(feature) +
                        ") has no vocabulary entry; only float vectors such as embeddings are "
                        "passed through unnormalised");

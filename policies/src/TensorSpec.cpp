@@ -148,6 +148,10 @@ size_t TensorSpec::elementCount() const {
   return count;
 }
 
+bool TensorSpec::isFloatVector() const {
+  return (type == TensorType::Float || type == TensorType::Double) && elementCount() > 1;
+}
+
 std::string TensorSpec::describe() const {
   return name + ": " + detail::typeAndShape(*this);
 }

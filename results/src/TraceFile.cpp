@@ -511,11 +511,13 @@ Expected<Trace> readTrace(const fs::path& path) {
 void appendFeatureSamples(const Trace& trace, policies::FeatureSamples& samples) {
   size_t column = 0;
   for (const TensorSpec& spec : trace.featureSpecs) {
-    if (spec.elementCount() == 1) {
+    // Scalars, and every element of a float vector (an embedding) pooled.
+    if (spec.elementCount() == 1 || spec.isFloatVector()) {
       std::vector<double>& values = samples[spec.name];
-      values.reserve(values.size() + trace.decisions());
+      values.reserve(values.size() + trace.decisions() * spec.elementCount());
       for (size_t d = 0; d < trace.decisions(); ++d)
-        values.push_back(trace.row(d)[column]);
+        for (size_t e = 0; e < spec.elementCount(); ++e)
+          values.push_back(trace.row(d)[column + e]);
     }
     column += spec.elementCount();
   }

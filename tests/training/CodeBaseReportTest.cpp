@@ -81,6 +81,14 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
   EXPECT_EQ(report.largestRegressions[0].delta(), 10.0);
   EXPECT_NEAR(report.deltaPercent(), 100.0 * (4006.0 / 4006.0 - 1), 1e-12);
 
+  // Best of policy and -Oz per module: m2's regression is gone, m0's gain stays.
+  CodeBaseReport bestOf = summariseCodeBase("lib", result, 0, modules, 1, "-Oz", true);
+  EXPECT_EQ(bestOf.policy, 990.0 + 1001 + 1002 + 1003);
+  EXPECT_EQ(bestOf.smaller, 1u);
+  EXPECT_EQ(bestOf.larger, 0u);
+  EXPECT_EQ(bestOf.same, 3u);
+  EXPECT_TRUE(bestOf.largestRegressions.empty());
+
   CodeBaseReport other = report;
   other.name = "app";
   other.largestRegressions[0].module = "main";

@@ -108,7 +108,7 @@ double CodeBaseReport::deltaPercent() const {
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
-                                 size_t regressions, std::string baselineName) {
+                                 size_t regressions, std::string baselineName, bool bestOf) {
   CodeBaseReport report;
   report.name = std::move(name);
   report.measure = result.measure;
@@ -121,7 +121,8 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
       ++report.failed;
       continue;
     }
-    const double measured = result.measured(job);
+    const double measured =
+        bestOf ? std::min(result.measured(job), *baseline) : result.measured(job);
     report.baseline += *baseline;
     report.policy += measured;
     if (measured < *baseline)

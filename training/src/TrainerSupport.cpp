@@ -61,10 +61,11 @@ void addDecisionSamples(const std::vector<policies::TensorSpec>& specs, const do
   column = 0;
   for (const policies::TensorSpec& spec : specs) {
     const size_t n = spec.elementCount();
-    if (n == 1 || (candidates > 0 && n == candidates))
+    const bool perCandidate = candidates > 0 && n == candidates;
+    if (n == 1 || perCandidate || spec.isFloatVector())
       for (size_t e = 0; e < n; ++e) {
         const double value = row[column + e];
-        if (n > 1 && row[maskColumn + e] == 0)
+        if (perCandidate && row[maskColumn + e] == 0)
           continue;
         if (std::isfinite(value))
           samples[spec.name].push_back(value);

@@ -64,9 +64,11 @@ policies::MlpOptions taskMlpOptions(policies::MlpOptions base, const std::string
                                     const std::string& defaultFeature);
 
 // Quantile vocabulary of the scalar features over the recorded decisions of
-// every ok job; with a candidate mask (eviction), also of every feature with
-// one value per candidate, each valid candidate's value a sample. Values
-// that are not finite are left out.
+// every ok job, and of every float vector (IR2Vec's embeddings: their
+// elements pooled, since an embedding's sums grow with function size and a
+// network wants them in [0, 1]); with a candidate mask (eviction), also of
+// every feature with one value per candidate, each valid candidate's value a
+// sample. Values that are not finite are left out.
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
                                                   int quantiles,
                                                   const std::string& candidateMask = "");

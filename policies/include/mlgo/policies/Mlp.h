@@ -9,7 +9,9 @@
 // Network inputs, per policy input in order, per element:
 //  - with a vocabulary entry: x = normalizedQuantile(boundaries, value),
 //    expanded to [x, x*x] (+ sqrt(x) with withSqrt);
-//  - float/double vectors without one (IR2Vec embeddings): the raw value.
+//    A float vector (an IR2Vec embedding) has one entry for all its
+//    elements, built from all of them pooled (the trainers do so);
+//  - float/double vectors without one: the raw value.
 //
 // Flat parameter layout, layer by layer from the input side: the weight
 // matrix (outputs x inputs, column-major, i.e. Eigen's default), then the

@@ -29,6 +29,9 @@ struct TensorSpec {
 
   size_t elementCount() const;
   size_t byteSize() const { return elementCount() * tensorTypeSize(type); }
+  // A float/double vector such as an IR2Vec embedding: its elements are
+  // values of one kind and share one quantile vocabulary entry.
+  bool isFloatVector() const;
   bool operator==(const TensorSpec& other) const = default;
   std::string describe() const; // "callee_users: int64_t[1]"
 };

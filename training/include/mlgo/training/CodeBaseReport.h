@@ -73,10 +73,14 @@ struct CodeBaseReport {
 // Candidate `candidate` of `result` over `modules` (the request's modules,
 // in order) as one code base, in the result's measure against the baseline
 // named `baselineName`; keeps up to `regressions` largest regressions.
+// `bestOf`: each module counts the smaller of the policy's and the
+// baseline's measure, as `mlgo-cc --mlgo-best-of` builds it (every object
+// compiled both ways, the smaller kept).
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
-                                 size_t regressions, std::string baselineName = "-Oz");
+                                 size_t regressions, std::string baselineName = "-Oz",
+                                 bool bestOf = false);
 
 // All code bases summed (regressions merged, still the largest first).
 CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions);

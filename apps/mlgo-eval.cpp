@@ -483,6 +483,34 @@ int runIr2VecVocabulary(const Ir2VecArgs& args) {
   return 0;
 }
 
+CLI::App* addIr2VecCommand(CLI::App& app, Ir2VecArgs& args) {
+  CLI::App* command = app.add_subcommand(
+      "ir2vec-vocab", "Learn an IR2Vec vocabulary (TransE over llvm-ir2vec's triplets of the "
+                      "corpora's modules) for --ir2vec-vocabulary");
+  command->add_option("corpora", args.corpora, "Corpus directories (training code only)")
+      ->required();
+  command->add_option("-o,--output", args.output, "Vocabulary file (JSON) to write")->required();
+  command->add_option("--dimension", args.options.dimension, "Embedding width")
+      ->capture_default_str()
+      ->check(mlgo::apps::kAtLeastOne);
+  command->add_option("--epochs", args.options.epochs, "Passes over the distinct triplets")
+      ->capture_default_str()
+      ->check(mlgo::apps::kAtLeastOne);
+  command->add_option("--learning-rate", args.options.learningRate, "SGD step")
+      ->capture_default_str();
+  command->add_option("--margin", args.options.margin, "TransE's hinge margin")
+      ->capture_default_str();
+  command->add_option("--seed", args.options.seed, "Seed")->capture_default_str();
+  command->add_option("--tool", args.tool, "llvm-ir2vec executable")->capture_default_str();
+  command->add_option("--scratch", args.scratch, "Directory for the tool's output")
+      ->capture_default_str();
+  command
+      ->add_option("-j,--workers", args.workers,
+                   "Concurrent llvm-ir2vec runs; 0: one per hardware thread")
+      ->capture_default_str();
+  return command;
+}
+
 struct InitArgs {
   std::string trace;
   std::string vocabulary;
@@ -625,32 +653,7 @@ int main(int argc, char** argv) {
   vocabCmd->add_option("--seed", vocab.options.seed, "Seed for subsampling")->capture_default_str();
 
   Ir2VecArgs ir2vec;
-  CLI::App* ir2vecCmd = app.add_subcommand(
-      "ir2vec-vocab", "Learn an IR2Vec vocabulary (TransE over llvm-ir2vec's triplets of the "
-                      "corpora's modules) for --ir2vec-vocabulary");
-  ir2vecCmd->add_option("corpora", ir2vec.corpora, "Corpus directories (training code only)")
-      ->required();
-  ir2vecCmd->add_option("-o,--output", ir2vec.output, "Vocabulary file (JSON) to write")
-      ->required();
-  ir2vecCmd->add_option("--dimension", ir2vec.options.dimension, "Embedding width")
-      ->capture_default_str()
-      ->check(mlgo::apps::kAtLeastOne);
-  ir2vecCmd->add_option("--epochs", ir2vec.options.epochs, "Passes over the distinct triplets")
-      ->capture_default_str()
-      ->check(mlgo::apps::kAtLeastOne);
-  ir2vecCmd->add_option("--learning-rate", ir2vec.options.learningRate, "SGD step")
-      ->capture_default_str();
-  ir2vecCmd->add_option("--margin", ir2vec.options.margin, "TransE's hinge margin")
-      ->capture_default_str();
-  ir2vecCmd->add_option("--seed", ir2vec.options.seed, "Seed")->capture_default_str();
-  ir2vecCmd->add_option("--tool", ir2vec.tool, "llvm-ir2vec executable")->capture_default_str();
-  ir2vecCmd->add_option("--scratch", ir2vec.scratch, "Directory for the tool's output")
-      ->capture_default_str();
-  ir2vecCmd
-      ->add_option("-j,--workers", ir2vec.workers,
-                   "Concurrent llvm-ir2vec runs; 0: one per "
-                   "hardware thread")
-      ->capture_default_str();
+  CLI::App* ir2vecCmd = addIr2VecCommand(app, ir2vec);
 
   InitArgs init;
   CLI::App* initCmd = app.add_subcommand(

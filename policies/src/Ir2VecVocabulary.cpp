@@ -30,6 +30,11 @@ template <class F> Status forEachLine(std::string_view text, F&& visit) {
   return Status::ok();
 }
 
+// "<what>, line N: why", for a bad line of one of llvm-ir2vec's files.
+Status lineError(std::string_view what, size_t number, const std::string& why) {
+  return makeError(std::string(what) + ", line " + std::to_string(number) + ": " + why);
+}
+
 // Whitespace-separated unsigned integers of one line.
 std::vector<uint64_t> numbersOf(std::string_view line, bool& ok) {
   std::vector<uint64_t> numbers;
@@ -122,9 +127,7 @@ Expected<std::vector<std::string>> parseIr2VecEntities(std::string_view text) {
   std::vector<std::string> names;
   std::optional<uint64_t> count;
   Status parsed = forEachLine(text, [&](size_t number, std::string_view line) -> Status {
-    auto bad = [&](const std::string& why) {
-      return Status(makeError("IR2Vec entities, line " + std::to_string(number) + ": " + why));
-    };
+    auto bad = [&](const std::string& why) { return lineError("IR2Vec entities", number, why); };
     if (line.empty())
       return Status::ok();
     if (!count) {
@@ -158,9 +161,7 @@ Expected<uint32_t> parseIr2VecTriplets(std::string_view text, size_t entityCount
                                        std::vector<Ir2VecTriplet>& triplets) {
   std::optional<uint32_t> maxRelation;
   Status parsed = forEachLine(text, [&](size_t number, std::string_view line) -> Status {
-    auto bad = [&](const std::string& why) {
-      return Status(makeError("IR2Vec triplets, line " + std::to_string(number) + ": " + why));
-    };
+    auto bad = [&](const std::string& why) { return lineError("IR2Vec triplets", number, why); };
     if (line.empty())
       return Status::ok();
     bool ok = false;

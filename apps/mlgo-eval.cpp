@@ -9,6 +9,7 @@
 #include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/PolicyFile.h"
+#include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
 #include "mlgo/training/CodeBaseReport.h"
@@ -68,6 +69,13 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
     return policies::makeConstantPolicy(1);
   if (spec == "never")
     return policies::makeConstantPolicy(0);
+  std::error_code missing;
+  if (policies::isPolicyName(spec) && !fs::exists(spec, missing)) {
+    Expected<fs::path> shipped = policies::shippedPolicy(spec);
+    if (!shipped)
+      return shipped.error();
+    return policies::loadPolicy(shipped->string());
+  }
   return policies::loadPolicy(spec);
 }
 
@@ -565,7 +573,10 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   CLI::App* runCmd = app.add_subcommand("run", "Evaluate a policy on a corpus");
-  runCmd->add_option("policy", run.policy, "Policy file, or heuristic | neutral | always | never")
+  runCmd
+      ->add_option("policy", run.policy,
+                   "Policy file, a shipped policy's name (configs/policies: inlining-oz), or "
+                   "heuristic | neutral | always | never")
       ->required();
   runCmd->add_option("corpus", run.corpus, "Corpus directory")->required();
   runCmd->add_option("--trace", run.trace,
@@ -586,7 +597,9 @@ int main(int argc, char** argv) {
       "Judge a policy on whole code bases against the task's baseline, in its measure: "
       "totals per code base, modules better / worse, largest regressions (a Markdown table)");
   reportCmd
-      ->add_option("policy", report.policy, "Policy file, or heuristic | neutral | always | never")
+      ->add_option("policy", report.policy,
+                   "Policy file, a shipped policy's name (configs/policies: inlining-oz), or "
+                   "heuristic | neutral | always | never")
       ->required();
   reportCmd->add_option("code-bases", report.codeBases,
                         "Recipe names (corpus in <corpora-dir>/NAME/corpus) or corpus "

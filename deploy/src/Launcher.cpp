@@ -86,6 +86,12 @@ Expected<std::string> locatePolicy(const LauncherOptions& options,
                                    const EnvironmentLookup& environment) {
   std::error_code error;
   if (options.policy) {
+    if (policies::isPolicyName(*options.policy) && !fs::exists(*options.policy, error)) {
+      Expected<fs::path> shipped = policies::shippedPolicy(*options.policy);
+      if (!shipped)
+        return makeError("--mlgo-policy=" + *options.policy + ": " + shipped.error().message);
+      return shipped->string();
+    }
     if (!fs::is_regular_file(*options.policy, error))
       return makeError("--mlgo-policy=" + *options.policy + ": no such policy file");
     return fs::absolute(*options.policy).string();
@@ -192,8 +198,9 @@ std::string launcherHelp(const std::string& program) {
          "Every argument but the launcher's own reaches clang untouched.\n"
          "\n"
          "Options (also accepted anywhere among clang's arguments):\n"
-         "  --mlgo-policy=FILE  policy file (default: $MLGO_POLICY, else the nearest\n"
-         "                      mlgo-policy.json in the working directory or a parent)\n"
+         "  --mlgo-policy=FILE  policy file, or the name of a shipped one (configs/policies:\n"
+         "                      --mlgo-policy=inlining-oz); default: $MLGO_POLICY, else the\n"
+         "                      nearest mlgo-policy.json in the working directory or a parent\n"
          "  --mlgo-plugin=FILE  the pass plugin (default: $MLGO_INLINER_PLUGIN, else\n"
          "                      libmlgo-inliner.so beside " +
          name +

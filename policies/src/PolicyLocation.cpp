@@ -1,5 +1,7 @@
 #include "mlgo/policies/PolicyLocation.h"
 
+#include <set>
+#include <string>
 #include <system_error>
 
 namespace mlgo::policies {
@@ -25,6 +27,28 @@ Expected<std::filesystem::path> locatePolicyFile(const char* environmentValue,
   return makeError("no policy: set " + std::string(kPolicyEnvironment) + "=FILE or put " +
                    std::string(kPolicyFileName) + " in " + workingDirectory.string() +
                    " or a parent directory");
+}
+
+bool isPolicyName(std::string_view spec) {
+  return !spec.empty() && spec.find('/') == std::string_view::npos && !spec.ends_with(".json");
+}
+
+Expected<std::filesystem::path> shippedPolicy(std::string_view name) {
+  namespace fs = std::filesystem;
+  const fs::path directory = shippedPolicyDirectory();
+  std::error_code error;
+  fs::path file = directory / (std::string(name) + ".json");
+  if (isPolicyName(name) && fs::is_regular_file(file, error))
+    return file;
+  std::set<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error))
+    if (entry.path().extension() == ".json")
+      names.insert(entry.path().stem().string());
+  std::string known;
+  for (const std::string& n : names)
+    known += (known.empty() ? "" : ", ") + n;
+  return makeError("no shipped policy \"" + std::string(name) + "\" in " + directory.string() +
+                   (known.empty() ? std::string(" (none there)") : " (shipped: " + known + ")"));
 }
 
 } // namespace mlgo::policies

@@ -152,6 +152,23 @@ TEST_F(LauncherPlan, ErrorsNameTheCause) {
   EXPECT_NE(plugin.error().message.find("/nonexistent/libmlgo-inliner.so"), std::string::npos);
 }
 
+TEST_F(LauncherPlan, AShippedPolicyIsTakenByName) {
+  Expected<LaunchPlan> p = plan({"--mlgo-policy=inlining-size-v0", "-c", "a.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p->policyFile);
+  EXPECT_EQ(*p->policyFile,
+            (policies::shippedPolicyDirectory() / "inlining-size-v0.json").string());
+  EXPECT_TRUE(std::filesystem::is_regular_file(*p->policyFile));
+  Expected<LaunchPlan> typo = plan({"--mlgo-policy=inlining-size-v9", "-c", "a.c"});
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("no shipped policy \"inlining-size-v9\""), std::string::npos)
+      << typo.error().message;
+  EXPECT_NE(typo.error().message.find("inlining-size-v0"), std::string::npos)
+      << typo.error().message;
+  EXPECT_FALSE(policies::isPolicyName("./inlining-size-v0"));
+  EXPECT_FALSE(policies::isPolicyName("p.json"));
+}
+
 TEST(PolicyLocation, EnvironmentFirstThenTheNearestFileUpwards) {
   mlgo::testing::ScratchDirectory scratch;
   std::filesystem::create_directories(scratch / "a/b/c");

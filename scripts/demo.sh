@@ -41,4 +41,4 @@ echo "== es-train: a short evolution-strategies run on Lua, validated on zlib (c
 echo "== the run file (HDF5): $OUT/es-demo.h5, summarised by mlgo-results"
 "$BIN/mlgo-results" summary "$OUT/es-demo.h5"
 echo "== the inlining pipeline, short: search on zlib, clone the searched decisions, choose on Lua (scripts/train-inlining)"
-scripts/train-inlining --short --out "$OUT/train-inlining"
+scripts/train-inlining --short --best-of --out "$OUT/train-inlining"

@@ -276,9 +276,12 @@ TEST_F(TraceFileTest, FeatureSamplesForVocabularies) {
   ASSERT_TRUE(trace) << messageOf(trace);
 
   policies::FeatureSamples samples = featureSamples(*trace);
-  // Scalars only: caller_embedding (a vector) is left out.
-  ASSERT_EQ(samples.size(), 3u);
-  EXPECT_FALSE(samples.contains("caller_embedding"));
+  // Scalars, and the float vector caller_embedding with its elements pooled
+  // (one vocabulary entry for all of them).
+  ASSERT_EQ(samples.size(), 4u);
+  EXPECT_EQ(samples["caller_embedding"],
+            (std::vector<double>{100.25, 100.5, 101.25, 101.5, 102.25, 102.5, 200.25, 200.5, 201.25,
+                                 201.5}));
   EXPECT_EQ(samples["callee_users"], (std::vector<double>{100, 101, 102, 200, 201}));
   EXPECT_EQ(samples["cost_estimate"], (std::vector<double>{200, 202, 204, 400, 402}));
   EXPECT_EQ(samples["inlining_default"], (std::vector<double>{0, 1, 0, 0, 1}));

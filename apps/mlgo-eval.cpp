@@ -69,14 +69,10 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
     return policies::makeConstantPolicy(1);
   if (spec == "never")
     return policies::makeConstantPolicy(0);
-  std::error_code missing;
-  if (policies::isPolicyName(spec) && !fs::exists(spec, missing)) {
-    Expected<fs::path> shipped = policies::shippedPolicy(spec);
-    if (!shipped)
-      return shipped.error();
-    return policies::loadPolicy(shipped->string());
-  }
-  return policies::loadPolicy(spec);
+  Expected<fs::path> file = policies::policyFileFor(spec);
+  if (!file)
+    return makeError("policy " + spec + ": " + file.error().message);
+  return policies::loadPolicy(*file);
 }
 
 // An evaluator of the task given by the command's evaluator flags.

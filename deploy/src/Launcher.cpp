@@ -86,15 +86,10 @@ Expected<std::string> locatePolicy(const LauncherOptions& options,
                                    const EnvironmentLookup& environment) {
   std::error_code error;
   if (options.policy) {
-    if (policies::isPolicyName(*options.policy) && !fs::exists(*options.policy, error)) {
-      Expected<fs::path> shipped = policies::shippedPolicy(*options.policy);
-      if (!shipped)
-        return makeError("--mlgo-policy=" + *options.policy + ": " + shipped.error().message);
-      return shipped->string();
-    }
-    if (!fs::is_regular_file(*options.policy, error))
-      return makeError("--mlgo-policy=" + *options.policy + ": no such policy file");
-    return fs::absolute(*options.policy).string();
+    Expected<fs::path> file = policies::policyFileFor(*options.policy);
+    if (!file)
+      return makeError("--mlgo-policy=" + *options.policy + ": " + file.error().message);
+    return fs::absolute(*file).string();
   }
   Expected<fs::path> file = policies::locatePolicyFile(environment(policies::kPolicyEnvironment),
                                                        fs::current_path(error));

@@ -51,4 +51,13 @@ Expected<std::filesystem::path> shippedPolicy(std::string_view name) {
                    (known.empty() ? std::string(" (none there)") : " (shipped: " + known + ")"));
 }
 
+Expected<std::filesystem::path> policyFileFor(const std::string& spec) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(spec, error))
+    return std::filesystem::path(spec);
+  if (isPolicyName(spec) && !std::filesystem::exists(spec, error))
+    return shippedPolicy(spec);
+  return makeError("no such policy file");
+}
+
 } // namespace mlgo::policies

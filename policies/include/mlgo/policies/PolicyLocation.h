@@ -32,5 +32,9 @@ std::filesystem::path shippedPolicyDirectory();
 bool isPolicyName(std::string_view spec);
 // The file of shipped policy `name`; the error lists the shipped names.
 Expected<std::filesystem::path> shippedPolicy(std::string_view name);
+// What a policy argument names: an existing file as it is, else a shipped
+// policy's file when `spec` is a name; the error says why (callers name the
+// argument it came from).
+Expected<std::filesystem::path> policyFileFor(const std::string& spec);
 
 } // namespace mlgo::policies

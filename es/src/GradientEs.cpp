@@ -49,26 +49,17 @@ StateArchive GradientEs::State::toArchive() const {
 }
 
 Expected<GradientEs::State> GradientEs::State::fromArchive(const StateArchive& archive) {
-  Expected<int64_t> dimension = archive.integer("dimension");
-  if (!dimension)
-    return dimension.error();
-  if (*dimension < 1)
-    return makeError("state field \"dimension\": must be at least 1");
-  const auto n = static_cast<size_t>(*dimension);
-  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::GradientEs, n));
+  Expected<OptimizerHeader> header = readOptimizerHeader(archive, OptimizerKind::GradientEs);
+  if (!header)
+    return header.error();
+  const size_t n = header->dimension;
   State state;
-  Expected<int64_t> step = archive.integer("step");
-  if (!step)
-    return step.error();
-  state.step = *step;
-  for (auto [name, target] : {std::pair{"point", &state.point}, std::pair{"scale", &state.scale},
-                              std::pair{"stepRule.first", &state.stepRule.first},
-                              std::pair{"stepRule.second", &state.stepRule.second}}) {
-    Expected<Eigen::VectorXd> values = eigenVector(archive, name, n);
-    if (!values)
-      return values.error();
-    *target = values.take();
-  }
+  state.step = header->step;
+  MLGO_ES_RETURN_IF_ERROR(readEigenVectors(archive, n,
+                                           {{"point", &state.point},
+                                            {"scale", &state.scale},
+                                            {"stepRule.first", &state.stepRule.first},
+                                            {"stepRule.second", &state.stepRule.second}}));
   Expected<int64_t> updates = archive.integer("stepRule.updates");
   if (!updates)
     return updates.error();

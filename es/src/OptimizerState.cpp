@@ -40,6 +40,23 @@ Status checkOptimizerHeader(const StateArchive& archive, OptimizerKind kind, siz
   return Status::ok();
 }
 
+Expected<OptimizerHeader> readOptimizerHeader(const StateArchive& archive, OptimizerKind kind) {
+  Expected<int64_t> dimension = archive.integer("dimension");
+  if (!dimension)
+    return dimension.error();
+  if (*dimension < 1)
+    return stateFieldError("dimension", "must be at least 1");
+  OptimizerHeader header;
+  header.dimension = static_cast<size_t>(*dimension);
+  if (Status status = checkOptimizerHeader(archive, kind, header.dimension); !status)
+    return status.error();
+  Expected<int64_t> step = archive.integer("step");
+  if (!step)
+    return step.error();
+  header.step = *step;
+  return header;
+}
+
 Expected<Eigen::VectorXd> eigenVector(const StateArchive& archive, std::string_view name,
                                       size_t size) {
   Expected<std::vector<double>> values = archive.vector(name, size);
@@ -47,6 +64,18 @@ Expected<Eigen::VectorXd> eigenVector(const StateArchive& archive, std::string_v
     return values.error();
   return Eigen::VectorXd(
       Eigen::Map<const Eigen::VectorXd>(values->data(), static_cast<Eigen::Index>(size)));
+}
+
+Status
+readEigenVectors(const StateArchive& archive, size_t size,
+                 std::initializer_list<std::pair<std::string_view, Eigen::VectorXd*>> fields) {
+  for (auto [name, target] : fields) {
+    Expected<Eigen::VectorXd> values = eigenVector(archive, name, size);
+    if (!values)
+      return values.error();
+    *target = values.take();
+  }
+  return Status::ok();
 }
 
 } // namespace mlgo::es

@@ -37,31 +37,21 @@ StateArchive SepCmaEs::State::toArchive() const {
 }
 
 Expected<SepCmaEs::State> SepCmaEs::State::fromArchive(const StateArchive& archive) {
-  Expected<int64_t> dimension = archive.integer("dimension");
-  if (!dimension)
-    return dimension.error();
-  if (*dimension < 1)
-    return makeError("state field \"dimension\": must be at least 1");
-  const auto n = static_cast<size_t>(*dimension);
-  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::SepCmaEs, n));
+  Expected<OptimizerHeader> header = readOptimizerHeader(archive, OptimizerKind::SepCmaEs);
+  if (!header)
+    return header.error();
+  const size_t n = header->dimension;
   State state;
-  Expected<int64_t> step = archive.integer("step");
-  if (!step)
-    return step.error();
-  state.step = *step;
+  state.step = header->step;
   Expected<double> sigma = archive.real("sigma");
   if (!sigma)
     return sigma.error();
   state.sigma = *sigma;
-  for (auto [name, target] :
-       {std::pair{"mean", &state.mean}, std::pair{"diagonalCovariance", &state.diagonalCovariance},
-        std::pair{"sigmaPath", &state.sigmaPath},
-        std::pair{"covariancePath", &state.covariancePath}}) {
-    Expected<Eigen::VectorXd> values = eigenVector(archive, name, n);
-    if (!values)
-      return values.error();
-    *target = values.take();
-  }
+  MLGO_ES_RETURN_IF_ERROR(readEigenVectors(archive, n,
+                                           {{"mean", &state.mean},
+                                            {"diagonalCovariance", &state.diagonalCovariance},
+                                            {"sigmaPath", &state.sigmaPath},
+                                            {"covariancePath", &state.covariancePath}}));
   return state;
 }
 

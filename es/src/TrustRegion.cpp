@@ -133,26 +133,17 @@ StateArchive TrustRegionEs::State::toArchive() const {
 }
 
 Expected<TrustRegionEs::State> TrustRegionEs::State::fromArchive(const StateArchive& archive) {
-  Expected<int64_t> dimension = archive.integer("dimension");
-  if (!dimension)
-    return dimension.error();
-  if (*dimension < 1)
-    return makeError("state field \"dimension\": must be at least 1");
-  const auto n = static_cast<size_t>(*dimension);
-  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::TrustRegionEs, n));
+  Expected<OptimizerHeader> header = readOptimizerHeader(archive, OptimizerKind::TrustRegionEs);
+  if (!header)
+    return header.error();
+  const size_t n = header->dimension;
   State state;
-  Expected<int64_t> step = archive.integer("step");
-  if (!step)
-    return step.error();
-  state.step = *step;
-  for (auto [name, target] : {std::pair{"point", &state.point}, std::pair{"scale", &state.scale},
-                              std::pair{"acceptedPoint", &state.acceptedPoint},
-                              std::pair{"modelGradient", &state.modelGradient}}) {
-    Expected<Eigen::VectorXd> values = eigenVector(archive, name, n);
-    if (!values)
-      return values.error();
-    *target = values.take();
-  }
+  state.step = header->step;
+  MLGO_ES_RETURN_IF_ERROR(readEigenVectors(archive, n,
+                                           {{"point", &state.point},
+                                            {"scale", &state.scale},
+                                            {"acceptedPoint", &state.acceptedPoint},
+                                            {"modelGradient", &state.modelGradient}}));
   for (auto [name, target] :
        {std::pair{"radius", &state.radius}, std::pair{"acceptedValue", &state.acceptedValue},
         std::pair{"predictedImprovement", &state.predictedImprovement}}) {

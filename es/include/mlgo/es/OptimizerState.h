@@ -11,7 +11,9 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
+#include <utility>
 
 namespace mlgo::es {
 
@@ -25,8 +27,21 @@ void setOptimizerHeader(StateArchive& archive, OptimizerKind kind, size_t dimens
 // Checks "optimizer" against `kind` and "dimension" against `dimension`.
 Status checkOptimizerHeader(const StateArchive& archive, OptimizerKind kind, size_t dimension);
 
+// What every optimizer state starts with, read back for a state being
+// restored: "dimension" (at least 1), "optimizer" (must be `kind`), "step".
+struct OptimizerHeader {
+  size_t dimension = 0;
+  int64_t step = 0;
+};
+Expected<OptimizerHeader> readOptimizerHeader(const StateArchive& archive, OptimizerKind kind);
+
 // A vector field of exactly `size` values, as Eigen.
 Expected<Eigen::VectorXd> eigenVector(const StateArchive& archive, std::string_view name,
                                       size_t size);
+// Several such fields, each into its target; the first missing or
+// mis-sized one is the error.
+Status
+readEigenVectors(const StateArchive& archive, size_t size,
+                 std::initializer_list<std::pair<std::string_view, Eigen::VectorXd*>> fields);
 
 } // namespace mlgo::es

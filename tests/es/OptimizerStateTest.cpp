@@ -33,5 +33,39 @@ TEST(OptimizerState, EigenVectorsRoundTripAndCheckTheirSize) {
       << wrong.error().message;
 }
 
+TEST(OptimizerState, ARestoredHeaderGivesDimensionAndStepOrNamesTheField) {
+  StateArchive archive;
+  setOptimizerHeader(archive, OptimizerKind::TrustRegionEs, 4);
+  archive.setInteger("step", 17);
+  Expected<OptimizerHeader> header = readOptimizerHeader(archive, OptimizerKind::TrustRegionEs);
+  ASSERT_TRUE(header) << header.error().message;
+  EXPECT_EQ(header->dimension, 4u);
+  EXPECT_EQ(header->step, 17);
+  EXPECT_FALSE(readOptimizerHeader(archive, OptimizerKind::GradientEs));
+
+  archive.setInteger("dimension", 0);
+  Expected<OptimizerHeader> empty = readOptimizerHeader(archive, OptimizerKind::TrustRegionEs);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().message, "state field \"dimension\": must be at least 1");
+
+  StateArchive noStep;
+  setOptimizerHeader(noStep, OptimizerKind::TrustRegionEs, 4);
+  Expected<OptimizerHeader> missing = readOptimizerHeader(noStep, OptimizerKind::TrustRegionEs);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("\"step\""), std::string::npos) << missing.error().message;
+}
+
+TEST(OptimizerState, SeveralVectorFieldsAreReadOrTheFirstBadOneIsNamed) {
+  StateArchive archive;
+  archive.setVector("mean", std::vector<double>{0.5, 0.5});
+  archive.setVector("path", std::vector<double>{1, 1, 1});
+  Eigen::VectorXd mean, path;
+  Status status = readEigenVectors(archive, 2, {{"mean", &mean}, {"path", &path}});
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message.find("\"path\""), std::string::npos) << status.error().message;
+  EXPECT_EQ(mean, Eigen::VectorXd::Constant(2, 0.5));
+  ASSERT_TRUE(readEigenVectors(archive, 2, {{"mean", &mean}}));
+}
+
 } // namespace
 } // namespace mlgo::es

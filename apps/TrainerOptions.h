@@ -399,4 +399,15 @@ inline void printEnding(const training::LoopSummary& summary) {
     std::printf("policy: %s\n", summary.policyOutput->c_str());
 }
 
+// The rest of a compiling trainer's "done:" line (its best validation
+// reward) and the lines after it: compile totals, how the run ended.
+inline void finishCompilingSummary(const training::LoopSummary& summary,
+                                   const training::CompileStats& compiles) {
+  if (summary.bestValidationTotalReward())
+    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward());
+  std::printf("\n");
+  printCompileTotals(compiles);
+  printEnding(summary);
+}
+
 } // namespace mlgo::apps

@@ -143,11 +143,7 @@ void printSummary(const Args&, const training::PpoTrainerSummary& summary) {
               static_cast<unsigned long long>(summary.compiles.failed),
               static_cast<unsigned long long>(summary.decisions),
               static_cast<long long>(summary.updates), summary.seconds, summary.finalMeanReward);
-  if (summary.bestValidationTotalReward())
-    std::printf("; best validation reward %+.5f", *summary.bestValidationTotalReward());
-  std::printf("\n");
-  apps::printCompileTotals(summary.compiles);
-  apps::printEnding(summary);
+  apps::finishCompilingSummary(summary, summary.compiles);
 }
 
 } // namespace

@@ -99,11 +99,7 @@ Status GradientEs::setState(State state) {
 }
 
 Status GradientEs::restoreState(const StateArchive& archive) {
-  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::GradientEs, dimension()));
-  Expected<State> state = State::fromArchive(archive);
-  if (!state)
-    return state.error();
-  return setState(state.take());
+  return restoreOptimizerState(*this, archive);
 }
 
 Population GradientEs::ask() const {

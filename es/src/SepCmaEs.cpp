@@ -129,11 +129,7 @@ Status SepCmaEs::setState(State state) {
 }
 
 Status SepCmaEs::restoreState(const StateArchive& archive) {
-  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::SepCmaEs, dimension()));
-  Expected<State> state = State::fromArchive(archive);
-  if (!state)
-    return state.error();
-  return setState(state.take());
+  return restoreOptimizerState(*this, archive);
 }
 
 Population SepCmaEs::ask() const {

@@ -223,11 +223,7 @@ Status TrustRegionEs::setState(State state) {
 }
 
 Status TrustRegionEs::restoreState(const StateArchive& archive) {
-  MLGO_ES_RETURN_IF_ERROR(checkOptimizerHeader(archive, OptimizerKind::TrustRegionEs, dimension()));
-  Expected<State> state = State::fromArchive(archive);
-  if (!state)
-    return state.error();
-  return setState(state.take());
+  return restoreOptimizerState(*this, archive);
 }
 
 Population TrustRegionEs::ask() const {

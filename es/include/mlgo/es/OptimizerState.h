@@ -44,4 +44,17 @@ Status
 readEigenVectors(const StateArchive& archive, size_t size,
                  std::initializer_list<std::pair<std::string_view, Eigen::VectorXd*>> fields);
 
+// An optimizer's restoreState through its State::fromArchive and setState:
+// the header must match the optimizer's own kind and dimension.
+template <class Optimizer>
+Status restoreOptimizerState(Optimizer& optimizer, const StateArchive& archive) {
+  if (Status header = checkOptimizerHeader(archive, optimizer.kind(), optimizer.dimension());
+      !header)
+    return header;
+  Expected<typename Optimizer::State> state = Optimizer::State::fromArchive(archive);
+  if (!state)
+    return state.error();
+  return optimizer.setState(state.take());
+}
+
 } // namespace mlgo::es

@@ -324,7 +324,8 @@ struct SearchArgs {
   size_t sample = 0;
   uint64_t seed = 0;
   std::string order = "first";
-  std::string tried; // trace of the tried decisions, if given
+  std::string tried;       // trace of the tried decisions, if given
+  std::string startPolicy; // the decisions to start from, if not -Oz's
   apps::EvaluatorArgs evaluator;
 };
 
@@ -342,6 +343,15 @@ int runSearch(const SearchArgs& args) {
   search.order =
       args.order == "random" ? training::SearchOrder::Random : training::SearchOrder::First;
   search.seed = args.seed;
+  std::unique_ptr<policies::Policy> start;
+  if (!args.startPolicy.empty()) {
+    Expected<std::unique_ptr<policies::Policy>> loaded =
+        policyByName(args.startPolicy, args.evaluator);
+    if (!loaded)
+      return fail(makeError("--start-policy " + args.startPolicy + ": " + loaded.error().message));
+    start = loaded.take();
+    search.start = start.get();
+  }
   std::optional<training::TriedDecisionTrace> triedTrace;
   std::optional<Error> triedError;
   if (!args.tried.empty()) {
@@ -375,9 +385,10 @@ int runSearch(const SearchArgs& args) {
     }
     return !saveError;
   };
-  std::fprintf(stderr, "searching %s %zu decisions of %zu modules of %s\n",
+  std::fprintf(stderr, "searching %s %zu decisions of %zu modules of %s from %s\n",
                args.order == "random" ? "a random" : "the first", args.maxDecisions, modules.size(),
-               args.corpus.c_str());
+               args.corpus.c_str(),
+               args.startPolicy.empty() ? "-Oz" : ("policy " + args.startPolicy).c_str());
   Expected<training::DecisionSearchResult> result =
       training::searchDecisions(**evaluator, modules, search);
   if (!result)
@@ -387,27 +398,34 @@ int runSearch(const SearchArgs& args) {
   if (triedTrace)
     if (Status closed = triedTrace->close(); !closed)
       return fail(makeError(args.tried + ": " + closed.error().message));
-  uint64_t baseline = 0, best = 0;
+  uint64_t baseline = 0, best = 0, atStart = 0;
   size_t tried = 0, kept = 0, smaller = 0;
   for (const training::ModuleSearch& m : result->modules) {
     if (!m.baselineBytes || !m.bestBytes)
       continue;
     baseline += *m.baselineBytes;
     best += *m.bestBytes;
+    atStart += *m.startBytes;
     tried += m.tried;
     kept += m.kept;
     smaller += *m.bestBytes < *m.baselineBytes;
   }
   if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
     return fail(saved.error());
+  auto percent = [&](uint64_t bytes) {
+    return baseline ? 100.0 * (static_cast<double>(bytes) / static_cast<double>(baseline) - 1)
+                    : 0.0;
+  };
+  if (start)
+    std::printf("start: the policy's decisions, .text %llu bytes vs -Oz %llu (%+.3f%%)\n",
+                static_cast<unsigned long long>(atStart), static_cast<unsigned long long>(baseline),
+                percent(atStart));
   std::printf("search: %zu rounds, %zu compilations; %zu decisions tried, %zu flips kept; %zu of "
               "%zu modules smaller\n.text %llu bytes vs -Oz %llu (%+.3f%%, as measured in the "
               "search)\npolicy: %s (mlgo-eval report %s CORPUS... for exact totals)\n",
               result->rounds, result->compilations, tried, kept, smaller, modules.size(),
               static_cast<unsigned long long>(best), static_cast<unsigned long long>(baseline),
-              baseline ? 100.0 * (static_cast<double>(best) / static_cast<double>(baseline) - 1)
-                       : 0.0,
-              args.output.c_str(), args.output.c_str());
+              percent(best), args.output.c_str(), args.output.c_str());
   return 0;
 }
 
@@ -619,7 +637,8 @@ int main(int argc, char** argv) {
 
   SearchArgs searchArgs;
   CLI::App* searchCmd = app.add_subcommand(
-      "search", "Greedy per-module decision search from -Oz: flip each of the first N decisions "
+      "search", "Greedy per-module decision search from -Oz (or --start-policy): flip each of the "
+                "first N decisions "
                 "in turn, keep the flips that shrink the module; writes a flip-set policy");
   searchCmd->add_option("corpus", searchArgs.corpus, "Corpus directory (training code only)")
       ->required();
@@ -646,6 +665,11 @@ int main(int argc, char** argv) {
   searchCmd->add_option("--tried", searchArgs.tried,
                         "Also write every tried decision with its outcome as a trace (labels "
                         "for bc-train --imitate-actions)");
+  searchCmd->add_option(
+      "--start-policy", searchArgs.startPolicy,
+      "Start from this policy's decisions instead of -Oz's (a policy file or name): its "
+      "trajectories become flips, and the search tries decisions at the states it reaches and "
+      "can undo its flips (labels for a policy trained on an earlier search; DAgger)");
   searchArgs.evaluator.addTo(*searchCmd);
 
   VocabArgs vocab;

@@ -133,5 +133,65 @@ TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecisi
   EXPECT_EQ(flips, kept);
 }
 
+// From a policy's decisions (here never-inline, far from -Oz): the search
+// starts at exactly that policy's sizes, a kept flip is an inlining the
+// policy did not do, and the result reproduces the sizes it measured.
+TEST(DecisionSearch, StartsFromAPolicysDecisionsAndLabelsAgainstThem) {
+  LuaSearch lua;
+  ASSERT_NO_FATAL_FAILURE(lua.load(8));
+  std::vector<const corpus::ModuleSpec*>& modules = lua.modules;
+  auto& evaluator = lua.evaluator;
+  std::unique_ptr<policies::Policy> never = policies::makeConstantPolicy(0);
+  evaluators::EvaluationRequest request;
+  request.candidates = {never.get()};
+  request.modules = modules;
+  evaluators::EvaluationResult direct = evaluator->evaluate(request);
+
+  DecisionSearchOptions search;
+  search.maxDecisions = 3;
+  search.order = SearchOrder::Random;
+  search.start = never.get();
+  TriedDecisionTrace trace(lua.dir / "tried.h5", {{"policy", "tried"}});
+  std::vector<int64_t> taken; // the decision at each tried state before the flip
+  search.onTried = [&](const TriedDecision& tried) {
+    taken.push_back(tried.before->actions[tried.decision]);
+    ASSERT_TRUE(trace.add(tried, modules[tried.module]->name));
+  };
+  Expected<DecisionSearchResult> result = searchDecisions(*evaluator, modules, search);
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_TRUE(trace.close());
+  size_t kept = 0;
+  for (size_t m = 0; m < modules.size(); ++m) {
+    const ModuleSearch& r = result->modules[m];
+    ASSERT_TRUE(direct.job(0, m).ok() && r.startBytes && r.bestBytes) << modules[m]->name;
+    EXPECT_EQ(*r.startBytes, direct.job(0, m).sizeBytes) << modules[m]->name;
+    EXPECT_LE(*r.bestBytes, *r.startBytes);
+    kept += r.kept;
+  }
+  EXPECT_GT(kept, 0u) << "inlining something shrinks some never-inline Lua module";
+
+  Expected<results::Trace> read = results::readTrace(lua.dir / "tried.h5");
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_EQ(read->decisions(), taken.size());
+  size_t notInlined = 0;
+  for (size_t d = 0; d < read->decisions(); ++d) {
+    const results::TraceModule& row = read->modules[static_cast<size_t>(read->decisionModules[d])];
+    ASSERT_TRUE(row.ok() && row.baselineBytes) << row.name;
+    // The label is the other decision than the one taken exactly when
+    // taking it shrank the module, whatever the compiler's own decision was.
+    const bool flipped = read->actions[d] != taken[d];
+    EXPECT_EQ(flipped, row.sizeBytes < *row.baselineBytes) << row.name;
+    notInlined += taken[d] == 0;
+  }
+  // Mostly states where the policy did not inline (a later round can try a
+  // state whose call an earlier kept flip inlined).
+  EXPECT_GT(notInlined, read->decisions() / 2);
+
+  request.candidates = {&result->policy};
+  evaluators::EvaluationResult again = evaluator->evaluate(request);
+  for (size_t m = 0; m < modules.size(); ++m)
+    EXPECT_EQ(again.job(0, m).sizeBytes, *result->modules[m].bestBytes) << modules[m]->name;
+}
+
 } // namespace
 } // namespace mlgo::training

@@ -46,6 +46,33 @@ evaluators::EvaluationResult evaluateWith(evaluators::Scorer& scorer,
   return scorer.evaluate(request);
 }
 
+// A flip set that makes the compiler follow a policy's recorded
+// trajectories: the states where the policy's action was not the
+// compiler's.
+Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationResult& run) {
+  std::optional<policies::FlipSetPolicy> flips;
+  for (size_t m = 0; m < run.moduleCount; ++m) {
+    const evaluators::JobResult& job = run.job(0, m);
+    if (!job.ok() || !job.trajectory)
+      continue;
+    const policies::Trajectory& t = *job.trajectory;
+    if (!flips) {
+      Expected<policies::FlipSetPolicy> created = policies::FlipSetPolicy::create(t.featureSpecs);
+      if (!created)
+        return created.error();
+      flips.emplace(created.take());
+    }
+    for (size_t d = 0; d < t.decisions(); ++d) {
+      uint64_t state = flips->stateHash({t.row(d), t.width});
+      if (t.actions[d] != t.defaultDecisions[d] && !flips->flips(state))
+        flips->toggle(state);
+    }
+  }
+  if (!flips)
+    return makeError("no module compiled with the start policy with a trajectory");
+  return std::move(*flips);
+}
+
 } // namespace
 
 Status DecisionSearchOptions::validate() const {
@@ -59,9 +86,23 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
                                                const DecisionSearchOptions& options) {
   if (Status valid = options.validate(); !valid)
     return makeError("decision search: " + valid.error().message);
+  std::vector<const corpus::ModuleSpec*> all(modules.begin(), modules.end());
   std::unique_ptr<policies::Policy> heuristic = policies::makeHeuristicEchoPolicy();
   evaluators::EvaluationResult start =
-      evaluateWith(scorer, *heuristic, {modules.begin(), modules.end()});
+      evaluateWith(scorer, options.start ? *options.start : *heuristic, all);
+  size_t compilations = modules.size();
+  std::optional<policies::FlipSetPolicy> startFlips;
+  if (options.start) {
+    // The search's policy is a flip set: the start policy's trajectories as
+    // flips, compiled once more so that the trajectories searched are the
+    // flip set's own (they differ only where two modules share a state).
+    Expected<policies::FlipSetPolicy> flips = flipsFollowing(start);
+    if (!flips)
+      return makeError("decision search: " + flips.error().message);
+    startFlips.emplace(flips.take());
+    start = evaluateWith(scorer, *startFlips, all);
+    compilations += modules.size();
+  }
   const policies::Trajectory* header = nullptr;
   std::vector<ModuleSearch> results(modules.size());
   std::vector<Frontier> frontier(modules.size());
@@ -70,6 +111,7 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     results[m].baselineBytes = start.baselineBytes[m];
     if (!job.ok() || !job.trajectory || !start.baselineBytes[m])
       continue;
+    results[m].startBytes = job.sizeBytes;
     results[m].bestBytes = job.sizeBytes;
     results[m].decisions = job.trajectory->decisions();
     frontier[m].trajectory = *job.trajectory;
@@ -81,11 +123,17 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     header = header ? header : &frontier[m].trajectory;
   }
   if (!header)
-    return makeError("decision search: no module compiled at -Oz with a trajectory");
-  Expected<policies::FlipSetPolicy> created = policies::FlipSetPolicy::create(header->featureSpecs);
-  if (!created)
-    return makeError("decision search: " + created.error().message);
-  DecisionSearchResult result{created.take(), std::move(results), 0, modules.size()};
+    return makeError(std::string("decision search: no module compiled ") +
+                     (options.start ? "with the start policy's flips" : "at -Oz") +
+                     " with a trajectory");
+  if (!startFlips) {
+    Expected<policies::FlipSetPolicy> created =
+        policies::FlipSetPolicy::create(header->featureSpecs);
+    if (!created)
+      return makeError("decision search: " + created.error().message);
+    startFlips.emplace(created.take());
+  }
+  DecisionSearchResult result{std::move(*startFlips), std::move(results), 0, compilations};
 
   for (size_t round = 0; round < options.maxDecisions; ++round) {
     // Every active module tries its next decision, all in one candidate.
@@ -153,9 +201,9 @@ Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& mo
   one.width = before.width;
   const double* row = before.row(tried.decision);
   one.observations.assign(row, row + before.width);
-  const int64_t compilers = before.defaultDecisions[tried.decision];
-  one.defaultDecisions = {compilers};
-  one.actions = {tried.kept ? 1 - compilers : compilers};
+  const int64_t taken = before.actions[tried.decision];
+  one.defaultDecisions = {before.defaultDecisions[tried.decision]};
+  one.actions = {tried.kept ? 1 - taken : taken};
   one.logProbabilities = {0.0};
   results::TraceModule module = traceModule(moduleName, *tried.trial, tried.bytesBefore);
   if (tried.trial->ok() && tried.bytesBefore > 0)

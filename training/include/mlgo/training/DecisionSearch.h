@@ -48,6 +48,12 @@ struct DecisionSearchOptions {
   // Which decision a round tries.
   SearchOrder order = SearchOrder::First;
   uint64_t seed = 0; // of the random order
+  // Start from this policy's decisions instead of -Oz's (null: -Oz). Its
+  // trajectory on each module becomes flips (the states where it differs
+  // from the compiler), so the search tries decisions at the states this
+  // policy reaches — DAgger-style labels for a policy trained on a search
+  // from -Oz — and can also undo the policy's own flips where they cost.
+  const policies::Policy* start = nullptr;
   // Called for every decision tried, in module order within a round.
   std::function<void(const TriedDecision&)> onTried;
   // Called after every round with (round, rounds, the flips kept so far),
@@ -60,8 +66,9 @@ struct DecisionSearchOptions {
 
 struct ModuleSearch {
   std::optional<uint64_t> baselineBytes; // -Oz
+  std::optional<uint64_t> startBytes;    // where the search started (-Oz or the start policy)
   std::optional<uint64_t> bestBytes;     // with its kept flips, as measured in the search
-  size_t decisions = 0;                  // of the -Oz trajectory
+  size_t decisions = 0;                  // of the starting trajectory
   size_t tried = 0;
   size_t kept = 0;
 };
@@ -85,7 +92,8 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
 // The tried decisions as a trace: one row of /modules per tried decision,
 // named after its module (so BC holds out whole modules), with one decision:
 // the state flipped, the compiler's default there, and as action the better
-// of the two (the flip if it was kept, else the default). The row's size is
+// of the two (the flip if it was kept, else the decision taken there before:
+// the compiler's, or the start policy's). The row's size is
 // the module's with the flip, its baseline the size before it, and its
 // reward the relative change (positive: smaller). Rows are written as they
 // come, so an interrupted search leaves every round before it.

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole inlining pipeline in its short mode (zlib trains, Lua validates
+# and tests): search from -Oz, search again from a learned policy's
+# decisions (DAgger), the searched trace, BC candidates (the byte-weighted
+# ones as ensembles of seeds), the choice on validation behind the per-module
+# guard, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
+set -euo pipefail
+out=$1 pipeline=$2
+rm -rf "$out"
+"$pipeline" --short --best-of --out "$out" | tee "$out.log"
+fail() { echo "pipeline-short: $*" >&2; exit 1; }
+# Both searches ran and wrote tried decisions; the second started from the
+# policy trained on the first.
+for f in search.done dagger.done dagger-start.json tried.trace.h5 dagger.trace.h5; do
+  [ -s "$out/$f" ] || [ -f "$out/$f" ] || fail "$f missing"
+done
+grep -q 'from policy .*dagger-start.json' "$out/dagger.log" || fail "the second search did not start from dagger-start.json"
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys, h5py
+out = sys.argv[1]
+for trace in ("tried.trace.h5", "dagger.trace.h5"):
+    with h5py.File(f"{out}/{trace}", "r") as f:
+        rows = f["modules/name"].shape[0]
+        assert rows > 0, f"{trace}: no tried decisions"
+# The byte-weighted candidate is the mean of four seeds: four times as wide.
+member = json.load(open(f"{out}/tried-1-seed1.json"))["architecture"]["hidden_layers"]
+ensemble = json.load(open(f"{out}/tried-1.json"))["architecture"]["hidden_layers"]
+assert ensemble == [4 * w for w in member], (member, ensemble)
+PY
+# The test report has Lua's 34 modules, none failed.
+grep -Eq '^\| lua \| 34 \| 0 \| [0-9]+ \| [0-9]+ \|' "$out/test.md" || fail "no Lua row in test.md"
+echo "pipeline-short: ok"

@@ -48,7 +48,7 @@ evaluators::EvaluationResult evaluateWith(evaluators::Scorer& scorer,
 
 // A flip set that makes the compiler follow a policy's recorded
 // trajectories: the states where the policy's action was not the
-// compiler's.
+// compiler's (none for -Oz's own).
 Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationResult& run) {
   std::optional<policies::FlipSetPolicy> flips;
   for (size_t m = 0; m < run.moduleCount; ++m) {
@@ -69,7 +69,7 @@ Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationRes
     }
   }
   if (!flips)
-    return makeError("no module compiled with the start policy with a trajectory");
+    return makeError("no module compiled with a trajectory");
   return std::move(*flips);
 }
 
@@ -91,19 +91,19 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
   evaluators::EvaluationResult start =
       evaluateWith(scorer, options.start ? *options.start : *heuristic, all);
   size_t compilations = modules.size();
-  std::optional<policies::FlipSetPolicy> startFlips;
+  // The search's policy is a flip set: the start's trajectories as flips
+  // (none for -Oz). A start policy's flips are compiled once more so that
+  // the trajectories searched are the flip set's own (they differ only
+  // where two modules share a state).
+  Expected<policies::FlipSetPolicy> startFlips = flipsFollowing(start);
+  if (!startFlips)
+    return makeError(std::string("decision search: ") +
+                     (options.start ? "the start policy: " : "-Oz: ") + startFlips.error().message);
   if (options.start) {
-    // The search's policy is a flip set: the start policy's trajectories as
-    // flips, compiled once more so that the trajectories searched are the
-    // flip set's own (they differ only where two modules share a state).
-    Expected<policies::FlipSetPolicy> flips = flipsFollowing(start);
-    if (!flips)
-      return makeError("decision search: " + flips.error().message);
-    startFlips.emplace(flips.take());
     start = evaluateWith(scorer, *startFlips, all);
     compilations += modules.size();
   }
-  const policies::Trajectory* header = nullptr;
+  bool searchable = false; // some module has a trajectory to search
   std::vector<ModuleSearch> results(modules.size());
   std::vector<Frontier> frontier(modules.size());
   for (size_t m = 0; m < modules.size(); ++m) {
@@ -120,20 +120,13 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     if (options.order == SearchOrder::Random)
       frontier[m].order =
           rl::permutation(results[m].decisions, deriveKey({options.seed, kOrderTag, m}));
-    header = header ? header : &frontier[m].trajectory;
+    searchable = true;
   }
-  if (!header)
+  if (!searchable)
     return makeError(std::string("decision search: no module compiled ") +
                      (options.start ? "with the start policy's flips" : "at -Oz") +
                      " with a trajectory");
-  if (!startFlips) {
-    Expected<policies::FlipSetPolicy> created =
-        policies::FlipSetPolicy::create(header->featureSpecs);
-    if (!created)
-      return makeError("decision search: " + created.error().message);
-    startFlips.emplace(created.take());
-  }
-  DecisionSearchResult result{std::move(*startFlips), std::move(results), 0, compilations};
+  DecisionSearchResult result{startFlips.take(), std::move(results), 0, compilations};
 
   for (size_t round = 0; round < options.maxDecisions; ++round) {
     // Every active module tries its next decision, all in one candidate.

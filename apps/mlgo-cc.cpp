@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   std::error_code error;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", error).string();
   mlgo::Expected<mlgo::deploy::LaunchPlan> plan = mlgo::deploy::planLaunch(
-      argv[0], self, arguments, [](const char* name) { return std::getenv(name); });
+      argv[0], self, arguments, [](const char* name) { return std::getenv(name); },
+      mlgo::deploy::parentExecutable());
   if (!plan) {
     std::cerr << std::filesystem::path(argv[0]).filename().string()
               << ": error: " << plan.error().message << "\n";

@@ -1,7 +1,10 @@
 #include "mlgo/deploy/Launcher.h"
 
+#include "mlgo/deploy/BitcodeInputs.h"
+#include "mlgo/deploy/ResponseFiles.h"
 #include "mlgo/policies/PolicyLocation.h"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <regex>
@@ -98,12 +101,32 @@ Expected<std::string> locatePolicy(const LauncherOptions& options,
   return fs::absolute(*file).string();
 }
 
-// Takes the launcher's own --mlgo-… options off the front of the arguments.
+// An on/off environment switch: unset, "" or "0" off, "1" on; anything else
+// is an error (MLGO_BEST_OF=yes must not silently mean "off").
+Expected<bool> environmentSwitch(const EnvironmentLookup& environment, const char* name) {
+  const char* value = environment(name);
+  if (!value || !*value || std::string_view(value) == "0")
+    return false;
+  if (std::string_view(value) == "1")
+    return true;
+  return makeError(std::string(name) + "=" + value + ": expected 1 (on) or 0 (off)");
+}
+
+// Takes the launcher's own --mlgo-… options out of the arguments.
 Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& arguments,
                                               const EnvironmentLookup& environment) {
   LauncherOptions options;
-  const char* bestOf = environment("MLGO_BEST_OF");
-  options.bestOf = bestOf && std::string_view(bestOf) == "1";
+  for (auto [name, field] : {std::pair{"MLGO_BEST_OF", &LauncherOptions::bestOf},
+                             std::pair{"MLGO_CCACHE", &LauncherOptions::ccache}}) {
+    Expected<bool> on = environmentSwitch(environment, name);
+    if (!on)
+      return on.error();
+    options.*field = *on;
+  }
+  if (Expected<bool> fallback =
+          policies::policyFallbackRequested(environment(policies::kFallbackEnvironment));
+      !fallback)
+    return fallback.error();
   std::vector<std::string> rest;
   for (const std::string& a : arguments) {
     if (!a.starts_with("--mlgo-")) {
@@ -116,6 +139,10 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
       options.bestOf = true;
+    else if (a == "--mlgo-ccache")
+      options.ccache = true;
+    else if (a == "--mlgo-passthrough")
+      options.passthrough = true;
     else if (a == "--mlgo-verbose")
       options.verbose = true;
     else if (a == "--mlgo-help")
@@ -128,11 +155,82 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
   return options;
 }
 
+bool isCcache(const std::string& program) {
+  return fs::path(program).filename().string().starts_with("ccache");
+}
+
+// CCACHE_EXTRAFILES' entries (':'-separated), canonical where they exist.
+std::vector<std::string> ccacheExtraFiles(const EnvironmentLookup& environment) {
+  std::vector<std::string> files;
+  const char* value = environment("CCACHE_EXTRAFILES");
+  std::string list = value ? value : "";
+  for (size_t start = 0; start < list.size();) {
+    size_t end = std::min(list.find(':', start), list.size());
+    std::error_code error;
+    std::string file = list.substr(start, end - start);
+    fs::path canonical = fs::weakly_canonical(file, error);
+    files.push_back(error ? file : canonical.string());
+    start = end + 1;
+  }
+  return files;
+}
+
+// ccache in front of the launcher hashes the launcher's command line, not the
+// policy it reads: it would return an object built with an older policy.
+// Allowed only when the policy and the plugin are in ccache's hash.
+Status checkNotBehindCcache(const std::string& parentProgram, const LaunchPlan& plan,
+                            const std::string& plugin, const EnvironmentLookup& environment) {
+  if (!isCcache(parentProgram) || plan.options.ccache)
+    return Status::ok();
+  std::vector<std::string> hashed = ccacheExtraFiles(environment);
+  auto isHashed = [&](const std::string& file) {
+    std::error_code error;
+    std::string canonical = fs::weakly_canonical(file, error).string();
+    return std::find(hashed.begin(), hashed.end(), canonical) != hashed.end();
+  };
+  if (isHashed(*plan.policyFile) && isHashed(plugin))
+    return Status::ok();
+  return makeError("ccache runs this launcher and hashes its command line, not the policy's "
+                   "content, so after " +
+                   *plan.policyFile +
+                   " changes it would return objects built with the old policy. Put ccache "
+                   "behind the launcher instead (mlgo-cc --mlgo-ccache …; CMake: "
+                   "CMAKE_C_COMPILER_LAUNCHER=\"mlgo-cc;--mlgo-ccache\"), or add both files to "
+                   "ccache's hash: CCACHE_EXTRAFILES=" +
+                   *plan.policyFile + ":" + plugin);
+}
+
+// The compiler: given first (launcher mode, optionally after `ccache`),
+// else $MLGO_CLANG, else clang-22's clang or clang++ by the launcher's name.
+void takeCompiler(const std::string& program, LaunchPlan& plan,
+                  const EnvironmentLookup& environment) {
+  std::vector<std::string>& arguments = plan.userArguments;
+  if (arguments.size() >= 2 && isCcache(arguments.front()) && looksLikeCompiler(arguments[1])) {
+    plan.options.ccache = true;
+    arguments.erase(arguments.begin());
+  }
+  if (!arguments.empty() && looksLikeCompiler(arguments.front())) {
+    plan.compiler = arguments.front();
+    arguments.erase(arguments.begin());
+  } else if (const char* clang = environment("MLGO_CLANG")) {
+    plan.compiler = clang;
+  } else {
+    bool cxx = program.size() >= 2 && program.substr(program.size() - 2) == "++";
+    plan.compiler = (fs::path(MLGO_LLVM_TOOLS_DIR) / (cxx ? "clang++" : "clang")).string();
+  }
+}
+
 } // namespace
+
+std::string parentExecutable() {
+  std::error_code error;
+  return fs::read_symlink("/proc/" + std::to_string(::getppid()) + "/exe", error).string();
+}
 
 Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& launcherPath,
                                 const std::vector<std::string>& arguments,
-                                const EnvironmentLookup& environment) {
+                                const EnvironmentLookup& environment,
+                                const std::string& parentProgram) {
   LaunchPlan plan;
   plan.userArguments = arguments;
   Expected<LauncherOptions> options = takeLauncherOptions(plan.userArguments, environment);
@@ -142,27 +240,34 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   if (plan.options.help)
     return plan;
 
-  if (!plan.userArguments.empty() && looksLikeCompiler(plan.userArguments.front())) {
-    plan.compiler = plan.userArguments.front();
-    plan.userArguments.erase(plan.userArguments.begin());
-  } else if (const char* clang = environment("MLGO_CLANG")) {
-    plan.compiler = clang;
-  } else {
-    bool cxx = program.size() >= 2 && program.substr(program.size() - 2) == "++";
-    plan.compiler = (fs::path(MLGO_LLVM_TOOLS_DIR) / (cxx ? "clang++" : "clang")).string();
-  }
+  takeCompiler(program, plan, environment);
   if (Status compiler = checkCompiler(plan.compiler, environment); !compiler)
     return compiler.error();
 
-  plan.command = parseCompilerCommand(plan.userArguments);
+  Expected<std::vector<std::string>> expanded = expandResponseFiles(plan.userArguments);
+  if (!expanded)
+    return expanded.error();
+  plan.expandedArguments = expanded.take();
+  plan.command = parseCompilerCommand(plan.expandedArguments);
   plan.arguments = plan.userArguments;
+  if (!plan.command.unclassified.empty()) {
+    if (plan.options.passthrough)
+      return plan; // as asked: as it is, without the policy
+    return makeError("cannot tell what this command does (" + plan.command.unclassified +
+                     "), so the policy might not reach the code it optimises; give "
+                     "--mlgo-passthrough to run such commands without the policy");
+  }
   bool compiles = plan.command.optimisesSources();
-  bool linksLto = plan.command.linksWithLto();
+  std::optional<std::string> bitcodeInput =
+      plan.command.links() ? firstBitcodeInput(plan.command) : std::nullopt;
+  bool linksLto = plan.command.linksWithLto() || bitcodeInput;
   if (!compiles && !linksLto)
     return plan; // a plain link, preprocessing, --version: nothing to decide
   if (linksLto && !plan.command.usesLld)
-    return makeError("an LTO link runs the inliner in the linker, and only lld loads the policy "
-                     "plugin: add -fuse-ld=lld");
+    return makeError("an LTO link" +
+                     (bitcodeInput ? " (" + *bitcodeInput + " is LLVM bitcode)" : "") +
+                     " runs the inliner in the linker, and only lld loads the policy plugin: add "
+                     "-fuse-ld=lld");
   Expected<std::string> plugin = locatePlugin(plan.options, launcherPath, environment);
   if (!plugin)
     return plugin.error();
@@ -170,11 +275,23 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   if (!policy)
     return policy.error();
   plan.policyFile = policy.take();
+  if (Status ccache = checkNotBehindCcache(parentProgram, plan, *plugin, environment); !ccache)
+    return ccache.error();
+  plan.environment.emplace_back(policies::kPolicyEnvironment, *plan.policyFile);
+  if (plan.options.ccache) {
+    const char* extra = environment("CCACHE_EXTRAFILES");
+    std::string files = extra && *extra ? std::string(extra) + ":" : "";
+    plan.environment.emplace_back("CCACHE_EXTRAFILES", files + *plan.policyFile + ":" + *plugin);
+  }
   if (compiles)
     plan.arguments.push_back("-fpass-plugin=" + *plugin);
   if (linksLto)
     plan.arguments.push_back("-Wl,--load-pass-plugin=" + *plugin);
   plan.bestOf = plan.options.bestOf && plan.command.singleNativeObject();
+  if (plan.options.bestOf && compiles && !plan.bestOf)
+    plan.warnings.push_back("--mlgo-best-of compares one object of one source (" +
+                            plan.command.whyNotSingleNativeObject() +
+                            "): compiled with the policy alone");
   return plan;
 }
 
@@ -206,11 +323,22 @@ std::string launcherHelp(const std::string& program) {
          "                      time; no object is larger than without the policy); also\n"
          "                      MLGO_BEST_OF=1. Only for -c of one source to a native\n"
          "                      object; other commands run with the policy alone\n"
+         "  --mlgo-ccache       run the compile through ccache with the policy's and the\n"
+         "                      plugin's contents in its hash, so that a changed policy\n"
+         "                      always rebuilds (also MLGO_CCACHE=1, or `ccache` given\n"
+         "                      right before the compiler). ccache in front of the\n"
+         "                      launcher is refused unless CCACHE_EXTRAFILES holds both\n"
+         "  --mlgo-passthrough  run commands the launcher cannot classify (-cc1, another\n"
+         "                      --driver-mode, an unknown -x language) without the policy\n"
+         "                      instead of failing them\n"
          "  --mlgo-verbose      print the clang command (and --best-of's choice)\n"
          "  --mlgo-help         this help\n"
          "\n"
-         "LTO links need -fuse-ld=lld: the launcher adds -Wl,--load-pass-plugin=… so that\n"
-         "the link-time inliner uses the policy too.\n"
+         "Response files (@FILE) are read as clang reads them, and a source from standard\n"
+         "input (-x c -) gets the policy like any other. A command that optimises code and\n"
+         "cannot get the policy fails with the reason; it never compiles without it.\n"
+         "LTO links (-flto, or bitcode among the inputs) need -fuse-ld=lld: the launcher\n"
+         "adds -Wl,--load-pass-plugin=… so that the link-time inliner uses the policy too.\n"
          "Environment: MLGO_CLANG (the compiler in CC mode), MLGO_POLICY_FALLBACK=heuristic\n"
          "(compile with LLVM's heuristic and a warning when the policy cannot be used).\n";
 }

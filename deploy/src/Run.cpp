@@ -3,7 +3,9 @@
 #include "mlgo/deploy/Launcher.h"
 
 #include "mlgo/deploy/ElfText.h"
+#include "mlgo/deploy/ResponseFiles.h"
 #include "mlgo/policies/PolicyLocation.h"
+#include "mlgo/support/Files.h"
 
 #include <cerrno>
 #include <csignal>
@@ -40,10 +42,18 @@ void printCommand(const std::string& compiler, const std::vector<std::string>& a
   std::cerr << "\n";
 }
 
+// Where a child's standard input comes from: inherited, or a file.
+struct ChildInput {
+  std::string file; // empty: inherited
+};
+
 // Exit status as a shell reports it (128 + signal for a killed child).
-int runChild(const std::string& compiler, const std::vector<std::string>& arguments, bool quiet) {
+int runChild(const std::string& compiler, const std::vector<std::string>& arguments, bool quiet,
+             const ChildInput& input = {}) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  if (!input.file.empty())
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, input.file.c_str(), O_RDONLY, 0);
   if (quiet) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
@@ -62,40 +72,139 @@ int runChild(const std::string& compiler, const std::vector<std::string>& argume
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// The second object of --best-of, removed if the launcher is interrupted.
-char pendingObject[4096] = {0};
+// Files of --best-of's own (the second object, its response file, the saved
+// standard input), removed when the launcher ends or is interrupted. Fixed
+// storage: the signal handler may not allocate.
+constexpr size_t kPendingFiles = 3;
+char pendingFiles[kPendingFiles][4096] = {};
 
-void removePendingObject(int signal) {
-  if (pendingObject[0])
-    ::unlink(pendingObject);
+void removePendingFiles() {
+  for (char* file : pendingFiles)
+    if (file[0]) {
+      ::unlink(file);
+      file[0] = 0;
+    }
+}
+
+void removePendingFilesAndReraise(int signal) {
+  removePendingFiles();
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
 
+void addPendingFile(const std::string& file) {
+  for (char* slot : pendingFiles)
+    if (!slot[0]) {
+      std::snprintf(slot, sizeof pendingFiles[0], "%s", file.c_str());
+      return;
+    }
+}
+
+// The compile goes through ccache with --mlgo-ccache: ccache COMPILER ARGS….
+struct Invocation {
+  std::string program;
+  std::vector<std::string> arguments;
+};
+
+Invocation invocationOf(const LaunchPlan& plan, const std::vector<std::string>& arguments) {
+  if (!plan.options.ccache)
+    return {plan.compiler, arguments};
+  std::vector<std::string> withCompiler{plan.compiler};
+  withCompiler.insert(withCompiler.end(), arguments.begin(), arguments.end());
+  return {"ccache", withCompiler};
+}
+
+int run(const LaunchPlan& plan, const std::vector<std::string>& arguments, bool quiet,
+        const ChildInput& input) {
+  Invocation invocation = invocationOf(plan, arguments);
+  if (plan.options.verbose)
+    printCommand(invocation.program, invocation.arguments);
+  return runChild(invocation.program, invocation.arguments, quiet, input);
+}
+
+// Standard input saved to a file, so that both compiles can read it.
+Expected<std::string> saveStandardInput() {
+  const char* directory = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(directory && *directory ? directory : "/tmp") + "/mlgo-cc-stdin-XXXXXX";
+  int fd = ::mkstemp(pattern.data());
+  if (fd < 0)
+    return makeError(pattern + ": cannot create: " + std::strerror(errno));
+  addPendingFile(pattern);
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n == 0)
+      break;
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 || ::write(fd, buffer, size_t(n)) != n) {
+      ::close(fd);
+      return makeError("saving standard input to " + pattern + ": " + std::strerror(errno));
+    }
+  }
+  if (::close(fd) != 0)
+    return makeError("saving standard input to " + pattern + ": " + std::strerror(errno));
+  return pattern;
+}
+
+// The compile without the plugin, writing only `object`. When the user's
+// command came in response files, so does this one (it may be too long for
+// one command line).
+Expected<std::vector<std::string>> plainCompileArguments(const LaunchPlan& plan,
+                                                         const std::string& object) {
+  std::vector<std::string> arguments = withOnlyObjectOutput(plan.expandedArguments, object);
+  if (!usesResponseFiles(plan.userArguments))
+    return arguments;
+  std::string file = object + ".rsp";
+  std::string text;
+  for (const std::string& a : arguments)
+    text += quoteGnuArgument(a) + "\n";
+  addPendingFile(file);
+  if (Status written = writeFileBytes(file, text); !written)
+    return written.error();
+  return std::vector<std::string>{"@" + file};
+}
+
 int runBestOf(const LaunchPlan& plan) {
-  int status = runChild(plan.compiler, plan.arguments, /*quiet=*/false);
-  if (status != 0)
+  for (int signal : {SIGINT, SIGTERM, SIGHUP})
+    std::signal(signal, removePendingFilesAndReraise);
+  ChildInput input;
+  if (plan.command.readsStandardInput()) {
+    Expected<std::string> saved = saveStandardInput();
+    if (!saved) {
+      std::cerr << "mlgo-cc: " << saved.error().message << "\n";
+      removePendingFiles();
+      return 1;
+    }
+    input.file = *saved;
+  }
+  int status = run(plan, plan.arguments, /*quiet=*/false, input);
+  if (status != 0) {
+    removePendingFiles();
     return status; // clang's diagnostics are out; nothing to compare
+  }
   std::string object = plan.command.objectPath();
   std::string plain = object + ".mlgo-oz.o";
-  std::snprintf(pendingObject, sizeof pendingObject, "%s", plain.c_str());
-  for (int signal : {SIGINT, SIGTERM, SIGHUP})
-    std::signal(signal, removePendingObject);
+  addPendingFile(plain);
   // Without the plugin, quietly: its diagnostics would repeat the first's.
-  std::vector<std::string> plainArguments = withOnlyObjectOutput(plan.userArguments, plain);
-  if (plan.options.verbose)
-    printCommand(plan.compiler, plainArguments);
-  int plainStatus = runChild(plan.compiler, plainArguments, /*quiet=*/true);
+  Expected<std::vector<std::string>> plainArguments = plainCompileArguments(plan, plain);
+  int plainStatus = plainArguments ? run(plan, *plainArguments, /*quiet=*/true, input) : 1;
   Expected<uint64_t> withPolicy = textBytes(object);
   Expected<uint64_t> withoutPolicy =
       plainStatus == 0 ? textBytes(plain) : Expected<uint64_t>(makeError("did not compile"));
   bool keepPlain = withPolicy && withoutPolicy && *withoutPolicy < *withPolicy;
   std::error_code error;
-  if (keepPlain)
+  int result = 0;
+  if (keepPlain && plan.command.saveTemps) {
+    // -save-temps: the saved .i/.bc/.s must be the kept object's, so the
+    // plain compile runs again as the user wrote it (same object: clang is
+    // deterministic), temporary files and all.
+    result = run(plan, plan.userArguments, /*quiet=*/false, input);
+  } else if (keepPlain) {
     std::filesystem::rename(plain, object, error);
-  else
-    std::filesystem::remove(plain, error);
-  pendingObject[0] = 0;
+  }
+  removePendingFiles();
   if (plan.options.verbose && withPolicy && withoutPolicy)
     std::cerr << "mlgo-cc: " << object << ": .text " << *withPolicy << " B with the policy, "
               << *withoutPolicy << " B without: kept "
@@ -104,21 +213,24 @@ int runBestOf(const LaunchPlan& plan) {
     std::cerr << "mlgo-cc: " << object << ": " << error.message() << "\n";
     return 1;
   }
-  return 0;
+  return result;
 }
 
 } // namespace
 
 int runLaunch(const LaunchPlan& plan) {
-  if (plan.policyFile)
-    ::setenv(policies::kPolicyEnvironment, plan.policyFile->c_str(), 1);
-  if (plan.options.verbose)
-    printCommand(plan.compiler, plan.arguments);
+  for (const auto& [name, value] : plan.environment)
+    ::setenv(name.c_str(), value.c_str(), 1);
+  for (const std::string& warning : plan.warnings)
+    std::cerr << "mlgo-cc: warning: " << warning << "\n";
   if (plan.bestOf)
     return runBestOf(plan);
-  std::vector<char*> argv = argvOf(plan.compiler, plan.arguments);
-  ::execvp(plan.compiler.c_str(), argv.data());
-  std::cerr << "mlgo-cc: cannot run " << plan.compiler << ": " << std::strerror(errno) << "\n";
+  Invocation invocation = invocationOf(plan, plan.arguments);
+  if (plan.options.verbose)
+    printCommand(invocation.program, invocation.arguments);
+  std::vector<char*> argv = argvOf(invocation.program, invocation.arguments);
+  ::execvp(invocation.program.c_str(), argv.data());
+  std::cerr << "mlgo-cc: cannot run " << invocation.program << ": " << std::strerror(errno) << "\n";
   return 127;
 }
 

@@ -25,7 +25,6 @@
 #include <llvm/Plugins/PassPlugin.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -46,8 +45,13 @@ struct ProcessPolicy {
 const ProcessPolicy& processPolicy() {
   static const ProcessPolicy loaded = [] {
     ProcessPolicy result;
-    const char* fallback = std::getenv(policies::kFallbackEnvironment);
-    result.fallback = fallback && std::strcmp(fallback, "heuristic") == 0;
+    mlgo::Expected<bool> fallback =
+        policies::policyFallbackRequested(std::getenv(policies::kFallbackEnvironment));
+    if (!fallback) {
+      result.problem = fallback.error().message;
+      return result;
+    }
+    result.fallback = *fallback;
     std::error_code ignored;
     mlgo::Expected<std::filesystem::path> file = policies::locatePolicyFile(
         std::getenv(policies::kPolicyEnvironment), std::filesystem::current_path(ignored));

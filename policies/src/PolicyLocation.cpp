@@ -1,5 +1,7 @@
 #include "mlgo/policies/PolicyLocation.h"
 
+#include "mlgo/support/Files.h"
+
 #include <set>
 #include <string>
 #include <system_error>
@@ -12,10 +14,13 @@ Expected<std::filesystem::path> locatePolicyFile(const char* environmentValue,
   std::error_code error;
   if (environmentValue && *environmentValue) {
     fs::path file = environmentValue;
-    if (!fs::is_regular_file(file, error))
+    if (fs::is_regular_file(file, error))
+      return file;
+    if (!fs::exists(file, error))
       return makeError(std::string(kPolicyEnvironment) + "=" + file.string() +
                        ": no such policy file");
-    return file;
+    return makeError(std::string(kPolicyEnvironment) + "=" + file.string() + ": " +
+                     checkRegularFile(file, "policy file").error().message);
   }
   for (fs::path directory = workingDirectory;; directory = directory.parent_path()) {
     fs::path candidate = directory / kPolicyFileName;
@@ -57,7 +62,23 @@ Expected<std::filesystem::path> policyFileFor(const std::string& spec) {
     return std::filesystem::path(spec);
   if (isPolicyName(spec) && !std::filesystem::exists(spec, error))
     return shippedPolicy(spec);
+  if (std::filesystem::exists(spec, error))
+    return checkRegularFile(spec, "policy file").error();
   return makeError("no such policy file");
+}
+
+} // namespace mlgo::policies
+
+namespace mlgo::policies {
+
+Expected<bool> policyFallbackRequested(const char* environmentValue) {
+  if (!environmentValue || !*environmentValue)
+    return false;
+  if (std::string_view(environmentValue) == "heuristic")
+    return true;
+  return makeError(std::string(kFallbackEnvironment) + "=" + environmentValue +
+                   ": the only value is \"heuristic\" (compile with LLVM's heuristic and a "
+                   "warning when the policy cannot be used); unset it to fail instead");
 }
 
 } // namespace mlgo::policies

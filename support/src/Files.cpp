@@ -50,18 +50,33 @@ Status writeFileBytes(const fs::path& file, std::string_view bytes) {
   return Status::ok();
 }
 
+std::string fileKind(const fs::file_status& status) {
+  return fs::is_regular_file(status)     ? "a regular file"
+         : fs::is_directory(status)      ? "a directory"
+         : fs::is_character_file(status) ? "a character device"
+         : fs::is_block_file(status)     ? "a block device"
+         : fs::is_fifo(status)           ? "a FIFO"
+         : fs::is_socket(status)         ? "a socket"
+         : !fs::exists(status)           ? "missing"
+                                         : "not a regular file";
+}
+
+Status checkRegularFile(const fs::path& file, std::string_view what) {
+  std::error_code ec;
+  fs::file_status status = fs::status(file, ec);
+  if (!ec && fs::is_regular_file(status))
+    return Status::ok();
+  if (ec || !fs::exists(status))
+    return makeError(file.string() + ": no such " + std::string(what));
+  return makeError(file.string() + " is " + fileKind(status) + ", not a " + std::string(what));
+}
+
 Status checkReplaceable(const fs::path& file) {
   std::error_code ec;
   fs::file_status status = fs::status(file, ec);
   if (ec || !fs::exists(status) || fs::is_regular_file(status))
     return Status::ok();
-  const char* what = fs::is_directory(status)        ? "a directory"
-                     : fs::is_character_file(status) ? "a character device"
-                     : fs::is_block_file(status)     ? "a block device"
-                     : fs::is_fifo(status)           ? "a FIFO"
-                     : fs::is_socket(status)         ? "a socket"
-                                                     : "not a regular file";
-  return makeError(file.string() + " is " + what +
+  return makeError(file.string() + " is " + fileKind(status) +
                    "; the output must be a regular file (it is written aside and renamed into "
                    "place)");
 }

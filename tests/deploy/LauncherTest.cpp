@@ -3,13 +3,17 @@
 // comes from. No compiler runs here (tests/deploy/*.sh build real code).
 #include "mlgo/deploy/Launcher.h"
 #include "TestSupport.h"
+#include "mlgo/deploy/BitcodeInputs.h"
 #include "mlgo/deploy/CompilerCommand.h"
 #include "mlgo/deploy/ElfText.h"
+#include "mlgo/deploy/ResponseFiles.h"
 #include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/policies/PolicyLocation.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 
@@ -71,6 +75,126 @@ TEST(CompilerCommand, SecondCompileWritesOnlyItsObject) {
             (Arguments{"-Oz", "-c", "a.c", "-DX=1", "-o", "tmp.o"}));
 }
 
+TEST(CompilerCommand, StandardInputIsASourceWithALanguage) {
+  CompilerCommand c = parseCompilerCommand({"-Oz", "-x", "c", "-c", "-", "-o", "s.o"});
+  EXPECT_EQ(c.sources, Arguments{"-"});
+  EXPECT_TRUE(c.readsStandardInput());
+  EXPECT_TRUE(c.singleNativeObject());
+  // Without -x clang refuses standard input itself.
+  EXPECT_FALSE(parseCompilerCommand({"-c", "-"}).optimisesSources());
+  EXPECT_FALSE(parseCompilerCommand({"-x", "assembler", "-c", "-"}).optimisesSources());
+  // clang names the object of a source from standard input "-.o".
+  EXPECT_EQ(parseCompilerCommand({"-x", "c", "-c", "-"}).objectPath(), "-.o");
+}
+
+TEST(CompilerCommand, LinkInputsAndLibraries) {
+  CompilerCommand c = parseCompilerCommand(
+      {"main.o", "libx.a", "-L", "lib", "-Lother", "-lz", "-l", "m", "-o", "p"});
+  EXPECT_EQ(c.linkInputs, (Arguments{"main.o", "libx.a"}));
+  EXPECT_EQ(c.libraries, (Arguments{"z", "m"}));
+  EXPECT_EQ(c.libraryDirectories, (Arguments{"lib", "other"}));
+  EXPECT_TRUE(c.links());
+  EXPECT_FALSE(parseCompilerCommand({"-c", "a.c"}).links());
+}
+
+TEST(CompilerCommand, UnclassifiableCommandsSayWhy) {
+  EXPECT_NE(parseCompilerCommand({"-cc1", "-emit-obj", "a.c"}).unclassified.find("-cc1"),
+            std::string::npos);
+  EXPECT_NE(parseCompilerCommand({"--driver-mode=cl", "/c", "a.c"}).unclassified.find("cl"),
+            std::string::npos);
+  EXPECT_NE(parseCompilerCommand({"-x", "fortran", "-c", "a.f"}).unclassified.find("fortran"),
+            std::string::npos);
+  EXPECT_EQ(parseCompilerCommand({"--driver-mode=g++", "-x", "c++", "-c", "a.cc"}).unclassified,
+            "");
+}
+
+TEST(CompilerCommand, BestOfSaysWhyItCannotCompare) {
+  EXPECT_EQ(parseCompilerCommand({"-c", "a.c"}).whyNotSingleNativeObject(), "");
+  EXPECT_EQ(parseCompilerCommand({"-c", "a.c", "b.c"}).whyNotSingleNativeObject(),
+            "2 sources in one command");
+  EXPECT_NE(parseCompilerCommand({"-S", "a.c"}).whyNotSingleNativeObject().find("-S"),
+            std::string::npos);
+  // -save-temps is compared (the saved files follow the kept object).
+  EXPECT_TRUE(parseCompilerCommand({"-c", "-save-temps", "a.c"}).singleNativeObject());
+  EXPECT_TRUE(parseCompilerCommand({"-c", "-save-temps=obj", "a.c"}).saveTemps);
+}
+
+TEST(CompilerCommand, TheSecondCompileSavesNoTemporaries) {
+  EXPECT_EQ(withOnlyObjectOutput({"-save-temps", "-save-temps=obj", "-c", "a.c"}, "t.o"),
+            (Arguments{"-c", "a.c", "-o", "t.o"}));
+}
+
+// What clang-22's driver makes of the same text (checked with clang -###).
+TEST(ResponseFiles, SplitAsClangsDriverDoes) {
+  EXPECT_EQ(splitGnuArguments("\"-DQ=a b\" -DR=\\\"x\\\" '-DS=c\\d' \"\" -DT\n"),
+            (Arguments{"-DQ=a b", "-DR=\"x\"", "-DS=cd", "-DT"}));
+  EXPECT_EQ(splitGnuArguments("  -c\ta.c\r\n-o  x.o"), (Arguments{"-c", "a.c", "-o", "x.o"}));
+  for (const std::string& a : {std::string("plain"), std::string("with space"),
+                               std::string("q'u\"o\\te"), std::string("new\nline")})
+    EXPECT_EQ(splitGnuArguments(quoteGnuArgument(a) + " next"), (Arguments{a, "next"})) << a;
+}
+
+TEST(ResponseFiles, ExpandedRecursivelyFromTheWorkingDirectory) {
+  mlgo::testing::ScratchDirectory scratch;
+  std::filesystem::create_directories(scratch / "sub");
+  std::string inner = (scratch / "inner.rsp").string();
+  std::ofstream(scratch / "sub" / "outer.rsp") << "-DA=1 @" << inner << " 'x y.c'";
+  std::ofstream(inner) << "-c\n-o out.o\n";
+  Expected<Arguments> expanded =
+      expandResponseFiles({"-Oz", "@" + (scratch / "sub" / "outer.rsp").string(), "@missing"});
+  ASSERT_TRUE(expanded) << expanded.error().message;
+  // A response file that does not exist stays an argument, as in clang.
+  EXPECT_EQ(*expanded, (Arguments{"-Oz", "-DA=1", "-c", "-o", "out.o", "x y.c", "@missing"}));
+  EXPECT_TRUE(usesResponseFiles({"@" + inner}));
+  EXPECT_FALSE(usesResponseFiles({"@missing", "-c"}));
+  std::ofstream(scratch / "loop.rsp") << "-c @" << (scratch / "loop.rsp").string();
+  Expected<Arguments> loop = expandResponseFiles({"@" + (scratch / "loop.rsp").string()});
+  ASSERT_FALSE(loop);
+  EXPECT_NE(loop.error().message.find("includes itself"), std::string::npos);
+}
+
+// Archives written byte by byte: "!<arch>\n", 60-byte member headers.
+std::string archiveMember(const std::string& name, const std::string& data) {
+  char header[61];
+  std::snprintf(header, sizeof header, "%-16s%-12s%-6s%-6s%-8s%-10zu`\n", name.c_str(), "0", "0",
+                "0", "644", data.size());
+  return std::string(header, 60) + data + (data.size() % 2 ? "\n" : "");
+}
+
+TEST(BitcodeInputs, ObjectsArchivesAndLibrariesHoldingBitcode) {
+  mlgo::testing::ScratchDirectory scratch;
+  const std::string bitcode("BC\xC0\xDE rest", 9), wrapped("\xDE\xC0\x17\x0B rest", 9);
+  std::ofstream(scratch / "native.o") << "\x7F"
+                                      << "ELF native";
+  std::ofstream(scratch / "lto.o") << bitcode;
+  std::ofstream(scratch / "wrapped.o") << wrapped;
+  std::ofstream(scratch / "libnative.a") << "!<arch>\n"
+                                         << archiveMember("/", "symtab")
+                                         << archiveMember("n.o/", "\x7F"
+                                                                  "ELF");
+  std::ofstream(scratch / "libmixed.a") << "!<arch>\n"
+                                        << archiveMember("n.o/", "\x7F"
+                                                                 "ELF.")
+                                        << archiveMember("b.o/", bitcode);
+  std::ofstream(scratch / "libthin.a")
+      << "!<thin>\n"
+      << archiveMember("//", "lto.o/\n") << archiveMember("/0", "");
+  EXPECT_TRUE(isBitcodeFile(scratch / "lto.o"));
+  EXPECT_TRUE(isBitcodeFile(scratch / "wrapped.o"));
+  EXPECT_FALSE(isBitcodeFile(scratch / "native.o"));
+  auto first = [&](const Arguments& arguments) {
+    std::optional<std::string> found = firstBitcodeInput(parseCompilerCommand(arguments));
+    return found ? *found : std::string("none");
+  };
+  std::string dir = scratch.path().string();
+  EXPECT_EQ(first({dir + "/native.o", dir + "/libnative.a", "-o", "p"}), "none");
+  EXPECT_EQ(first({dir + "/native.o", dir + "/lto.o"}), dir + "/lto.o");
+  EXPECT_EQ(first({dir + "/libmixed.a"}), dir + "/libmixed.a(b.o)");
+  EXPECT_EQ(first({dir + "/libthin.a"}), dir + "/libthin.a(" + dir + "/lto.o)");
+  EXPECT_EQ(first({"-L", dir, "-lnative", "-lmixed"}), dir + "/libmixed.a(b.o)");
+  EXPECT_EQ(first({"-lmixed"}), "none"); // not in any -L directory
+}
+
 // Plans with a fake environment; the compiler is real clang-22 (the plan
 // checks it is the LLVM the plugin is built for) but is not run.
 class LauncherPlan : public ::testing::Test {
@@ -80,11 +204,20 @@ protected:
     environment_["MLGO_POLICY"] = (scratch_ / "policy.json").string();
     environment_["MLGO_INLINER_PLUGIN"] = (scratch_ / "policy.json").string(); // any file
   }
-  Expected<LaunchPlan> plan(const Arguments& arguments, const std::string& program = "mlgo-cc") {
-    return planLaunch(program, "/nonexistent/mlgo-cc", arguments, [this](const char* name) {
-      auto found = environment_.find(name);
-      return found == environment_.end() ? nullptr : found->second.c_str();
-    });
+  Expected<LaunchPlan> plan(const Arguments& arguments, const std::string& program = "mlgo-cc",
+                            const std::string& parent = "/bin/bash") {
+    return planLaunch(
+        program, "/nonexistent/mlgo-cc", arguments,
+        [this](const char* name) {
+          auto found = environment_.find(name);
+          return found == environment_.end() ? nullptr : found->second.c_str();
+        },
+        parent);
+  }
+  bool hasPlugin(const LaunchPlan& p) const {
+    return std::find(p.arguments.begin(), p.arguments.end(),
+                     "-fpass-plugin=" + environment_.at("MLGO_INLINER_PLUGIN")) !=
+           p.arguments.end();
   }
   mlgo::testing::ScratchDirectory scratch_;
   std::map<std::string, std::string> environment_;
@@ -167,6 +300,109 @@ TEST_F(LauncherPlan, AShippedPolicyIsTakenByName) {
       << typo.error().message;
   EXPECT_FALSE(policies::isPolicyName("./inlining-size-v0"));
   EXPECT_FALSE(policies::isPolicyName("p.json"));
+}
+
+TEST_F(LauncherPlan, ResponseFilesAreReadToFindTheSources) {
+  std::ofstream(scratch_ / "args.rsp") << "-Oz -c a.c -o r.o";
+  std::string rsp = "@" + (scratch_ / "args.rsp").string();
+  Expected<LaunchPlan> p = plan({rsp});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(hasPlugin(*p));
+  EXPECT_EQ(p->arguments.front(), rsp); // clang reads the file itself
+  EXPECT_EQ(p->command.sources, Arguments{"a.c"});
+  EXPECT_EQ(p->command.objectPath(), "r.o");
+}
+
+TEST_F(LauncherPlan, StandardInputGetsThePolicy) {
+  Expected<LaunchPlan> p = plan({"--mlgo-best-of", "-Oz", "-x", "c", "-c", "-", "-o", "s.o"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(hasPlugin(*p));
+  EXPECT_TRUE(p->bestOf);
+}
+
+TEST_F(LauncherPlan, UnclassifiableCommandsFailUnlessPassedThrough) {
+  Expected<LaunchPlan> refused = plan({"-cc1", "-emit-obj", "a.c"});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--mlgo-passthrough"), std::string::npos);
+  Expected<LaunchPlan> p = plan({"--mlgo-passthrough", "-cc1", "-emit-obj", "a.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->arguments, (Arguments{"-cc1", "-emit-obj", "a.c"}));
+  EXPECT_FALSE(p->policyFile);
+}
+
+TEST_F(LauncherPlan, BitcodeInputsMakeALinkAnLtoLink) {
+  std::ofstream(scratch_ / "lto.o") << std::string("BC\xC0\xDE", 4);
+  std::string object = (scratch_ / "lto.o").string();
+  Expected<LaunchPlan> p = plan({"-fuse-ld=lld", object, "-o", "p"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->arguments.back(), "-Wl,--load-pass-plugin=" + environment_["MLGO_INLINER_PLUGIN"]);
+  Expected<LaunchPlan> bfd = plan({object, "-o", "p"});
+  ASSERT_FALSE(bfd);
+  EXPECT_NE(bfd.error().message.find(object + " is LLVM bitcode"), std::string::npos)
+      << bfd.error().message;
+}
+
+TEST_F(LauncherPlan, EnvironmentSwitchesAcceptOnlyTheirValues) {
+  environment_["MLGO_BEST_OF"] = "yes";
+  Expected<LaunchPlan> bestOf = plan({"-c", "a.c"});
+  ASSERT_FALSE(bestOf);
+  EXPECT_NE(bestOf.error().message.find("MLGO_BEST_OF=yes: expected 1 (on) or 0 (off)"),
+            std::string::npos);
+  environment_["MLGO_BEST_OF"] = "0";
+  environment_["MLGO_POLICY_FALLBACK"] = "yes";
+  Expected<LaunchPlan> fallback = plan({"-c", "a.c"});
+  ASSERT_FALSE(fallback);
+  EXPECT_NE(fallback.error().message.find("MLGO_POLICY_FALLBACK=yes"), std::string::npos);
+  environment_["MLGO_POLICY_FALLBACK"] = "heuristic";
+  EXPECT_TRUE(plan({"-c", "a.c"}));
+}
+
+TEST_F(LauncherPlan, APolicyPathThatIsADirectoryIsCalledOne) {
+  environment_["MLGO_POLICY"] = scratch_.path().string();
+  Expected<LaunchPlan> p = plan({"-c", "a.c"});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("is a directory, not a policy file"), std::string::npos)
+      << p.error().message;
+  Expected<LaunchPlan> flag = plan({"--mlgo-policy=" + scratch_.path().string(), "-c", "a.c"});
+  ASSERT_FALSE(flag);
+  EXPECT_NE(flag.error().message.find("is a directory, not a policy file"), std::string::npos)
+      << flag.error().message;
+}
+
+TEST_F(LauncherPlan, BestOfThatCannotApplySaysSo) {
+  Expected<LaunchPlan> p = plan({"--mlgo-best-of", "-c", "a.c", "b.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_FALSE(p->bestOf);
+  ASSERT_EQ(p->warnings.size(), 1u);
+  EXPECT_NE(p->warnings[0].find("2 sources"), std::string::npos);
+}
+
+TEST_F(LauncherPlan, CcacheBehindTheLauncherHashesThePolicy) {
+  std::string clang = std::string(MLGO_LLVM_TOOLS_DIR) + "/clang";
+  for (const Arguments& arguments :
+       {Arguments{"--mlgo-ccache", "-c", "a.c"}, Arguments{"ccache", clang, "-c", "a.c"}}) {
+    Expected<LaunchPlan> p = plan(arguments);
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_TRUE(p->options.ccache);
+    EXPECT_EQ(p->command.sources, Arguments{"a.c"}); // ccache is not an input
+    auto extra = std::find_if(p->environment.begin(), p->environment.end(),
+                              [](const auto& e) { return e.first == "CCACHE_EXTRAFILES"; });
+    ASSERT_NE(extra, p->environment.end());
+    EXPECT_EQ(extra->second,
+              environment_["MLGO_POLICY"] + ":" + environment_["MLGO_INLINER_PLUGIN"]);
+  }
+}
+
+TEST_F(LauncherPlan, CcacheInFrontOfTheLauncherMustHashThePolicy) {
+  Expected<LaunchPlan> refused = plan({"-c", "a.c"}, "mlgo-cc", "/usr/bin/ccache");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--mlgo-ccache"), std::string::npos);
+  // Nothing to optimise (ccache's own -E run): no policy, nothing to hash.
+  EXPECT_TRUE(plan({"-E", "a.c"}, "mlgo-cc", "/usr/bin/ccache"));
+  environment_["CCACHE_EXTRAFILES"] =
+      environment_["MLGO_POLICY"] + ":" + environment_["MLGO_INLINER_PLUGIN"];
+  Expected<LaunchPlan> hashed = plan({"-c", "a.c"}, "mlgo-cc", "/usr/bin/ccache");
+  EXPECT_TRUE(hashed) << hashed.error().message;
 }
 
 TEST(PolicyLocation, EnvironmentFirstThenTheNearestFileUpwards) {

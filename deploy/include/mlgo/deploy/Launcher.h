@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlgo::deploy {
@@ -30,6 +31,14 @@ struct LauncherOptions {
   // --mlgo-best-of (or MLGO_BEST_OF=1): compile each translation unit with the
   // policy and without, keep the object with the smaller .text.
   bool bestOf = false;
+  // --mlgo-ccache (or MLGO_CCACHE=1, or `ccache` right before the compiler):
+  // run the compile through ccache with the policy's and the plugin's
+  // contents in its hash (CCACHE_EXTRAFILES), so a changed policy rebuilds.
+  bool ccache = false;
+  // --mlgo-passthrough: run commands the launcher cannot classify (the
+  // frontend called directly, another driver mode, an unknown -x language)
+  // as they are, without the policy, instead of failing them.
+  bool passthrough = false;
   // --mlgo-verbose: print the command, and --best-of's choice per object.
   bool verbose = false;
   bool help = false; // --mlgo-help, or --help as the only argument
@@ -40,7 +49,14 @@ struct LaunchPlan {
   std::string compiler;                   // the clang-22 executable
   std::vector<std::string> arguments;     // argv[1…] for it, plugin flags included
   std::vector<std::string> userArguments; // argv[1…] as given (no plugin flags)
+  // userArguments with response files expanded: what the command does.
+  std::vector<std::string> expandedArguments;
   CompilerCommand command;
+  // The environment the compiler runs in beyond the launcher's own
+  // (MLGO_POLICY; CCACHE_EXTRAFILES with --mlgo-ccache).
+  std::vector<std::pair<std::string, std::string>> environment;
+  // Printed before running (e.g. --best-of cannot apply to this command).
+  std::vector<std::string> warnings;
   std::optional<std::string> policyFile; // exported as MLGO_POLICY
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;
@@ -48,15 +64,22 @@ struct LaunchPlan {
 
 // `program`: how the launcher was called (argv[0]); a name ending in "++"
 // runs clang++ when no compiler is given. `launcherPath`: the launcher's own
-// executable (to find the plugin beside it).
+// executable (to find the plugin beside it). `parentProgram`: the executable
+// of the process that started the launcher (to notice ccache in front of it).
 Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& launcherPath,
                                 const std::vector<std::string>& arguments,
-                                const EnvironmentLookup& environment);
+                                const EnvironmentLookup& environment,
+                                const std::string& parentProgram = "");
+
+// The executable of this process's parent ("" when it cannot be read).
+std::string parentExecutable();
 
 std::string launcherHelp(const std::string& program);
 
-// Runs the plan: replaces this process by the compiler, or for --best-of
-// compiles twice and keeps the smaller object. Returns the exit status.
+// Runs the plan: replaces this process by the compiler (or ccache), or for
+// --best-of compiles twice and keeps the smaller object (a source read from
+// standard input is kept in a temporary file and given to both compiles).
+// Returns the exit status.
 int runLaunch(const LaunchPlan& plan);
 
 } // namespace mlgo::deploy

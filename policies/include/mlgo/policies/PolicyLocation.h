@@ -18,6 +18,9 @@ inline constexpr std::string_view kPolicyFileName = "mlgo-policy.json";
 // "heuristic": an opt-in to compile with LLVM's own inlining heuristic (and a
 // warning) when the policy cannot be used, instead of failing the compile.
 inline constexpr const char* kFallbackEnvironment = "MLGO_POLICY_FALLBACK";
+// Its value read strictly: unset or empty (no fallback), "heuristic", else an
+// error naming the variable (a typo must not silently mean "no fallback").
+Expected<bool> policyFallbackRequested(const char* environmentValue);
 
 // `environmentValue`: the value of MLGO_POLICY (null or empty: unset). The
 // error says what was looked for and where.

@@ -28,6 +28,14 @@ Status writeFileAtomically(const std::filesystem::path& file, std::string_view b
 // node with a plain file; the error names the path and what it is.
 Status checkReplaceable(const std::filesystem::path& file);
 
+// What a path is when it is not a regular file ("a directory", "a FIFO", …),
+// for errors that must not call an existing directory "no such file".
+std::string fileKind(const std::filesystem::file_status& status);
+
+// A file to read: it exists and is a regular file (or a link to one). The
+// error is "PATH: no such WHAT" or "PATH is a directory, not a WHAT".
+Status checkRegularFile(const std::filesystem::path& file, std::string_view what);
+
 // An exclusive advisory lock on `<file>.lock` (flock), held while the object
 // lives: two trainers writing one run file would each replace the other's
 // steps. The lock file stays (removing it would race); it holds the owner's pid.

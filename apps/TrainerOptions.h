@@ -325,6 +325,9 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
                  "warning: %zu training module%s left out, the -Oz baseline failed (in the run "
                  "file's failures); first: %s\n",
                  leftOut, leftOut == 1 ? "" : "s", first->message.c_str());
+  for (const results::FailureRecord& failure : record.failures)
+    if (failure.step == -1 && failure.status == "corpus-opt-level")
+      std::fprintf(stderr, "warning: %s\n", failure.message.c_str());
 }
 
 // "  validation <total reward>" when the step validated, for progress lines.

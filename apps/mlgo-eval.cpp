@@ -86,6 +86,19 @@ Expected<std::unique_ptr<evaluators::Evaluator>> taskEvaluator(const apps::Evalu
   return evaluators::Evaluator::create(*options, task.take());
 }
 
+// A corpus for the task given by the flags: loaded (its modules checked),
+// with a warning when it was built at another -O level than the task's.
+Expected<corpus::Corpus> loadCorpusFor(const fs::path& directory,
+                                       const apps::EvaluatorArgs& flags) {
+  Expected<corpus::Corpus> corpus = corpus::Corpus::load(directory);
+  if (!corpus)
+    return corpus;
+  if (Expected<evaluators::CompilerTask> task = flags.toTask())
+    if (std::optional<std::string> warning = evaluators::optimisationLevelWarning(*corpus, *task))
+      std::fprintf(stderr, "mlgo-eval: warning: %s\n", warning->c_str());
+  return corpus;
+}
+
 // Every module, or `sample` of them (bucket round robin, seeded); 0: all.
 std::vector<const corpus::ModuleSpec*> chooseModules(const corpus::Corpus& corpus, size_t sample,
                                                      uint64_t seed) {
@@ -163,7 +176,7 @@ void printTotals(const evaluators::EvaluationResult& result, evaluators::Evaluat
 }
 
 int runEvaluate(const RunArgs& args) {
-  Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
+  Expected<corpus::Corpus> corpus = loadCorpusFor(args.corpus, args.evaluator);
   if (!corpus)
     return fail(corpus.error());
   Expected<std::unique_ptr<policies::Policy>> policy = policyByName(args.policy, args.evaluator);
@@ -267,7 +280,7 @@ int runReport(const ReportArgs& args) {
   std::vector<corpus::Corpus> corpora;
   for (const std::string& name : *codeBases) {
     fs::path dir = training::codeBaseCorpus(name, args.corpora());
-    Expected<corpus::Corpus> corpus = corpus::Corpus::load(dir);
+    Expected<corpus::Corpus> corpus = loadCorpusFor(dir, args.evaluator);
     if (!corpus)
       return fail(makeError("code base " + name + ": " + corpus.error().message +
                             (name.find('/') == std::string::npos
@@ -330,7 +343,7 @@ struct SearchArgs {
 };
 
 int runSearch(const SearchArgs& args) {
-  Expected<corpus::Corpus> corpus = corpus::Corpus::load(args.corpus);
+  Expected<corpus::Corpus> corpus = loadCorpusFor(args.corpus, args.evaluator);
   if (!corpus)
     return fail(corpus.error());
   std::vector<const corpus::ModuleSpec*> modules = chooseModules(*corpus, args.sample, args.seed);

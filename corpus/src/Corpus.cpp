@@ -1,5 +1,7 @@
 #include "mlgo/corpus/Corpus.h"
 
+#include <fstream>
+
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -141,6 +143,32 @@ Status writeCorpusDescription(const fs::path& file, const CorpusDescription& des
   return writeFileAtomically(file, text);
 }
 
+// A module's bitcode, checked where every tool loads it (an empty or foreign
+// .bc would otherwise compile as an empty module: size 0, reward 0).
+static Expected<uint64_t> checkBitcodeFile(const fs::path& file, const std::string& module) {
+  std::string what = file.string() + ": bitcode of module \"" + module + "\"";
+  std::error_code ec;
+  fs::file_status status = fs::status(file, ec);
+  if (ec || !fs::exists(status))
+    return makeError(what + " is missing");
+  if (!fs::is_regular_file(status))
+    return makeError(what + " is " + fileKind(status) + ", not a file");
+  uint64_t bytes = fs::file_size(file, ec);
+  if (ec)
+    return makeError(what + " is unreadable (" + ec.message() + ")");
+  if (bytes == 0)
+    return makeError(what + " is empty (0 bytes)");
+  std::ifstream in(file, std::ios::binary);
+  unsigned char magic[4] = {};
+  if (!in.read(reinterpret_cast<char*>(magic), sizeof magic))
+    return makeError(what + " is unreadable or shorter than a bitcode header");
+  bool raw = magic[0] == 'B' && magic[1] == 'C' && magic[2] == 0xC0 && magic[3] == 0xDE;
+  bool wrapped = magic[0] == 0xDE && magic[1] == 0xC0 && magic[2] == 0x17 && magic[3] == 0x0B;
+  if (!raw && !wrapped)
+    return makeError(what + " is not LLVM bitcode (no 'BC' 0xC0DE signature)");
+  return bytes;
+}
+
 Expected<Corpus> Corpus::load(const fs::path& directory) {
   std::error_code ec;
   if (!fs::is_directory(directory, ec))
@@ -158,11 +186,10 @@ Expected<Corpus> Corpus::load(const fs::path& directory) {
     ModuleSpec module;
     module.name = name;
     module.bitcode = directory / (name + ".bc");
-    uint64_t bytes = fs::file_size(module.bitcode, ec);
-    if (ec)
-      return makeError(module.bitcode.string() + ": bitcode of module \"" + name +
-                       "\" is missing or unreadable (" + ec.message() + ")");
-    module.bitcodeBytes = bytes;
+    Expected<uint64_t> bytes = checkBitcodeFile(module.bitcode, name);
+    if (!bytes)
+      return bytes.error();
+    module.bitcodeBytes = *bytes;
     if (corpus.description_.hasThinLTO) {
       module.thinLTOIndex = directory / (name + ".thinlto.bc");
       if (!fs::is_regular_file(*module.thinLTOIndex, ec))

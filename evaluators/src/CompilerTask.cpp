@@ -1,6 +1,8 @@
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Scorer.h"
 
+#include <map>
+
 namespace mlgo::evaluators {
 
 double RelativeReward::operator()(double measured, double baseline) const {
@@ -95,6 +97,33 @@ Expected<CompilerTask> CompilerTask::named(std::string_view name) {
 const CompilerTask& Scorer::task() const {
   static const CompilerTask inlining = CompilerTask::inliningForSize();
   return inlining;
+}
+
+std::string optimisationLevelOf(const corpus::ModuleSpec& module) {
+  std::string level;
+  for (const std::string& argument : module.storedCommand)
+    if (argument.size() >= 3 && argument.starts_with("-O"))
+      level = argument;
+  return level;
+}
+
+std::optional<std::string> optimisationLevelWarning(const corpus::Corpus& corpus,
+                                                    const CompilerTask& task) {
+  std::map<std::string, size_t> levels;
+  for (const corpus::ModuleSpec& module : corpus.modules())
+    ++levels[optimisationLevelOf(module)];
+  size_t matching = levels.count(task.baselineName) ? levels[task.baselineName] : 0;
+  if (matching == corpus.size())
+    return std::nullopt;
+  std::string built;
+  for (const auto& [level, count] : levels)
+    if (level != task.baselineName)
+      built += (built.empty() ? "" : ", ") + (level.empty() ? std::string("no -O option") : level) +
+               " (" + std::to_string(count) + " of " + std::to_string(corpus.size()) + " modules)";
+  return "corpus " + corpus.directory().string() + " was built with " + built + ", but the task " +
+         task.name + " (--task) compares against " + task.baselineName +
+         ": its labels and reports name a baseline these modules were not built for (a recipe "
+         "builds its -O2 flavour with --opt-level O2, its -Oz one without)";
 }
 
 } // namespace mlgo::evaluators

@@ -66,7 +66,7 @@ TEST(CorpusFormat, GlobalOverrideReplacesCommandFiles) {
   writeText(
       dir / "corpus_description.json",
       R"({"has_thinlto": false, "modules": ["m"], "global_command_override": ["-cc1", "-Os"]})");
-  writeText(dir / "m.bc", "BC");
+  writeText(dir / "m.bc", mlgo::testing::kBitcodeSignature);
   Expected<Corpus> corpus = Corpus::load(dir.path());
   ASSERT_TRUE(corpus) << corpus.error().message;
   EXPECT_EQ(corpus->modules()[0].storedCommand, (std::vector<std::string>{"-cc1", "-Os"}));
@@ -104,6 +104,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadCorpusCase{"MissingBitcode",
                       [](const fs::path& d) { fs::remove(d / "b.o.bc"); },
                       {"b.o.bc", "missing", "\"b.o\""}},
+        BadCorpusCase{"EmptyBitcode",
+                      [](const fs::path& d) { writeText(d / "b.o.bc", ""); },
+                      {"b.o.bc", "\"b.o\"", "is empty (0 bytes)"}},
+        BadCorpusCase{"NotBitcode",
+                      [](const fs::path& d) {
+                        writeText(d / "b.o.bc", "\x7F"
+                                                "ELF object");
+                      },
+                      {"b.o.bc", "\"b.o\"", "not LLVM bitcode"}},
+        BadCorpusCase{"BitcodeIsADirectory",
+                      [](const fs::path& d) {
+                        fs::remove(d / "b.o.bc");
+                        fs::create_directory(d / "b.o.bc");
+                      },
+                      {"b.o.bc", "is a directory, not a file"}},
         BadCorpusCase{"MissingCommand",
                       [](const fs::path& d) { fs::remove(d / "lib/a.o.cmd"); },
                       {"lib/a.o.cmd", "no such file", "\"lib/a.o\""}},

@@ -17,7 +17,7 @@ void makeCorpus(const fs::path& dir, const std::vector<std::string>& names,
   std::string modules;
   for (const std::string& n : names) {
     modules += (modules.empty() ? "\"" : ", \"") + n + "\"";
-    writeText(dir / (n + ".bc"), "BC" + n);
+    writeText(dir / (n + ".bc"), mlgo::testing::kBitcodeSignature + n);
     writeText(dir / (n + ".cmd"), std::string("-cc1\0-Oz\0-DNAME=", 16) + n);
   }
   writeText(dir / "corpus_description.json",
@@ -44,7 +44,7 @@ TEST(Merge, PrefixesNamesAndKeepsFiles) {
   EXPECT_EQ(inflate->storedCommand.back(), "-DNAME=sub/inflate.o");
   Expected<std::string> bitcode = readFileBytes(inflate->bitcode);
   ASSERT_TRUE(bitcode);
-  EXPECT_EQ(*bitcode, "BCsub/inflate.o");
+  EXPECT_EQ(*bitcode, mlgo::testing::kBitcodeSignature + "sub/inflate.o");
 }
 
 TEST(Merge, GlobalOverrideBecomesPerModuleCommand) {

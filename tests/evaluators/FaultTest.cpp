@@ -50,7 +50,7 @@ protected:
     std::string modules;
     for (const FaultCase& c : kCases) {
       std::string name = c.mode;
-      mlgo::testing::writeText(dir_ / "corpus" / (name + ".bc"), "BC");
+      mlgo::testing::writeText(dir_ / "corpus" / (name + ".bc"), mlgo::testing::kBitcodeSignature);
       std::string cmd = std::string("-cc1") + '\0' + "-fake-mode=" + name + '\0' +
                         "-fake-object=" + object.string() + '\0' +
                         "-fake-header=" + std::string(MLGO_TEST_DATA_DIR) +
@@ -201,6 +201,39 @@ TEST(ChildProcess, DiesWithAKilledParent) {
   EXPECT_TRUE(gone) << "the child outlived its killed parent";
   if (!gone)
     kill(compiler, SIGKILL);
+}
+
+// A corpus of the other -O level than the task's baseline gets a warning
+// naming the levels found, the task and --task; a matching one none.
+TEST(CorpusOptimisationLevel, AMismatchIsNamed) {
+  ScratchDirectory dir;
+  std::string modules;
+  for (const char* name : {"a.o", "b.o", "c.o"}) {
+    std::string level = std::string(name) == "c.o" ? "-O2" : "-Oz";
+    ASSERT_TRUE(corpus::writeModuleFiles(dir.path(), name, mlgo::testing::kBitcodeSignature,
+                                         corpus::joinCommandFile({"-cc1", "-O1", level})));
+    modules += (modules.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+  }
+  mlgo::testing::writeText(dir / "corpus_description.json",
+                           "{\"has_thinlto\": false, \"modules\": [" + modules + "]}");
+  Expected<corpus::Corpus> corpus = corpus::Corpus::load(dir.path());
+  ASSERT_TRUE(corpus) << corpus.error().message;
+  EXPECT_EQ(optimisationLevelOf(corpus->modules()[2]), "-O2"); // the last -O option
+  std::optional<std::string> inlining =
+      optimisationLevelWarning(*corpus, CompilerTask::inliningForSize());
+  ASSERT_TRUE(inlining);
+  EXPECT_NE(inlining->find("-O2 (1 of 3 modules)"), std::string::npos) << *inlining;
+  EXPECT_NE(inlining->find("inlining-size (--task) compares against -Oz"), std::string::npos)
+      << *inlining;
+  std::optional<std::string> eviction =
+      optimisationLevelWarning(*corpus, CompilerTask::regallocEviction());
+  ASSERT_TRUE(eviction);
+  EXPECT_NE(eviction->find("-Oz (2 of 3 modules)"), std::string::npos) << *eviction;
+  mlgo::testing::writeText(dir / "corpus_description.json",
+                           "{\"has_thinlto\": false, \"modules\": [\"a.o\", \"b.o\"]}");
+  Expected<corpus::Corpus> oz = corpus::Corpus::load(dir.path());
+  ASSERT_TRUE(oz);
+  EXPECT_FALSE(optimisationLevelWarning(*oz, CompilerTask::inliningForSize()));
 }
 
 } // namespace

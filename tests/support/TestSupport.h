@@ -8,6 +8,10 @@
 
 namespace mlgo::testing {
 
+// The first bytes of raw LLVM bitcode: stand-in modules of fake compilers
+// start with them, since corpora refuse .bc files without them.
+inline const std::string kBitcodeSignature("BC\xC0\xDE", 4);
+
 // A fresh directory under the test temp dir, removed when the object dies.
 class ScratchDirectory {
 public:

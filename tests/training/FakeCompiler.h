@@ -31,7 +31,7 @@ inline std::filesystem::path writeFakeCorpus(const std::filesystem::path& direct
   corpus::CorpusDescription description;
   description.modules = names;
   for (const std::string& name : names)
-    EXPECT_TRUE(corpus::writeModuleFiles(directory, name, "BC" + name,
+    EXPECT_TRUE(corpus::writeModuleFiles(directory, name, mlgo::testing::kBitcodeSignature + name,
                                          corpus::joinCommandFile({"-cc1", "-Oz"})));
   EXPECT_TRUE(corpus::writeCorpusDescription(directory / corpus::kDescriptionFile, description));
   return directory;

@@ -37,6 +37,13 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
     data.validationCorpus_ = validation.take();
   }
 
+  // A corpus of the other -O level is trained on, with a warning (printed
+  // with the run's first line, kept in the run file's failure table).
+  for (const corpus::Corpus* loaded : {data.training_.get(), data.validationCorpus_.get()})
+    if (loaded)
+      if (std::optional<std::string> warning =
+              evaluators::optimisationLevelWarning(*loaded, scorer.task()))
+        record.failures.push_back({-1, -1, "", "corpus-opt-level", *warning, ""});
   std::vector<const corpus::ModuleSpec*> all = modulesOf(*data.training_);
   std::vector<evaluators::BaselineResult> baselines = scorer.baselines(all);
   std::vector<uint64_t> bitcodeBytes;

@@ -6,10 +6,12 @@
 // arguments, advice and measures, and need no change to the backends' core.
 #pragma once
 
+#include "mlgo/corpus/Corpus.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +93,17 @@ struct CompilerTask {
   static Expected<CompilerTask> named(std::string_view name);
   static std::vector<std::string> names();
 };
+
+// The -O level a module was built with: the last -O option of its stored
+// command ("-Oz", "-O2"), or "" without one.
+std::string optimisationLevelOf(const corpus::ModuleSpec& module);
+
+// A warning when a corpus was built at another -O level than the task's
+// baseline (an -Oz corpus for the eviction task, an -O2 one for the
+// inliner): its labels and reports would name the wrong baseline. Every tool
+// that gives a corpus to a task prints it; --task makes the choice deliberate.
+std::optional<std::string> optimisationLevelWarning(const corpus::Corpus& corpus,
+                                                    const CompilerTask& task);
 
 // The inlining task's reward (ml-compiler-opt's, δ = 0.01).
 inline double sizeReward(uint64_t sizeBytes, uint64_t baselineBytes) {

@@ -10,6 +10,7 @@
 
 #include "CommonOptions.h"
 #include "TomlConfig.h"
+#include "WriteLimits.h"
 #include "mlgo/rl/Adam.h"
 #include "mlgo/training/Options.h"
 #include "mlgo/training/TrainingLoop.h"
@@ -253,6 +254,7 @@ public:
   explicit StopOnSignal(bool inCluster = false) {
     received().store(0);
     exitAtOnce().store(inCluster);
+    reportFileSizeLimitsAsWriteErrors();
     for (int signal : {SIGINT, SIGTERM, SIGHUP})
       std::signal(signal, [](int signal) {
         if (exitAtOnce().load()) {

@@ -1,6 +1,7 @@
 // mlgo-corpus: build, inspect, merge and sample training corpora.
 #include "TomlConfig.h"
 #include "Validators.h"
+#include "WriteLimits.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/corpus/Extract.h"
@@ -227,6 +228,7 @@ int runSample(const SampleArgs& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+  mlgo::apps::reportFileSizeLimitsAsWriteErrors();
   CLI::App app{"mlgo-corpus: build, inspect, merge and sample training corpora "
                "(ml-compiler-opt's corpus format)"};
   app.set_config("--config", "", "Read options from a TOML file ([extract], [info], … sections)");

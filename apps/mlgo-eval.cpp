@@ -1,6 +1,7 @@
 // mlgo-eval: compile a corpus under a policy with clang-22 and compare the
 // code size with plain -Oz; record trajectories; build vocabularies.
 #include "TomlConfig.h"
+#include "WriteLimits.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/evaluators/BaselineCache.h"
@@ -589,6 +590,7 @@ int runInitMlp(const InitArgs& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+  mlgo::apps::reportFileSizeLimitsAsWriteErrors();
   mlgo::apps::ClusterSession cluster("mlgo-eval");
   if (cluster.exitCode())
     return *cluster.exitCode();

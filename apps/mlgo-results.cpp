@@ -4,6 +4,7 @@
 // tables. The logic lives in mlgo::results (Analysis.h); this file parses
 // flags and prints.
 #include "TomlConfig.h"
+#include "WriteLimits.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/results/Analysis.h"
@@ -382,6 +383,7 @@ int runExport(const ExportArgs& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+  mlgo::apps::reportFileSizeLimitsAsWriteErrors();
   CLI::App app{"mlgo-results: summarise, compare, inspect and export training run files "
                "(HDF5, results/README.md)"};
   app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");

@@ -80,11 +80,13 @@ Expected<ChildProcess> ChildProcess::spawn(const std::string& program,
     for (size_t i = 0; i < passed; ++i)
       if (dup2(moved[i], static_cast<int>(3 + i)) < 0)
         _exit(127);
-    // The trainer ignores SIGPIPE (for the channel) and may block signals in
+    // The trainer ignores SIGPIPE (for the channel) and SIGXFSZ (to report a
+    // file-size limit as a write error) and may block signals in
     // its threads; the compiler gets the defaults.
     struct sigaction defaultAction {};
     defaultAction.sa_handler = SIG_DFL;
     sigaction(SIGPIPE, &defaultAction, nullptr);
+    sigaction(SIGXFSZ, &defaultAction, nullptr);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);

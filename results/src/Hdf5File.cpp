@@ -29,6 +29,13 @@ std::recursive_mutex& hdf5Mutex() {
 class Hdf5Lock {
 public:
   Hdf5Lock() : lock_(hdf5Mutex()) {
+    // No HDF5 clean-up at exit: every file is closed by its owner, and a file
+    // whose close failed (a full disk, a file-size limit) stays in HDF5's
+    // table, where its exit-time close flushes again and crashes
+    // (H5F__close_cb) after main has reported the error. Must come before
+    // any other HDF5 call, hence here, once.
+    static const bool noCleanupAtExit = [] { return H5dont_atexit() >= 0; }();
+    (void)noCleanupAtExit;
     // Errors come back as values; HDF5 must not print its stack to stderr.
     // Cheap, and correct even in a thread-safe build (where it is per thread).
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -51,7 +58,21 @@ std::string takeHdf5Detail() {
   std::vector<std::string> descriptions;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collectErrorDescription, &descriptions);
   H5Eclear2(H5E_DEFAULT);
-  return descriptions.empty() ? "unknown HDF5 error" : descriptions.back();
+  if (descriptions.empty()) // HDF5 said nothing; the system's last word may help
+    return errno != 0
+               ? std::string("unknown HDF5 error; last system error: ") + std::strerror(errno)
+               : std::string("unknown HDF5 error");
+  // A failed write(2) comes as "file write failed: time = …, errno = 28,
+  // error message = 'No space left on device', buf = …": keep what it says.
+  std::string detail = descriptions.back();
+  static constexpr std::string_view kSystemMessage = "error message = '";
+  if (size_t start = detail.find(kSystemMessage); start != std::string::npos) {
+    start += kSystemMessage.size();
+    size_t end = detail.find('\'', start);
+    std::string what = detail.substr(0, std::min(detail.find(':'), detail.size()));
+    return what + ": " + detail.substr(start, end == std::string::npos ? end : end - start);
+  }
+  return detail;
 }
 
 // An owned HDF5 identifier of any kind, closed with its own close function.

@@ -273,9 +273,12 @@ Status TraceWriter::addModule(const TraceModule& row, const Trajectory* trajecto
   if (!status) {
     // Some datasets may have grown and others not: the file no longer
     // follows the schema, so refuse further modules.
-    (void)file_.close();
-    return traceError(path, module + ": " + status.error().message +
-                                " (the trace is closed; modules added before are intact)");
+    Status closed = file_.close();
+    return traceError(path,
+                      module + ": " + status.error().message +
+                          (closed ? " (the trace is closed; modules added before are intact)"
+                                  : " (closing the trace failed too: " + closed.error().message +
+                                        "; the file may be unreadable)"));
   }
   ++modules_;
   decisions_ += decisions;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 
@@ -46,7 +47,7 @@ Status writeFileBytes(const fs::path& file, std::string_view bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out)
-    return makeError(file.string() + ": write error");
+    return makeError(file.string() + ": write error: " + std::strerror(errno));
   return Status::ok();
 }
 
@@ -104,9 +105,25 @@ Status writeFileAtomically(const fs::path& file, std::string_view bytes) {
 Expected<FileLock> FileLock::tryAcquire(const fs::path& file) {
   fs::path lockFile = file;
   lockFile += ".lock";
-  int fd = ::open(lockFile.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return makeError(lockFile.string() + ": cannot open the lock file: " + std::strerror(errno));
+  // The owner removes the lock file when done; a process that opened it just
+  // before may lock the removed file, so a lock counts only while the path
+  // still names the file locked (else try again on the new one).
+  int fd = -1;
+  for (int attempt = 0;; ++attempt) {
+    fd = ::open(lockFile.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return makeError(lockFile.string() + ": cannot open the lock file: " + std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0)
+      break;
+    struct stat locked {
+    }, named{};
+    if (::fstat(fd, &locked) == 0 && ::stat(lockFile.c_str(), &named) == 0 &&
+        locked.st_ino == named.st_ino && locked.st_dev == named.st_dev)
+      break;
+    ::close(fd);
+    if (attempt == 8)
+      return makeError(lockFile.string() + ": the lock file keeps being replaced");
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char owner[32] = {0};
     ssize_t n = ::pread(fd, owner, sizeof owner - 1, 0);
@@ -120,14 +137,19 @@ Expected<FileLock> FileLock::tryAcquire(const fs::path& file) {
   std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) == 0)
     (void)!::pwrite(fd, pid.data(), pid.size(), 0);
-  return FileLock(fd);
+  return FileLock(fd, lockFile);
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+FileLock::FileLock(FileLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), file_(std::move(other.file_)) {}
 
 FileLock::~FileLock() {
-  if (fd_ >= 0)
-    ::close(fd_); // releases the lock
+  if (fd_ < 0)
+    return;
+  // Removed while still held, so no other process can lock this file after
+  // the removal and believe it owns the path (tryAcquire checks the inode).
+  ::unlink(file_.c_str());
+  ::close(fd_); // releases the lock
 }
 
 } // namespace mlgo

@@ -44,10 +44,15 @@ grep -q "stopped by signal 15; the run file run.h5 holds every finished step: co
 [ -z "$(ls -A shm)" ] || fail "left in the scratch directory after SIGTERM: $(ls -A shm)"
 steps="$(grep -o '^step [0-9]*' term.err | tail -n1)"
 echo "SIGTERM: exit 143 after ${steps#step } steps, scratch directory empty"
-"$bin/es-train" --resume run.h5 --workers 2 >resume.out 2>&1 || fail "resume failed: $(tail -n 5 resume.out)"
-[ -z "$(ls -A shm)" ] || fail "left in the scratch directory after the resumed run"
-# The resumed run locked its own run file, not a nameless one.
+"$bin/es-train" --resume run.h5 --workers 2 >resume.out 2>&1 &
+pid=$!
+wait_for resume.out '^step ' "$pid" || fail "the resumed run printed no step: $(cat resume.out)"
+# The resumed run locks its own run file, not a nameless one…
 [ -e run.h5.lock ] && [ ! -e .lock ] || fail "the resumed run did not lock run.h5 (lock files: $(ls -a | grep lock))"
+wait "$pid" || fail "resume failed: $(tail -n 5 resume.out)"
+[ -z "$(ls -A shm)" ] || fail "left in the scratch directory after the resumed run"
+# …and removes the lock file when it ends.
+[ ! -e run.h5.lock ] || fail "the lock file stayed after the run ended"
 echo "resumed to the end"
 
 # Two SIGINTs: at once, then the next run cleans up.

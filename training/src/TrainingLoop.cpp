@@ -222,7 +222,7 @@ Expected<TrainingLoop> TrainingLoop::create(RunOptions run, int64_t validationIn
     fs::create_directories(s->run.output.parent_path(), ec);
   r.snapshots.push_back({0, policyJson(policy)});
   if (Status saved = s->save(); !saved)
-    return saved.error();
+    return makeError(saved.error().message + "; no run file was written and no step ran");
   return TrainingLoop(std::move(s));
 }
 
@@ -324,7 +324,11 @@ Expected<LoopSummary> TrainingLoop::run(const Callback& callback,
     if (!progress)
       return progress.error();
     if (Status saved = s.save(); !saved)
-      return saved.error();
+      return makeError(saved.error().message + "; step " + std::to_string(s.stepsDone) +
+                       " is lost, " + s.run.output.string() + " holds " +
+                       (s.stepsDone == 1 ? std::string("the run's start and no finished step")
+                                         : "steps 1-" + std::to_string(s.stepsDone - 1)) +
+                       " (continue it with --resume once there is room)");
     lastStepSeconds = secondsBetween(stepStart, Clock::now());
     ++summary.stepsRun;
     if (budgetEnds) {

@@ -38,7 +38,8 @@ Status checkRegularFile(const std::filesystem::path& file, std::string_view what
 
 // An exclusive advisory lock on `<file>.lock` (flock), held while the object
 // lives: two trainers writing one run file would each replace the other's
-// steps. The lock file stays (removing it would race); it holds the owner's pid.
+// steps. The lock file holds the owner's pid and is removed with the lock (a
+// killed owner's stays, unlocked, and is taken over by the next run).
 class FileLock {
 public:
   // Fails at once, naming the file and the process that holds it.
@@ -49,8 +50,9 @@ public:
   ~FileLock();
 
 private:
-  explicit FileLock(int fd) : fd_(fd) {}
+  FileLock(int fd, std::filesystem::path file) : fd_(fd), file_(std::move(file)) {}
   int fd_ = -1;
+  std::filesystem::path file_;
 };
 
 } // namespace mlgo

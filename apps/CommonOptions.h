@@ -47,6 +47,7 @@ struct EvaluatorArgs {
   std::string clang = defaults.clang;
   size_t workers = 0; // 0: the hardware threads, shared by the MPI ranks on a node
   double timeoutSeconds = defaults.compileTimeout.count();
+  double rankDeadlineSeconds = defaults.rankDeadline.count();
   std::string scratch = defaults.scratchDirectory.string();
   std::string baselineCache = evaluators::defaultBaselineCacheDirectory().string();
   bool noBaselineCache = false;
@@ -98,6 +99,10 @@ struct EvaluatorArgs {
         ->check(kAtLeastZero);
     app.add_option("--timeout", timeoutSeconds, "Per-compilation deadline in seconds")
         ->capture_default_str();
+    app.add_option("--rank-deadline", rankDeadlineSeconds,
+                   "Under MPI: end the job when a rank has sent nothing for this many seconds "
+                   "(stopped, hung, cut off; ranks send a heartbeat every second)")
+        ->capture_default_str();
     app.add_option("--scratch", scratch, "Directory for FIFOs and objects of running jobs")
         ->capture_default_str();
     app.add_option("--baseline-cache", baselineCache, "On-disk cache of -Oz sizes")
@@ -107,8 +112,8 @@ struct EvaluatorArgs {
     for (const char* flag :
          {"--task", "--measure", "--ir2vec-vocabulary", "--backend", "--inprocess-worker",
           "--no-decision-cache", "--no-replay", "--replay-memory", "--replay-verify", "--clang",
-          "--workers", "--timeout", "--scratch", "--baseline-cache", "--no-baseline-cache",
-          "--delete-flag", "--replace-flag", "--add-flag"})
+          "--workers", "--timeout", "--rank-deadline", "--scratch", "--baseline-cache",
+          "--no-baseline-cache", "--delete-flag", "--replace-flag", "--add-flag"})
       app.get_option(flag)->group("Evaluator");
   }
 
@@ -152,6 +157,7 @@ struct EvaluatorArgs {
     options.cluster = joinedCluster();
     options.rankWorkers = workers;
     options.compileTimeout = std::chrono::duration<double>(timeoutSeconds);
+    options.rankDeadline = std::chrono::duration<double>(rankDeadlineSeconds);
     options.scratchDirectory = scratch;
     if (!noBaselineCache)
       options.baselineCacheDirectory = baselineCache;
@@ -290,8 +296,9 @@ inline int withStdoutWritten(int status, const char* program) {
 }
 
 // What --resume may change: where and how fast compilations run.
-inline constexpr auto kResumeValueFlags = std::to_array<const char*>(
-    {"--clang", "--workers", "--timeout", "--scratch", "--baseline-cache", "--replay-memory"});
+inline constexpr auto kResumeValueFlags =
+    std::to_array<const char*>({"--clang", "--workers", "--timeout", "--rank-deadline", "--scratch",
+                                "--baseline-cache", "--replay-memory"});
 inline constexpr auto kResumeSwitches =
     std::to_array<const char*>({"--no-baseline-cache", "--no-replay", "--replay-verify"});
 

@@ -23,13 +23,67 @@ void Cluster::Impl::receive(int from, std::string message) {
   Transport::Deliver receiver;
   {
     std::lock_guard lock(mutex_);
+    if (static_cast<size_t>(from) < lastHeard_.size())
+      lastHeard_[static_cast<size_t>(from)] = std::chrono::steady_clock::now();
     receiver = receiver_;
   }
+  if (cluster::kindOf(message) == cluster::Kind::Heartbeat)
+    return;
   if (receiver)
     receiver(from, std::move(message));
   else
     std::fprintf(stderr, "mlgo: a message from MPI rank %d arrived with no evaluator to take it\n",
                  from);
+}
+
+void Cluster::Impl::watchRanks(std::chrono::duration<double> deadline) {
+  std::lock_guard lock(mutex_);
+  deadline_ = deadline;
+  if (watching_ || !transport)
+    return;
+  watching_ = true;
+  lastHeard_.assign(static_cast<size_t>(transport->size()), std::chrono::steady_clock::now());
+  hosts_.resize(lastHeard_.size());
+  watchdog_ = std::thread([this] { watch(); });
+}
+
+void Cluster::Impl::noteHost(int rank, const std::string& host) {
+  std::lock_guard lock(mutex_);
+  if (static_cast<size_t>(rank) < hosts_.size())
+    hosts_[static_cast<size_t>(rank)] = host;
+}
+
+void Cluster::Impl::stopWatching() {
+  {
+    std::lock_guard lock(mutex_);
+    watching_ = false;
+  }
+  watchChanged_.notify_all();
+  if (watchdog_.joinable())
+    watchdog_.join();
+}
+
+void Cluster::Impl::watch() {
+  using Clock = std::chrono::steady_clock;
+  std::unique_lock lock(mutex_);
+  while (watching_) {
+    watchChanged_.wait_for(lock, std::chrono::milliseconds(250));
+    const Clock::time_point now = Clock::now();
+    for (size_t r = 1; watching_ && r < lastHeard_.size(); ++r) {
+      const std::chrono::duration<double> silent = now - lastHeard_[r];
+      if (silent < deadline_)
+        continue;
+      std::fprintf(stderr,
+                   "mlgo: MPI rank %zu%s has sent nothing for %.0f s (--rank-deadline; ranks "
+                   "send a heartbeat every second): it is stopped, hung or cut off. Ending the "
+                   "MPI job; everything written after the last finished step is kept (a trainer's "
+                   "run file: continue it with --resume)\n",
+                   r, hosts_[r].empty() ? "" : (" on " + hosts_[r]).c_str(), silent.count());
+      std::fflush(stderr);
+      transport->abort(1);
+      watching_ = false;
+    }
+  }
 }
 
 Cluster::Cluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -78,6 +132,7 @@ ClusterStatistics Cluster::statistics() const {
 }
 
 Cluster::~Cluster() {
+  impl_->stopWatching();
   if (rank() == 0)
     for (int r = 1; r < size(); ++r)
       impl_->transport->post(r, cluster::encodeShutdown());
@@ -333,8 +388,30 @@ void RankServer::finish() {
 
 int Cluster::serve(const FamilyDecoders& decoders) {
   RankServer server(*this, decoders);
-  impl_->transport->run(
-      [&](int from, std::string message) { server.handle(from, std::move(message)); });
+  // Heartbeats for rank 0's watch (Impl::watchRanks), from a thread of
+  // their own: busy compile threads must not delay them.
+  std::mutex mutex;
+  std::condition_variable stopped;
+  bool serving = true;
+  std::thread heartbeat([&] {
+    std::unique_lock lock(mutex);
+    while (!stopped.wait_for(lock, std::chrono::seconds(1), [&] { return !serving; }))
+      impl_->transport->post(0, cluster::encodeHeartbeat());
+  });
+  auto stopHeartbeats = [&] {
+    {
+      std::lock_guard lock(mutex);
+      serving = false;
+    }
+    stopped.notify_all();
+  };
+  impl_->transport->run([&](int from, std::string message) {
+    if (cluster::kindOf(message) == cluster::Kind::Shutdown)
+      stopHeartbeats(); // nothing more for rank 0, which is finalising
+    server.handle(from, std::move(message));
+  });
+  stopHeartbeats();
+  heartbeat.join();
   server.finish();
   return server.exitCode();
 }

@@ -199,6 +199,10 @@ std::string encodeShutdown() {
   return start(Kind::Shutdown).take();
 }
 
+std::string encodeHeartbeat() {
+  return start(Kind::Heartbeat).take();
+}
+
 Expected<Hello> decodeHello(std::string_view message) {
   Expected<Reader> r = open(message, Kind::Hello, "hello");
   if (!r)

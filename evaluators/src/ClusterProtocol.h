@@ -9,6 +9,8 @@
 //   0 -> r  Job       one module under a policy, a family member or none
 //   r -> 0  Result    the job's outcome and the rank's backend counters
 //   0 -> r  Shutdown  no more jobs: finish and exit
+//   r -> 0  Heartbeat every second while a rank serves: rank 0 ends the job
+//                     when a rank falls silent (stopped, hung, cut off)
 #pragma once
 
 #include "mlgo/evaluators/Backend.h"
@@ -22,7 +24,7 @@
 
 namespace mlgo::evaluators::cluster {
 
-enum class Kind : uint8_t { Hello = 1, Ready, Family, Policy, Job, Result, Shutdown };
+enum class Kind : uint8_t { Hello = 1, Ready, Family, Policy, Job, Result, Shutdown, Heartbeat };
 
 // The kind of a message, or nullopt for an empty one.
 std::optional<Kind> kindOf(std::string_view message);
@@ -80,6 +82,7 @@ std::string encode(const PolicyFile& m);
 std::string encode(const Job& m);
 std::string encode(const Result& m);
 std::string encodeShutdown();
+std::string encodeHeartbeat();
 
 Expected<Hello> decodeHello(std::string_view message);
 Expected<Ready> decodeReady(std::string_view message);

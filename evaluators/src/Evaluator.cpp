@@ -124,6 +124,8 @@ Status EvaluatorOptions::validate() const {
     return makeError("workers: must be at least 1");
   if (compileTimeout.count() <= 0)
     return makeError("compileTimeout: must be positive");
+  if (rankDeadline.count() < 2)
+    return makeError("rankDeadline: must be at least 2 s (ranks send a heartbeat every second)");
   std::error_code ec;
   if (!fs::is_directory(scratchDirectory, ec))
     return makeError("scratchDirectory: " + scratchDirectory.string() + " is not a directory");

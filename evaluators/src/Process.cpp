@@ -186,18 +186,39 @@ Expected<ScratchDirectory> ScratchDirectory::create(const fs::path& parent,
   return ScratchDirectory(fs::path(pattern));
 }
 
+namespace {
+
+// Whether `pid` still runs: it exists and is not a zombie (a process killed
+// when its MPI job ended stays one until its parent reaps it, and what it
+// left is as abandoned as a dead process's).
+bool processRuns(pid_t pid) {
+  // ESRCH: no such process. (EPERM: alive, someone else's.)
+  if (::kill(pid, 0) != 0 && errno == ESRCH)
+    return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return true;
+  size_t end = line.rfind(')'); // the command may hold spaces and parentheses
+  return end == std::string::npos || end + 2 >= line.size() || line[end + 2] != 'Z';
+}
+
+} // namespace
+
 size_t removeAbandonedScratch(const fs::path& parent) {
   static const std::regex owned(R"(mlgo-[a-z]+-([0-9]+)-[A-Za-z0-9]{6})");
+  // An eviction worker's channel FIFOs (inprocess/src/EvictionCompiler.cpp).
+  static const std::regex channel(R"(mlgo-evict-channel-([0-9]+)\.(in|out))");
   size_t removed = 0;
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
     std::smatch match;
     std::string name = entry.path().filename().string();
-    if (!entry.is_directory(ec) || !std::regex_match(name, match, owned))
+    bool ours = entry.is_directory(ec) ? std::regex_match(name, match, owned)
+                                       : std::regex_match(name, match, channel);
+    if (!ours)
       continue;
-    pid_t owner = static_cast<pid_t>(std::stol(match[1].str()));
-    // ESRCH: no such process. (EPERM: alive, someone else's.)
-    if (::kill(owner, 0) == 0 || errno != ESRCH)
+    if (processRuns(static_cast<pid_t>(std::stol(match[1].str()))))
       continue;
     std::error_code removing;
     if (fs::remove_all(entry.path(), removing) > 0 && !removing)

@@ -49,6 +49,9 @@ Expected<std::unique_ptr<RemoteBackend>> RemoteBackend::create(std::shared_ptr<C
   if (!answered)
     return makeError("MPI ranks did not report ready within " +
                      std::to_string(kSetupDeadline.count()) + " s");
+  impl.watchRanks(options.rankDeadline);
+  for (size_t r = 1; r < backend->ranks_.size(); ++r)
+    impl.noteHost(static_cast<int>(r), backend->ranks_[r].host);
   return backend;
 }
 

@@ -70,6 +70,8 @@ Expected<std::unique_ptr<Transport>> Transport::initialise() {
 }
 
 bool Transport::pump(const Deliver& deliver) {
+  if (int code = abortCode_.load(); code >= 0)
+    MPI_Abort(MPI_COMM_WORLD, code);
   bool active = false;
   std::vector<std::pair<int, std::string>> posted;
   {
@@ -150,6 +152,8 @@ Expected<std::unique_ptr<Transport>> Transport::initialise() {
 }
 
 bool Transport::pump(const Deliver&) {
+  if (int code = abortCode_.load(); code >= 0)
+    std::_Exit(code);
   return false;
 }
 
@@ -177,6 +181,11 @@ void Transport::start(Deliver deliver) {
 
 void Transport::run(Deliver deliver) {
   loop(deliver);
+}
+
+void Transport::abort(int exitCode) {
+  abortCode_.store(std::max(0, exitCode));
+  wake_.notify_one();
 }
 
 void Transport::stop() {

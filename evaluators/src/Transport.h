@@ -50,6 +50,9 @@ public:
   void run(Deliver deliver);
   // Ends the loop once everything posted has been sent.
   void stop();
+  // Any thread: ends the whole MPI job at once (MPI_Abort, made on the loop's
+  // thread: MPI_THREAD_SERIALIZED), e.g. when a rank has stopped answering.
+  void abort(int exitCode);
 
   uint64_t bytesSent() const { return bytesSent_; }
   uint64_t bytesReceived() const { return bytesReceived_; }
@@ -71,6 +74,7 @@ private:
   std::condition_variable wake_;
   std::vector<std::pair<int, std::string>> outbox_;
   bool stopping_ = false;
+  std::atomic<int> abortCode_{-1}; // >= 0: abort() was asked
   std::thread thread_;
   std::atomic<uint64_t> bytesSent_{0}, bytesReceived_{0}, messagesSent_{0};
 };

@@ -5,6 +5,7 @@
 #include "mlgo/evaluators/InteractiveChannel.h"
 
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Signals.h>
 
 #include <atomic>
 #include <filesystem>
@@ -32,6 +33,11 @@ const std::filesystem::path& channelBase(const protocol::JobMessage& job) {
     const std::string option = "-regalloc-evict-interactive-channel-base=" + path.string();
     const char* argv[] = {"mlgo-inprocess-worker", option.c_str()};
     llvm::cl::ParseCommandLineOptions(2, argv);
+    // The channel's FIFOs sit outside any job's directory: a worker ended by
+    // LLVM's fatal errors ("ran out of registers") or a signal must not leave
+    // them (SIGKILL's are reclaimed by the next run: removeAbandonedScratch).
+    for (const char* end : {".in", ".out"})
+      llvm::sys::RemoveFileOnSignal(path.string() + end);
     return path;
   }();
   return base;

@@ -9,6 +9,9 @@
 #  3. a non-trainer rank killed mid-run ends the whole job, mpirun naming the
 #     rank, and --resume (under mpirun -np 2) ends exactly where an
 #     uninterrupted run ends;
+#  3b. a rank stopped with SIGSTOP is noticed within --rank-deadline: the job
+#     ends naming the rank and host, --resume continues, and the next run
+#     reclaims the scratch directories the ended job left;
 #  4. ranks that only wait for jobs do not spin: with a stand-in compiler that
 #     sleeps, a serving rank's CPU time is a small share of the run's wall time.
 # Usage: mpi.sh BUILD_DIR CORPUS_DIR WORK_DIR
@@ -93,6 +96,46 @@ grep -q "rank 2" killed.log || fail "the job's end does not name rank 2: $(tail 
 grep -q "the MPI job is ending" killed.log || fail "rank 0 did not say the MPI job is ending"
 mpi 2 "$es" --resume killed.h5 -j 1 >resumed.log
 compare whole.h5 killed.h5 || fail "killed + resumed differs from the uninterrupted run"
+
+echo "== 3b. a rank that stops answering (SIGSTOP): noticed within --rank-deadline"
+rm -rf shm && mkdir -p shm
+set +e
+mpi 2 "$es" "${es_args[@]}" --steps 40 --no-replay -j 1 --timeout 5 --rank-deadline 6 --scratch "$PWD/shm" \
+  -o stopped.h5 >stopped.log 2>&1 &
+job=$!
+set -e
+victim=""
+for _ in $(seq 1 600); do
+  if grep -q "^step 2/" stopped.log; then
+    for p in $(pgrep -f "$es" || true); do
+      if tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then
+        victim=$p
+      fi
+    done
+    break
+  fi
+  sleep 0.1
+done
+[ -n "$victim" ] || fail "rank 1 not found after step 2"
+kill -STOP "$victim"
+stopped_at=$(date +%s)
+set +e
+wait "$job"
+status=$?
+set -e
+waited=$(($(date +%s) - stopped_at))
+[ "$status" -ne 0 ] || fail "the job went on with a stopped rank"
+[ "$waited" -le 30 ] || fail "the job took $waited s to end after rank 1 stopped (deadline 6 s)"
+grep -q "MPI rank 1 on $(hostname).*has sent nothing for [0-9]* s (--rank-deadline" stopped.log ||
+  fail "the job's end does not name rank 1 and its host: $(tail -5 stopped.log)"
+finished=$(grep -c "^step " stopped.log)
+mpi 2 "$es" --resume stopped.h5 -j 1 --scratch "$PWD/shm" >stopped-resumed.log 2>&1 ||
+  fail "--resume after the stopped rank failed: $(tail -3 stopped-resumed.log)"
+grep -q "note: removed [0-9]* scratch directories of processes that no longer run" stopped-resumed.log ||
+  fail "the next run did not reclaim the ended job's scratch directories"
+leftover=$(ls -A shm)
+[ -z "$leftover" ] || fail "left in the scratch directory after the resumed run: $leftover"
+echo "rank 1 stopped after step $finished: the job ended in $waited s naming it; --resume finished and reclaimed the scratch"
 
 echo "== 4. a serving rank does not busy-poll"
 "$build/apps/mlgo-eval" run heuristic "$zlib" -j 1 --no-per-module --trace times.h5 >/dev/null

@@ -69,6 +69,11 @@ struct EvaluatorOptions {
   // Per-compilation deadline; a compile past it is killed and recorded as
   // TimedOut. Large modules (SQLite's amalgamation) take ~20 s at -Oz.
   std::chrono::duration<double> compileTimeout = std::chrono::seconds(300);
+  // Rank 0 of an MPI job ends it when another rank has sent nothing for this
+  // long (serving ranks send a heartbeat every second): stopped (SIGSTOP),
+  // hung or cut off by the network. Long enough for a loaded node's
+  // scheduler and a network hiccup; short enough that a stall is noticed.
+  std::chrono::duration<double> rankDeadline = std::chrono::seconds(30);
   // Where FIFOs, objects and logs of running jobs live (tmpfs when available).
   std::filesystem::path scratchDirectory = defaultScratchDirectory();
   // On-disk baseline cache; nullopt disables it.

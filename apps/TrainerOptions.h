@@ -327,8 +327,10 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
                  "warning: %zu training module%s left out, the -Oz baseline failed (in the run "
                  "file's failures); first: %s\n",
                  leftOut, leftOut == 1 ? "" : "s", first->message.c_str());
+  // What the data cannot give as asked (TrainingCorpus::load).
   for (const results::FailureRecord& failure : record.failures)
-    if (failure.step == -1 && failure.status == "corpus-opt-level")
+    if (failure.step == -1 &&
+        (failure.status == "corpus-opt-level" || failure.status == "modules-per-step"))
       std::fprintf(stderr, "warning: %s\n", failure.message.c_str());
 }
 

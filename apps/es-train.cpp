@@ -146,6 +146,49 @@ void defineOptions(CLI::App& app, Args& args) {
   args.evaluator.addTo(app);
 }
 
+// The flags set away from their defaults that the chosen optimiser does not
+// read (sep-CMA-ES has no directions or step rule, only the trust region a
+// radius, …): said at the start rather than silently ignored.
+std::vector<std::string> unusedOptimizerFlags(const Args& args) {
+  const training::EsTrainerOptions& o = args.options;
+  const training::EsTrainerOptions d;
+  const es::GradientEs::Options &g = o.gradientEs, &dg = d.gradientEs;
+  const bool cma = o.optimizer == es::OptimizerKind::SepCmaEs;
+  const bool gradient = o.optimizer == es::OptimizerKind::GradientEs;
+  const bool trust = o.optimizer == es::OptimizerKind::TrustRegionEs;
+  std::vector<std::string> unused;
+  auto unless = [&](bool used, std::initializer_list<std::pair<bool, const char*>> flags) {
+    if (!used)
+      for (const auto& [set, flag] : flags)
+        if (set)
+          unused.push_back(flag);
+  };
+  unless(!cma, {{g.sampling.sampling != dg.sampling.sampling, "--perturbations"},
+                {g.sampling.directions != dg.sampling.directions, "--directions"},
+                {g.sampling.sigma != dg.sampling.sigma, "--sigma"},
+                {g.sampling.evaluateCenter != dg.sampling.evaluateCenter, "--evaluate-center"},
+                {g.shaping.method != dg.shaping.method, "--shaping"},
+                {args.topDirections > 0, "--top-directions"},
+                {g.estimator.method != dg.estimator.method, "--estimator"},
+                {g.estimator.regularization != dg.estimator.regularization, "--regularization"},
+                {g.convention != dg.convention, "--convention"}});
+  const es::StepRuleOptions &r = g.stepRule, &dr = dg.stepRule;
+  unless(gradient, {{r.rule != dr.rule, "--step-rule"},
+                    {r.learningRate != dr.learningRate, "--learning-rate"},
+                    {r.momentum != dr.momentum, "--momentum"},
+                    {r.beta1 != dr.beta1, "--beta1"},
+                    {r.beta2 != dr.beta2, "--beta2"},
+                    {r.epsilon != dr.epsilon, "--epsilon"},
+                    {r.weightDecay != dr.weightDecay, "--weight-decay"},
+                    {args.maxGradientNorm > 0, "--max-gradient-norm"}});
+  const es::TrustRegionOptions &t = o.trustRegion.trustRegion, &dt = d.trustRegion.trustRegion;
+  unless(trust, {{t.initialRadius != dt.initialRadius, "--tr-initial-radius"},
+                 {t.minimumRadius != dt.minimumRadius, "--tr-minimum-radius"}});
+  unless(cma, {{o.sepCma.initialSigma != d.sepCma.initialSigma, "--cma-sigma"},
+               {args.cmaPopulation > 0, "--cma-population"}});
+  return unused;
+}
+
 // Applies the flags that need translation and the shared sampling settings.
 Status finishOptions(Args& args, const CLI::App& app) {
   training::EsTrainerOptions& o = args.options;
@@ -157,8 +200,20 @@ Status finishOptions(Args& args, const CLI::App& app) {
   o.gradientEs.estimator.method = args.estimator.value();
   o.gradientEs.stepRule.rule = args.stepRule.value();
   o.gradientEs.convention = args.convention.value();
+  if (args.topDirections > o.gradientEs.sampling.directions)
+    return makeError("--top-directions " + std::to_string(args.topDirections) +
+                     " keeps more directions than a step has (--directions " +
+                     std::to_string(o.gradientEs.sampling.directions) + ")");
   if (args.topDirections > 0)
     o.gradientEs.shaping.topDirections = args.topDirections;
+  if (std::vector<std::string> unused = unusedOptimizerFlags(args); !unused.empty()) {
+    std::string flags;
+    for (const std::string& flag : unused)
+      flags += (flags.empty() ? "" : ", ") + flag;
+    std::fprintf(stderr, "%s: warning: --optimizer %s does not use %s (set away from %s)\n",
+                 Args::program, args.optimizer.text.c_str(), flags.c_str(),
+                 unused.size() == 1 ? "its default" : "their defaults");
+  }
   if (args.maxGradientNorm > 0)
     o.gradientEs.stepRule.maxGradientNorm = args.maxGradientNorm;
   if (args.cmaPopulation > 0)

@@ -159,9 +159,9 @@ int runSummary(SummaryArgs& args) {
   print(results::renderText(table));
   std::printf(
       "\nfinal / best reward: the last / largest %s over the steps.\n"
-      ".text vs -Oz: sum of sizes / sum of -Oz sizes - 1 for the final / best policy; sizes "
+      "%s: sum of the measure / sum of the baseline's - 1 for the final / best policy; sizes "
       "from: %s.\n",
-      args.options.rewardScalar.c_str(),
+      args.options.rewardScalar.c_str(), results::sizeChangeLabel(summaries).c_str(),
       compiler ? ("compiling each policy on " + args.evaluate.corpus).c_str()
                : "validation = the run's validation compile of that policy; training (approx.) "
                  "= mean size of the candidates evaluated around it (add --evaluate CORPUS for "

@@ -207,6 +207,17 @@ Expected<Corpus> Corpus::load(const fs::path& directory) {
       if (module.storedCommand.empty() || module.storedCommand.front() != "-cc1")
         return makeError(commandFile.string() + ": command line of module \"" + name +
                          "\" does not start with -cc1");
+      // The format has no output: each tool adds its own -o, and a second
+      // one would send the object elsewhere (or not, by backend).
+      // (cc1 takes -o only as a separate argument; "-opt-record-file" and
+      // the like are other options.)
+      for (size_t i = 0; i < module.storedCommand.size(); ++i)
+        if (module.storedCommand[i] == "-o")
+          return makeError(commandFile.string() + ": command line of module \"" + name +
+                           "\" has its own -o" +
+                           (i + 1 < module.storedCommand.size() ? " " + module.storedCommand[i + 1]
+                                                                : std::string()) +
+                           " (a corpus command names no output; remove it)");
     }
     corpus.modules_.push_back(std::move(module));
   }

@@ -306,10 +306,13 @@ void Evaluator::forEachJob(size_t count, const std::function<void(size_t)>& body
 
 namespace {
 
-// ": <clang's first error line>" from a compile's output, or "": the message
-// a console shows says what the compiler said, not only that it failed.
+// ": <clang's first error line>" from a compile's output, else its first
+// line (LLVM's option parser says "Unknown command line argument '-x'." with
+// no "error"), or "": the message a console shows says what the compiler
+// said, not only that it failed.
 std::string firstErrorLine(const std::string& output) {
   size_t start = 0;
+  std::string_view first;
   while (start < output.size()) {
     size_t end = output.find('\n', start);
     if (end == std::string::npos)
@@ -317,9 +320,11 @@ std::string firstErrorLine(const std::string& output) {
     std::string_view line(output.data() + start, end - start);
     if (line.find("error") != std::string_view::npos)
       return ": " + std::string(line.substr(0, 300));
+    if (first.empty() && line.find_first_not_of(" \t\r") != std::string_view::npos)
+      first = line;
     start = end + 1;
   }
-  return "";
+  return first.empty() ? "" : ": " + std::string(first.substr(0, 300));
 }
 
 } // namespace

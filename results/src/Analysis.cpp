@@ -263,6 +263,8 @@ RunSummary summarizeRun(std::string file, const RunRecord& run, const SummaryOpt
     s.optimizer = c->second;
   else
     s.optimizer = run.trainer;
+  if (auto m = run.attributes.find("measure"); m != run.attributes.end() && !m->second.empty())
+    s.measure = m->second;
   s.config = run.config;
   // A run started from --initial-policy has that policy's layers; the
   // config's --hidden was not used. The policy's description says them
@@ -349,6 +351,15 @@ std::vector<std::string> hyperparameterKeys(const std::vector<RunSummary>& runs,
   return keys;
 }
 
+std::string sizeChangeLabel(const std::vector<RunSummary>& runs) {
+  if (runs.empty() || std::ranges::any_of(runs, [&](const RunSummary& r) {
+        return r.measure != runs.front().measure;
+      }))
+    return "measure vs baseline";
+  const std::string& measure = runs.front().measure;
+  return measure == "text-size vs -Oz" ? ".text vs -Oz" : measure;
+}
+
 Table summaryTable(std::vector<RunSummary> runs, const SummaryTableOptions& options) {
   if (options.order != SummaryOrder::AsGiven) {
     auto value = [&](const RunSummary& run) {
@@ -382,8 +393,8 @@ Table summaryTable(std::vector<RunSummary> runs, const SummaryTableOptions& opti
       integerColumn("failed_compilations", "failed"),
       numberColumn("final_reward", "final reward", ValueFormat::SignedDecimal, 5),
       numberColumn("best_reward", "best reward", ValueFormat::SignedDecimal, 5),
-      numberColumn("final_size_change", "final .text vs -Oz", ValueFormat::Percent, 2),
-      numberColumn("best_size_change", "best .text vs -Oz", ValueFormat::Percent, 2),
+      numberColumn("final_size_change", "final " + sizeChangeLabel(runs), ValueFormat::Percent, 2),
+      numberColumn("best_size_change", "best " + sizeChangeLabel(runs), ValueFormat::Percent, 2),
       textColumn("sizes_from", "sizes from"),
       integerColumn("final_policy_step", "", csvOnly),
       integerColumn("final_size_bytes", "", csvOnly),

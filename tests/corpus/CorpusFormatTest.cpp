@@ -128,6 +128,11 @@ INSTANTIATE_TEST_SUITE_P(
                         fs::create_directory(d / "b.o.cmd");
                       },
                       {"b.o.cmd", "not a regular file"}},
+        BadCorpusCase{"CommandWithItsOwnOutput",
+                      [](const fs::path& d) {
+                        writeText(d / "b.o.cmd", kCommand + std::string("\0-o\0elsewhere.o", 15));
+                      },
+                      {"b.o.cmd", "\"b.o\"", "has its own -o elsewhere.o"}},
         BadCorpusCase{"CommandWithoutCc1",
                       [](const fs::path& d) { writeText(d / "b.o.cmd", "-Oz"); },
                       {"b.o.cmd", "-cc1"}},

@@ -95,13 +95,44 @@ expect "es-train --resume on a bc-train run" 1 "bc.h5 is a run of bc-train, not 
 sed 's/"callee_basic_block_count"/"no_such_feature"/g' mlp.json >other.json
 expect "--initial-policy for other features" 1 "does not fit the compiler's inliner features: .*no_such_feature" \
   "$bin/es-train" "${quick[@]}" -o other.h5 --initial-policy other.json
-# A module that does not compile: clang's own error is in the message, on both backends.
+# A module that does not compile (truncated bitcode): clang's own error is in
+# the message, on both backends.
 cp -r "$zlib" broken-corpus
-echo garbage >broken-corpus/adler32.o.bc
+head -c 200 "$zlib/compress.o.bc" >broken-corpus/adler32.o.bc
 for backend in inprocess clang; do
   expect "clang's error text ($backend)" "[0-9]+" "adler32.o.*failed.*error: " \
     "$bin/mlgo-eval" run heuristic broken-corpus --no-baseline-cache --backend "$backend"
 done
+# An LLVM option clang does not know: its own words, though they say no "error".
+cp -r "$zlib" option-corpus
+printf '\0-mllvm\0-no-such-llvm-option' >>option-corpus/adler32.o.cmd
+expect "an unknown -mllvm option in a .cmd" "[0-9]+" \
+  "adler32.o.*failed.*Unknown command line argument '-no-such-llvm-option'" \
+  "$bin/mlgo-eval" run heuristic option-corpus --no-baseline-cache
+# Modules every tool refuses when the corpus is loaded, naming the module.
+cp -r "$zlib" bad-modules
+: >bad-modules/adler32.o.bc
+expect "an empty .bc" 1 'adler32.o.bc: bitcode of module "adler32.o" is empty (0 bytes)' \
+  "$bin/es-train" --corpus bad-modules --steps 1 --workers 2 -o bad.h5
+echo garbage >bad-modules/adler32.o.bc
+expect "a .bc that is not bitcode" 1 'bitcode of module "adler32.o" is not LLVM bitcode' \
+  "$bin/mlgo-eval" run heuristic bad-modules
+cp "$zlib/adler32.o.bc" bad-modules/adler32.o.bc
+printf '\0-o\0elsewhere.o' >>bad-modules/crc32.o.cmd
+expect "a .cmd with its own -o" 1 'command line of module "crc32.o" has its own -o elsewhere.o' \
+  "$bin/mlgo-eval" run heuristic bad-modules
+# A corpus of the other -O level than the task's: a warning naming --task.
+expect "an -Oz corpus for the eviction task" "[0-9]+" "warning: corpus .* was built with -Oz (15 of 15 modules), but the task regalloc-eviction (--task) compares against -O2" \
+  "$bin/mlgo-eval" run neutral "$zlib" --task regalloc-eviction --workers 2
+# Options that cannot apply or cannot be met.
+expect "sep-CMA-ES given gradient flags" 0 "warning: --optimizer sep-cma-es does not use --directions, --learning-rate" \
+  "$bin/es-train" --corpus "$zlib" --steps 1 --modules-per-step 2 --hidden 4 --workers 2 \
+  --optimizer sep-cma-es --directions 3 --learning-rate 0.5 -o cma.h5
+expect "--top-directions above --directions" 1 "--top-directions 5 keeps more directions than a step has (--directions 2)" \
+  "$bin/es-train" "${quick[@]}" --top-directions 5 -o top.h5
+expect "more modules per step than the corpus has" 0 "warning: modules per step (40) is more than the 15 modules" \
+  "$bin/es-train" --corpus "$zlib" --steps 1 --modules-per-step 40 --directions 2 --hidden 4 \
+  --workers 2 -o many.h5
 
 expect "a training module left out is said" 0 "warning: 1 training module left out, the -Oz baseline failed" \
   "$bin/es-train" --corpus broken-corpus --steps 1 --modules-per-step 2 --directions 2 --hidden 4 \

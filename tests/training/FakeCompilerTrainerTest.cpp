@@ -391,6 +391,9 @@ TEST(EsTrainerOnAFakeCompiler, ResumeRefusesAnotherRunOrOtherData) {
   ASSERT_FALSE(wrongData);
   EXPECT_NE(wrongData.error().message.find("modules differ"), std::string::npos)
       << wrongData.error().message;
+  // …naming a module of the run's that the data lacks.
+  EXPECT_NE(wrongData.error().message.find("\" is missing"), std::string::npos)
+      << wrongData.error().message;
 }
 
 TEST(PpoTrainerOnAFakeCompiler, RecordsEveryIterationAndChoosesTheBestSamplingPolicy) {

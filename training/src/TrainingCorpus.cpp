@@ -69,6 +69,15 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
   }
   if (data.eligible_.empty())
     return makeError(options.corpus.string() + ": no module has a working -Oz baseline");
+  // (With replacement, more picks than modules is a choice, not a shortfall.)
+  if (options.modulesPerStep > data.eligible_.size() &&
+      options.sampling != corpus::SamplingStrategy::WithReplacement)
+    record.failures.push_back({-1, -1, "", "modules-per-step",
+                               "modules per step (" + std::to_string(options.modulesPerStep) +
+                                   ") is more than the " + std::to_string(data.eligible_.size()) +
+                                   " modules " + options.corpus.string() +
+                                   " can train on: every step compiles those",
+                               ""});
   data.sampler_.emplace(options.sampling, std::move(bitcodeBytes), seed);
 
   record.validationModuleNames.clear();

@@ -5,6 +5,9 @@
 #include "mlgo/training/StepColumns.h"
 #include "mlgo/training/TrainingCorpus.h"
 
+#include <set>
+#include <tuple>
+
 namespace fs = std::filesystem;
 
 namespace mlgo::training {
@@ -228,6 +231,26 @@ Expected<TrainingLoop> TrainingLoop::create(RunOptions run, int64_t validationIn
 
 namespace {
 
+// How the data's module list differs from the run's, naming a module:
+// "\"b.o\" is missing", "\"x.o\" is new", or the first position that differs.
+std::string moduleListDifference(const std::vector<std::string>& run,
+                                 const std::vector<std::string>& data) {
+  const std::set<std::string> inRun(run.begin(), run.end()), inData(data.begin(), data.end());
+  for (const std::string& name : run)
+    if (!inData.count(name))
+      return "\"" + name + "\" is missing, " + std::to_string(data.size()) +
+             " modules instead of " + std::to_string(run.size());
+  for (const std::string& name : data)
+    if (!inRun.count(name))
+      return "\"" + name + "\" is new, " + std::to_string(data.size()) + " modules instead of " +
+             std::to_string(run.size());
+  for (size_t i = 0; i < run.size() && i < data.size(); ++i)
+    if (run[i] != data[i])
+      return "module " + std::to_string(i + 1) + " is \"" + data[i] + "\", the run's was \"" +
+             run[i] + "\"";
+  return std::to_string(data.size()) + " modules instead of " + std::to_string(run.size());
+}
+
 // Whether a stored run can be continued by `algorithm`.
 Status checkResumable(const results::RunRecord& stored, const TrainingAlgorithm& algorithm,
                       const std::string& file) {
@@ -265,10 +288,13 @@ Expected<TrainingLoop> TrainingLoop::resume(RunOptions run, int64_t validationIn
   s->scorer = scorer;
   if (Status loaded = s->algorithm->loadData(s->record); !loaded)
     return loaded.error();
-  if (s->record.moduleNames != stored->moduleNames ||
-      s->record.validationModuleNames != stored->validationModuleNames)
-    return makeError(file + ": the data's modules differ from the run's; resume with the data "
-                            "the run was started on");
+  for (auto [now, then, role] :
+       {std::tuple{&s->record.moduleNames, &stored->moduleNames, "training"},
+        std::tuple{&s->record.validationModuleNames, &stored->validationModuleNames, "validation"}})
+    if (*now != *then)
+      return makeError(file + ": the " + role + " modules differ from the run's (" +
+                       moduleListDifference(*then, *now) +
+                       "); resume with the data the run was started on");
   // The same modules must still be the same code: a module whose bitcode
   // changed (its hash; runs before hashes were recorded have none) or that
   // the compiler now compiles to another -Oz size would not give the rewards

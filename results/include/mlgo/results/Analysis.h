@@ -84,6 +84,9 @@ struct RunSummary {
   std::string label; // the "run" column of text (runLabels); the file by default
   std::string trainer;
   std::string optimizer; // the "optimizer" attribute or config key, else the trainer
+  // What its sizes are: the "measure" attribute ("text-size vs -Oz",
+  // "regalloc-score vs -O2"); runs written before it had the inliner's.
+  std::string measure = "text-size vs -Oz";
   std::map<std::string, std::string, std::less<>> config;
   int64_t steps = 0;                   // completed
   std::optional<int64_t> plannedSteps; // the config's "steps"
@@ -103,6 +106,11 @@ struct RunSummary {
 
 RunSummary summarizeRun(std::string file, const RunRecord& run, const SummaryOptions& options);
 
+// How tables name the runs' size change: ".text vs -Oz" for the inliner's
+// measure, the measure itself for another ("regalloc-score vs -O2"), and
+// "measure vs baseline" when the runs measure different things.
+std::string sizeChangeLabel(const std::vector<RunSummary>& runs);
+
 enum class SummaryOrder { AsGiven, FinalReward, BestReward };
 std::string_view summaryOrderName(SummaryOrder order);
 
@@ -118,8 +126,8 @@ struct SummaryTableOptions {
 inline const std::vector<std::string> kKeyHyperparameters = {
     "directions", "sigma", "learning-rate", "hidden", "modules-per-step", "seed"};
 inline const std::vector<std::string> kOperationalKeys = {
-    "output", "workers", "scratch",     "baseline-cache", "no-baseline-cache",
-    "clang",  "timeout", "delete-flag", "replace-flag",   "add-flag"};
+    "output",  "workers",     "scratch",      "baseline-cache", "no-baseline-cache", "clang",
+    "timeout", "delete-flag", "replace-flag", "add-flag",       "rank-deadline"};
 
 // The hyperparameter columns SummaryTableOptions::keys selects for these runs.
 std::vector<std::string> hyperparameterKeys(const std::vector<RunSummary>& runs,

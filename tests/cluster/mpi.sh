@@ -37,6 +37,23 @@ fail() {
   echo "FAIL: $*"
   exit 1
 }
+# rank_after_step2 LOG RANK: the pid of es-train's rank RANK once LOG shows
+# step 2 (empty if it never does).
+rank_after_step2() {
+  for _ in $(seq 1 600); do
+    if grep -q "^step 2/" "$1"; then
+      local found=""
+      for p in $(pgrep -f "$es" || true); do
+        if tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+          found=$p
+        fi
+      done
+      echo "$found"
+      return
+    fi
+    sleep 0.1
+  done
+}
 
 es_args=(--corpus "$zlib" --directions 3 --modules-per-step 4 --hidden 8 --vocabulary-quantiles 20
          --learning-rate 0.05 --seed 5)
@@ -73,18 +90,7 @@ set +e
 mpi 3 "$es" "${long[@]}" -j 1 -o killed.h5 >killed.log 2>&1 &
 job=$!
 set -e
-victim=""
-for _ in $(seq 1 600); do
-  if grep -q "^step 2/" killed.log; then
-    for p in $(pgrep -f "$es" || true); do
-      if tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2; then
-        victim=$p
-      fi
-    done
-    break
-  fi
-  sleep 0.1
-done
+victim=$(rank_after_step2 killed.log 2)
 [ -n "$victim" ] || fail "rank 2 not found after step 2"
 kill -9 "$victim"
 set +e
@@ -104,18 +110,7 @@ mpi 2 "$es" "${es_args[@]}" --steps 40 --no-replay -j 1 --timeout 5 --rank-deadl
   -o stopped.h5 >stopped.log 2>&1 &
 job=$!
 set -e
-victim=""
-for _ in $(seq 1 600); do
-  if grep -q "^step 2/" stopped.log; then
-    for p in $(pgrep -f "$es" || true); do
-      if tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then
-        victim=$p
-      fi
-    done
-    break
-  fi
-  sleep 0.1
-done
+victim=$(rank_after_step2 stopped.log 1)
 [ -n "$victim" ] || fail "rank 1 not found after step 2"
 kill -STOP "$victim"
 stopped_at=$(date +%s)

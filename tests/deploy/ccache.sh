@@ -7,6 +7,7 @@
 # launcher it is refused unless the policy and the plugin are in ccache's
 # hash (CCACHE_EXTRAFILES), and then a changed policy rebuilds too.
 set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(realpath "$1")" scratch="$(realpath -m "$2")"
 cc="$build/apps/mlgo-cc"
 plugin="$build/inprocess/libmlgo-inliner.so"
@@ -20,18 +21,11 @@ mkdir -p "$scratch"
 cd "$scratch"
 unset MLGO_POLICY MLGO_POLICY_FALLBACK MLGO_BEST_OF MLGO_CCACHE CCACHE_EXTRAFILES CCACHE_DISABLE
 export CCACHE_DIR="$scratch/cache" CCACHE_NOHASHDIR=1
-failures=0
-pass() { echo "ok   $*"; }
-fail() {
-  echo "FAIL $*"
-  failures=$((failures + 1))
-}
-text() { "$tools/llvm-size" -A "$1" | awk '$1 ~ /^\.text/ {s += $2} END {print s + 0}'; }
+source "$here/checks.sh"
 hits() { ccache --print-stats | awk -F'\t' '$1=="direct_cache_hit" || $1=="preprocessed_cache_hit" {s += $2} END {print s + 0}'; }
 
-printf 'static int twice(int x) { return 2 * x; }\nint f(int x) { return twice(x) + 1; }\n' >a.c
-heuristic='{"format":"mlgo-es-policy","version":1,"kind":"heuristic","inputs":[{"name":"inlining_default","port":0,"shape":[1],"type":"int64_t"}]}'
-never='{"format":"mlgo-es-policy","version":1,"kind":"constant","inputs":[],"advice":0}'
+write_two_functions a.c
+heuristic=$heuristic_policy never=$never_policy
 "$tools/clang" -Oz -c a.c -o oz.o
 echo "$never" >never.json
 MLGO_POLICY="$scratch/never.json" "$cc" -Oz -c a.c -o never.o

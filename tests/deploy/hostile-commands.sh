@@ -10,6 +10,7 @@
 #   object's), an LTO link by lld of bitcode objects without -flto on the
 #   link line, unclassifiable commands (refused unless --mlgo-passthrough).
 set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(realpath "$1")" scratch="$(realpath -m "$2")"
 cc="$build/apps/mlgo-cc"
 tools="$(llvm-config-22 --bindir)"
@@ -18,16 +19,10 @@ rm -rf "$scratch"
 mkdir -p "$scratch/flags"
 cd "$scratch"
 unset MLGO_POLICY MLGO_POLICY_FALLBACK MLGO_BEST_OF MLGO_CCACHE
-failures=0
-pass() { echo "ok   $*"; }
-fail() {
-  echo "FAIL $*"
-  failures=$((failures + 1))
-}
-text() { "$tools/llvm-size" -A "$1" | awk '$1 ~ /^\.text/ {s += $2} END {print s + 0}'; }
+source "$here/checks.sh"
 
-printf 'static int twice(int x) { return 2 * x; }\nint f(int x) { return twice(x) + 1; }\n' >a.c
-echo '{"format":"mlgo-es-policy","version":1,"kind":"constant","inputs":[],"advice":0}' >never.json
+write_two_functions a.c
+echo "$never_policy" >never.json
 "$clang" -Oz -c a.c -o oz.o
 MLGO_POLICY="$scratch/never.json" "$cc" -Oz -c a.c -o never.o
 oz="$(text oz.o)" never="$(text never.o)"
@@ -92,7 +87,7 @@ done
 # the link-time inliner must ask the policy (never-inline keeps the call).
 printf 'int leaf(int x) { return x * 7 + 1; }\n' >leaf.c
 printf 'int leaf(int);\nint main(int argc, char **argv) { (void)argv; return leaf(argc) == 8 ? 0 : 1; }\n' >main.c
-echo '{"format":"mlgo-es-policy","version":1,"kind":"heuristic","inputs":[{"name":"inlining_default","port":0,"shape":[1],"type":"int64_t"}]}' >heuristic.json
+echo "$heuristic_policy" >heuristic.json
 for f in leaf main; do MLGO_POLICY="$scratch/heuristic.json" "$cc" -Oz -flto -c $f.c -o $f.o; done
 "$tools/llvm-ar" rcs libleaf.a leaf.o
 MLGO_POLICY="$scratch/heuristic.json" "$cc" -Oz -fuse-ld=lld main.o -L. -lleaf -o prog-heuristic

@@ -66,9 +66,12 @@ bool isOptimisedSource(std::string_view file, std::string_view language) {
     return known && known->optimised;
   }
   std::string extension = std::filesystem::path(file).extension().string();
-  static constexpr auto kSources =
-      std::to_array<std::string_view>({".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".C", ".CC",
-                                       ".CPP", ".i", ".ii", ".m", ".mm", ".cu", ".bc", ".ll"});
+  // As clang's driver types them (clang/Driver/Types.cpp): C, C++ (and its
+  // module interfaces), Objective-C, preprocessed forms, CUDA, HIP, OpenCL, IR.
+  static constexpr auto kSources = std::to_array<std::string_view>(
+      {".c",    ".cc",  ".cp",   ".cpp",  ".cxx", ".c++", ".C", ".CC", ".CPP",
+       ".cppm", ".ccm", ".cxxm", ".c++m", ".i",   ".ii",  ".m", ".mm", ".M",
+       ".mi",   ".mii", ".cu",   ".hip",  ".cl",  ".bc",  ".ll"});
   return std::find(kSources.begin(), kSources.end(), extension) != kSources.end();
 }
 

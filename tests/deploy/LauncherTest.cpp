@@ -40,6 +40,12 @@ TEST(CompilerCommand, OptionValuesAreNotSources) {
   EXPECT_EQ(c.sources, Arguments{"weird.src"}); // -x c makes it C
 }
 
+TEST(CompilerCommand, EverySourceKindClangOptimises) {
+  for (const char* source : {"m.cppm", "k.cu", "h.hip", "o.mm", "p.ii", "q.ll", "r.bc"})
+    EXPECT_EQ(parseCompilerCommand({"-c", source}).sources, Arguments{source}) << source;
+  EXPECT_EQ(parseCompilerCommand({"lib.a", "x.so", "y.o"}).sources, Arguments{});
+}
+
 TEST(CompilerCommand, NothingToOptimise) {
   EXPECT_FALSE(parseCompilerCommand({"--version"}).optimisesSources());
   EXPECT_FALSE(parseCompilerCommand({"a.o", "b.o", "-o", "prog"}).optimisesSources());

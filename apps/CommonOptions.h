@@ -314,12 +314,18 @@ inline Status checkResumeFlags(const CLI::App& commandLine, const std::string& p
             kResumeValueFlags.end() ||
         std::find(kResumeSwitches.begin(), kResumeSwitches.end(), name) != kResumeSwitches.end())
       continue;
+    // The list the check uses, so the message cannot fall behind it.
+    std::string allowed;
+    for (const char* flag : kResumeValueFlags)
+      allowed += std::string(allowed.empty() ? "" : ", ") + flag;
+    for (size_t i = 0; i < kResumeSwitches.size(); ++i)
+      allowed += std::string(i + 1 == kResumeSwitches.size() ? " and " : ", ") + kResumeSwitches[i];
     return makeError(name +
                      " cannot be given with --resume: a resumed run keeps the config "
-                     "stored in its run file (only --clang, --workers, --timeout, "
-                     "--scratch, --baseline-cache, --replay-memory, --no-baseline-cache, "
-                     "--no-replay and --replay-verify may change); to train longer or "
-                     "differently, start a new run from its policy (" +
+                     "stored in its run file (only " +
+                     allowed +
+                     " may change); to train longer or differently, start a new run from its "
+                     "policy (" +
                      program + " --initial-policy …)");
   }
   return Status::ok();

@@ -51,7 +51,6 @@ held=${held%%/*}
 [ ! -e out/run.h5.tmp ] && [ ! -e out/run.h5.lock ] || fail "left: $(ls -A out)"
 [ -z "$(ls -A shm)" ] || fail "left in the scratch directory: $(ls -A shm)"
 ! pgrep -f mlgo-inprocess-worker >/dev/null || fail "worker processes are left"
-killed=$(grep -c "compiler-crashed" train.out train.err 2>/dev/null | awk -F: '{s += $2} END {print s + 0}')
 rm out/filler
 MLGO_WORKER_FAULT=random-kill:0.01 "$bin/es-train" --resume out/run.h5 --workers 2 \
   --scratch "$scratch/shm" >resume.out 2>resume.err || fail "--resume failed: $(tail -n 3 resume.err)"

@@ -202,11 +202,6 @@ std::vector<double> normalizeAdvantages(std::span<const double> advantages, doub
   return result;
 }
 
-double rewardAgainst(double sizeBytes, double baselineBytes) {
-  constexpr double kDelta = 0.01;
-  return 1.0 - (sizeBytes + kDelta) / (baselineBytes + kDelta);
-}
-
 double nextMovingAverage(double average, double sizeBytes, double decay) {
   return average * decay + sizeBytes * (1 - decay);
 }

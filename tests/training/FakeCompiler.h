@@ -46,7 +46,11 @@ public:
   std::set<std::string> brokenBaselines; // their -Oz compile "fails"
   FailurePredicate fails = [](uint64_t, size_t, const std::string&) { return false; };
 
+  // The task the trainers are given (the inliner's), its reward included.
+  evaluators::CompilerTask compilerTask = evaluators::CompilerTask::inliningForSize();
+
   const std::string& compilerIdentity() const override { return identity_; }
+  const evaluators::CompilerTask& task() const override { return compilerTask; }
 
   std::vector<evaluators::BaselineResult>
   baselines(std::span<const corpus::ModuleSpec* const> modules) override {

@@ -425,6 +425,32 @@ TEST(PpoTrainerOnAFakeCompiler, RecordsEveryIterationAndChoosesTheBestSamplingPo
     EXPECT_TRUE(agreement >= 0 && agreement <= 1);
 }
 
+// PPO learns from the task's reward (against its moving average), not from
+// a formula of its own: changing the task's δ changes the training reward.
+TEST(PpoTrainerOnAFakeCompiler, TrainsOnTheTasksReward) {
+  // The task's reward is ml-compiler-opt's, also against a moving average.
+  EXPECT_NEAR(evaluators::RelativeReward{}(90, 100), 1 - 90.01 / 100.01, 1e-15);
+  EXPECT_NEAR(evaluators::RelativeReward{}(90, 98), 1 - 90.01 / 98.01, 1e-15);
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  auto trainingReward = [&](double delta, const char* name) {
+    FakeCompiler compiler;
+    compiler.compilerTask.reward.delta = delta;
+    PpoTrainerOptions o = ppoRun(corpora, dir / name);
+    o.run.steps = 1;
+    Expected<PpoTrainer> trainer = PpoTrainer::create(o, compiler);
+    EXPECT_TRUE(trainer) << trainer.error().message;
+    EXPECT_TRUE(trainer->run());
+    return trainer->record().stepScalars.at("training_reward_mean").at(0);
+  };
+  const double usual = trainingReward(0.01, "usual.h5");
+  const double damped = trainingReward(1e9, "damped.h5");
+  EXPECT_NE(usual, 0.0);
+  EXPECT_NE(usual, damped);
+  // 1 − (m + δ) / (b + δ) → 0 as δ grows.
+  EXPECT_LT(std::abs(damped), 1e-5);
+}
+
 TEST(PpoTrainerOnAFakeCompiler, FailedModulesAreSkippedNotLearnedFrom) {
   ScratchDirectory dir;
   Corpora corpora = writeCorpora(dir);

@@ -165,7 +165,7 @@ Expected<Collected> PpoAlgorithm::collect(const evaluators::EvaluationResult& re
     // starts at -Oz and is updated after scoring this compile.
     double& average = movingAverages_[static_cast<size_t>(modules.indices[m])];
     const double reference = std::isnan(average) ? baseline : average;
-    const double trainingReward = rl::rewardAgainst(measured, reference);
+    const double trainingReward = scorer_.task().reward(measured, reference);
     average = rl::nextMovingAverage(reference, measured, options_.movingAverageDecay);
     c.trainingRewardSum += trainingReward;
     if (job.trajectory && job.trajectory->decisions() > 0)

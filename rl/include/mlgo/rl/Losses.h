@@ -92,12 +92,11 @@ std::optional<AdvantageNormalization> parseAdvantageNormalization(std::string_vi
 // population variance.
 std::vector<double> normalizeAdvantages(std::span<const double> advantages, double epsilon = 1e-8);
 
-// ml-compiler-opt's reward against a moving-average baseline
-// (compilation_runner.py): per module, the baseline starts at the -Oz size;
-// a compile of `size` bytes is rewarded 1 − (size + δ) / (average + δ), δ =
-// 0.01, and then average ← decay · average + (1 − decay) · size. decay = 1
-// keeps the -Oz baseline: the reward reported everywhere else.
-double rewardAgainst(double sizeBytes, double baselineBytes);
+// ml-compiler-opt's moving-average baseline (compilation_runner.py): per
+// module it starts at the -Oz size, a compile is rewarded by the task's
+// reward against it (ml-compiler-opt's 1 − (size + δ) / (average + δ)), and
+// then average ← decay · average + (1 − decay) · size. decay = 1 keeps the
+// -Oz baseline: the reward reported everywhere else.
 double nextMovingAverage(double average, double sizeBytes, double decay);
 
 struct PpoLossOptions {

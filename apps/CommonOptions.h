@@ -37,7 +37,7 @@ struct EvaluatorArgs {
   evaluators::EvaluatorOptions defaults;
   std::string backend = std::string(evaluators::backendKindName(defaults.backend));
   std::string inprocessWorker = defaults.inprocessWorker;
-  std::string task = "inlining-size";
+  std::string task = evaluators::CompilerTask::inliningForSize().name;
   std::string measure;          // empty: the task's own
   std::string ir2vecVocabulary; // empty: no embedding features
   bool noDecisionCache = false;

@@ -64,8 +64,9 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
   }
   if (spec == "neutral")
     return policies::makeConstantPolicy(task->neutralAdvice);
-  if ((spec == "always" || spec == "never") && task->name != "inlining-size")
-    return makeError("policy " + spec + ": an inlining policy; the task is " + task->name);
+  if ((spec == "always" || spec == "never") && task->actions != 2)
+    return makeError("policy " + spec + ": a yes-or-no policy (as the inliner's), but the task " +
+                     task->name + " picks one of each decision's candidates");
   if (spec == "always")
     return policies::makeConstantPolicy(1);
   if (spec == "never")

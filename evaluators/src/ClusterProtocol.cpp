@@ -70,6 +70,9 @@ EvaluatorOptions readOptions(Reader& r) {
 void writeTask(Writer& w, const CompilerTask& t) {
   w.text(t.name);
   w.texts(t.interactiveArguments);
+  // Process-global LLVM options (an IR2Vec vocabulary): without them a rank
+  // would compile without the embedding features rank 0's policy reads.
+  w.texts(t.llvmOptions);
   w.text(t.adviceName);
   w.text(t.defaultDecisionFeature);
   w.texts(t.sizeSections);
@@ -79,12 +82,14 @@ void writeTask(Writer& w, const CompilerTask& t) {
   w.text(t.candidateMask);
   w.text(t.baselineName);
   w.value<uint8_t>(static_cast<uint8_t>(t.measure));
+  w.value<int64_t>(t.actions);
 }
 
 CompilerTask readTask(Reader& r) {
   CompilerTask t;
   t.name = r.text();
   t.interactiveArguments = r.texts();
+  t.llvmOptions = r.texts();
   t.adviceName = r.text();
   t.defaultDecisionFeature = r.text();
   t.sizeSections = r.texts();
@@ -94,6 +99,7 @@ CompilerTask readTask(Reader& r) {
   t.candidateMask = r.text();
   t.baselineName = r.text();
   t.measure = static_cast<Measure>(r.value<uint8_t>());
+  t.actions = static_cast<int>(r.value<int64_t>());
   return t;
 }
 

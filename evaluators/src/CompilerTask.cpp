@@ -37,7 +37,7 @@ CompilerTask::argumentsFor(const std::filesystem::path& channelBase) const {
 }
 
 Status CompilerTask::useIr2VecVocabulary(const std::filesystem::path& vocabulary) {
-  if (adviceName != "inlining_decision")
+  if (adviceName != inliningForSize().adviceName)
     return makeError("IR2Vec embeddings are features of the inliner, not of the " + name + " task");
   std::error_code error;
   if (!std::filesystem::is_regular_file(vocabulary, error))
@@ -75,6 +75,7 @@ CompilerTask CompilerTask::regallocEviction() {
   // allocated: always valid, and choosing it evicts nothing.
   task.neutralAdvice = 32;
   task.candidateMask = "mask";
+  task.actions = 0;
   task.baselineName = "-O2";
   task.measure = Measure::RegAllocScore;
   task.inProcess = true;

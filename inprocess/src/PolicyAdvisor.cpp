@@ -1,5 +1,6 @@
 #include "PolicyAdvisor.h"
 
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/FeatureLayout.h"
 
 #include <llvm/Analysis/AssumptionCache.h>
@@ -76,7 +77,9 @@ public:
     for (const llvm::TensorSpec& spec : specs)
       header_.features.push_back(
           policies::TensorSpec{spec.name(), fromLlvm(spec.type()), spec.shape(), spec.port()});
-    header_.advice = policies::TensorSpec{"inlining_decision", policies::TensorType::Int64, {1}};
+    // The advice LLVM's ML inliner asks for (the inlining task's).
+    static const std::string advice = evaluators::CompilerTask::inliningForSize().adviceName;
+    header_.advice = policies::TensorSpec{advice, policies::TensorType::Int64, {1}};
     // 8-byte aligned storage for every tensor, contiguous.
     storage_.assign((header_.observationBytes() + 7) / 8 + 1, 0);
     auto* base = reinterpret_cast<std::byte*>(storage_.data());

@@ -6,6 +6,8 @@
 #     aside);
 #  2. ppo-train, bc-train (recording its trace on the ranks) and mlgo-eval
 #     likewise;
+#  2c. an IR2Vec vocabulary (a process-global LLVM option) reaches every
+#     rank: the traced decisions, embeddings included, equal one process's;
 #  3. a non-trainer rank killed mid-run ends the whole job, mpirun naming the
 #     rank, and --resume (under mpirun -np 2) ends exactly where an
 #     uninterrupted run ends;
@@ -82,6 +84,26 @@ policy=$(cd one && pwd)/bc.json
 mpi 3 "$build/apps/mlgo-eval" run "$policy" "$zlib" -j 1 | grep -v "^backend:" |
   sed 's/; [0-9.]* s$//' >eval-3.txt
 diff eval-1.txt eval-3.txt || fail "mlgo-eval on 3 ranks reports other sizes"
+
+echo "== 2c. process-global LLVM options reach the ranks (IR2Vec embeddings)"
+"$build/apps/mlgo-eval" ir2vec-vocab "$zlib" -o vocab.json >/dev/null
+"$build/apps/mlgo-eval" run heuristic "$zlib" -j 2 --no-per-module --ir2vec-vocabulary vocab.json \
+  --trace emb-1.h5 >/dev/null
+mpi 3 "$build/apps/mlgo-eval" run heuristic "$zlib" -j 1 --no-per-module \
+  --ir2vec-vocabulary vocab.json --trace emb-3.h5 >/dev/null
+/usr/bin/python3 - <<'PY' || fail "the ranks' decisions lack the IR2Vec features rank 0 compiles with"
+import sys, h5py, numpy
+def decisions(path):
+    t = h5py.File(path, "r")
+    names = [n.decode() for n in t["/features/name"][()]]
+    return names, numpy.asarray(t["/decisions/observations"][()])
+a_names, a = decisions("emb-1.h5")
+b_names, b = decisions("emb-3.h5")
+assert any("embedding" in n for n in a_names), a_names
+same = a_names == b_names and a.shape == b.shape and numpy.array_equal(a, b)
+print("embedding features on every rank:", same)
+sys.exit(0 if same else 1)
+PY
 
 echo "== 3. a rank killed mid-run, then --resume"
 long=("${es_args[@]}" --steps 6 --no-replay)

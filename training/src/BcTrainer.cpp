@@ -2,6 +2,7 @@
 
 #include "TrainerSupport.h"
 #include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
 #include "mlgo/rl/Decisions.h"
@@ -205,9 +206,12 @@ Status BcAlgorithm::loadData(results::RunRecord& record) {
     record.attributes["corpus"] = options_.corpus->string();
   const std::string defaultFeature = traceAttribute("default_feature");
   record.attributes["label"] =
-      options_.imitateActions ? "actions (the decisions the traces' policies took)"
-                              : (defaultFeature.empty() ? "inlining_default" : defaultFeature) +
-                                    " (the compiler's own decision)";
+      options_.imitateActions
+          ? "actions (the decisions the traces' policies took)"
+          : (defaultFeature.empty()
+                 ? evaluators::CompilerTask::inliningForSize().defaultDecisionFeature
+                 : defaultFeature) +
+                " (the compiler's own decision)";
   return Status::ok();
 }
 

@@ -68,6 +68,10 @@ struct CompilerTask {
   // whose advice is a candidate's index (eviction: "mask"); a policy for
   // such a task scores candidates (MlpOptions::candidateMask). Empty: none.
   std::string candidateMask;
+  // The advice's values when every decision has the same ones (the inliner:
+  // 2, no or yes); 0 when the advice picks one of the decision's candidates
+  // (eviction: an index into the mask). "always"/"never" need 2.
+  int actions = 2;
   // How reports name the baseline (the module's plain compile).
   std::string baselineName = "-Oz";
 

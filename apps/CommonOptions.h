@@ -60,17 +60,14 @@ struct EvaluatorArgs {
                    "module, the policy over a pipe)")
         ->capture_default_str()
         ->check(CLI::IsMember({"inprocess", "clang"}));
-    app.add_option("--task", task,
-                   "What the compiler decides: inlining-size (the inliner, .text vs -Oz) or "
-                   "regalloc-eviction (the greedy register allocator's evictions, LLVM's "
-                   "RegAllocScore vs the corpus's own -O2)")
+    app.add_option("--task", task, "What the compiler decides: " + taskChoices())
         ->capture_default_str()
         ->check(CLI::IsMember(evaluators::CompilerTask::names()));
     app.add_option("--measure", measure,
-                   "What jobs are measured and rewarded by (lower is better): text-size or "
-                   "regalloc-score (in-process only); default: the task's (inlining-size: "
-                   "text-size, regalloc-eviction: regalloc-score)")
-        ->check(CLI::IsMember({"text-size", "regalloc-score"}));
+                   "What jobs are measured and rewarded by (lower is better); default: the "
+                   "task's (" +
+                       taskMeasures() + ")")
+        ->check(CLI::IsMember(evaluators::measureNames()));
     app.add_option("--ir2vec-vocabulary", ir2vecVocabulary,
                    "IR2Vec vocabulary (JSON, from mlgo-eval ir2vec-vocab): the inliner "
                    "also sends caller_embedding and callee_embedding; policies trained with "
@@ -115,6 +112,25 @@ struct EvaluatorArgs {
           "--workers", "--timeout", "--rank-deadline", "--scratch", "--baseline-cache",
           "--no-baseline-cache", "--delete-flag", "--replace-flag", "--add-flag"})
       app.get_option(flag)->group("Evaluator");
+  }
+
+  // "name (summary) or …" over the registered tasks, for --task's help.
+  static std::string taskChoices() {
+    std::string text;
+    const std::vector<evaluators::CompilerTask>& tasks = evaluators::CompilerTask::all();
+    for (size_t i = 0; i < tasks.size(); ++i)
+      text += (i == 0                  ? ""
+               : i + 1 == tasks.size() ? " or "
+                                       : ", ") +
+              tasks[i].name + " (" + tasks[i].summary + ")";
+    return text;
+  }
+  // "task: measure, …", the measure each registered task is judged by.
+  static std::string taskMeasures() {
+    std::string text;
+    for (const evaluators::CompilerTask& t : evaluators::CompilerTask::all())
+      text += (text.empty() ? "" : ", ") + t.name + ": " + std::string(measureName(t.measure));
+    return text;
   }
 
   Expected<evaluators::CompilerTask> toTask() const {

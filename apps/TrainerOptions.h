@@ -96,8 +96,8 @@ struct PolicyArgs {
         ->group(group);
     app.add_option("--residual-margin", o.mlp.residualMargin,
                    "A random MLP residual around the compiler's own decision: add this to "
-                   "the logit of inlining_default's action and start with a zero output layer "
-                   "(exactly -Oz); 0: a plain MLP")
+                   "the logit of the task's default decision's action and start with a zero "
+                   "output layer (exactly the task's baseline); 0: a plain MLP")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str()
         ->group(group);

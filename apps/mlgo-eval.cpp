@@ -373,7 +373,7 @@ int runSearch(const SearchArgs& args) {
     results::TraceAttributes attributes = training::taskAttributes((*evaluator)->task());
     attributes["policy"] = "decisions tried by mlgo-eval search (action: the better one)";
     attributes["corpus"] = args.corpus;
-    triedTrace.emplace(args.tried, std::move(attributes));
+    triedTrace.emplace(args.tried, std::move(attributes), (*evaluator)->task().reward);
     search.onTried = [&](const training::TriedDecision& tried) {
       if (triedError)
         return;
@@ -549,6 +549,7 @@ CLI::App* addIr2VecCommand(CLI::App& app, Ir2VecArgs& args) {
 }
 
 struct InitArgs {
+  std::string task = evaluators::CompilerTask::inliningForSize().name;
   std::string trace;
   std::string vocabulary;
   std::string output;
@@ -566,6 +567,9 @@ int runInitMlp(const InitArgs& args) {
   Expected<policies::Vocabulary> vocabulary = policies::readVocabularyDirectory(args.vocabulary);
   if (!vocabulary)
     return fail(vocabulary.error());
+  Expected<evaluators::CompilerTask> task = evaluators::CompilerTask::named(args.task);
+  if (!task)
+    return fail(makeError("--task: " + task.error().message));
   policies::MlpOptions options;
   options.hiddenLayers = args.hidden;
   Expected<policies::Activation> activation = policies::parseActivation(args.activation);
@@ -574,6 +578,7 @@ int runInitMlp(const InitArgs& args) {
   options.activation = *activation;
   options.withSqrt = args.withSqrt;
   options.residualMargin = args.residualMargin;
+  options = task->policyOptions(options);
   if (Status valid = options.validate(); !valid)
     return fail(valid.error());
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
@@ -709,6 +714,12 @@ int main(int argc, char** argv) {
       "init-mlp", "Write a randomly initialised MLP policy over a trace's features");
   initCmd->add_option("--trace", init.trace, "A trace file (gives clang's feature specs)")
       ->required();
+  initCmd
+      ->add_option("--task", init.task,
+                   "The task the trace is of: its default decision is kept out of the "
+                   "network's inputs and is the residual's feature")
+      ->capture_default_str()
+      ->check(CLI::IsMember(evaluators::CompilerTask::names()));
   initCmd->add_option("--vocab", init.vocabulary, "Vocabulary directory")->required();
   initCmd->add_option("-o,--output", init.output, "Policy file to write")->required();
   initCmd->add_option("--hidden", init.hidden, "Hidden layer widths")
@@ -718,8 +729,9 @@ int main(int argc, char** argv) {
   initCmd->add_flag("--with-sqrt", init.withSqrt, "Also feed sqrt of each normalised feature");
   initCmd
       ->add_option("--residual-margin", init.residualMargin,
-                   "Residual around the compiler's decision: add this to the logit of "
-                   "inlining_default's action, zero output layer (exactly -Oz); 0: plain MLP")
+                   "Residual around the compiler's decision: add this to the logit of the "
+                   "task's default decision's action, zero output layer (exactly the "
+                   "baseline); 0: plain MLP")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   initCmd->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();

@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
   // A realistic MLP: vocabulary from the heuristic's own decisions on this
   // corpus, random weights.
   auto evaluator2 = makeEvaluator(2, scratch, evaluators::BackendKind::InProcess);
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   evaluators::EvaluationRequest traceRequest;
   traceRequest.candidates = {echo.get()};
   traceRequest.modules = modules;

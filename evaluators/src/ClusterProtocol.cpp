@@ -77,7 +77,7 @@ void writeTask(Writer& w, const CompilerTask& t) {
   w.text(t.defaultDecisionFeature);
   w.texts(t.sizeSections);
   w.value<double>(t.reward.delta);
-  w.value<uint8_t>(t.inProcess);
+  w.value(static_cast<uint8_t>(t.inProcess));
   w.value<int64_t>(t.neutralAdvice);
   w.text(t.candidateMask);
   w.text(t.baselineName);
@@ -94,7 +94,7 @@ CompilerTask readTask(Reader& r) {
   t.defaultDecisionFeature = r.text();
   t.sizeSections = r.texts();
   t.reward.delta = r.value<double>();
-  t.inProcess = r.value<uint8_t>() != 0;
+  t.inProcess = static_cast<InProcessRoute>(r.value<uint8_t>());
   t.neutralAdvice = r.value<int64_t>();
   t.candidateMask = r.text();
   t.baselineName = r.text();

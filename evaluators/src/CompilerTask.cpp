@@ -1,6 +1,7 @@
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Scorer.h"
 
+#include <algorithm>
 #include <map>
 
 namespace mlgo::evaluators {
@@ -13,12 +14,41 @@ std::string_view measureName(Measure measure) {
   return measure == Measure::RegAllocScore ? "regalloc-score" : "text-size";
 }
 
+namespace {
+constexpr Measure kMeasures[] = {Measure::TextSize, Measure::RegAllocScore};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+} // namespace
+
+std::vector<std::string> measureNames() {
+  std::vector<std::string> names;
+  for (Measure measure : kMeasures)
+    names.emplace_back(measureName(measure));
+  return names;
+}
+
 Expected<Measure> parseMeasure(std::string_view name) {
-  if (name == "text-size")
-    return Measure::TextSize;
-  if (name == "regalloc-score")
-    return Measure::RegAllocScore;
-  return makeError("unknown measure \"" + std::string(name) + "\" (text-size or regalloc-score)");
+  for (Measure measure : kMeasures)
+    if (measureName(measure) == name)
+      return measure;
+  return makeError("unknown measure \"" + std::string(name) + "\" (" + joined(measureNames()) +
+                   ")");
+}
+
+policies::MlpOptions CompilerTask::policyOptions(policies::MlpOptions base) const {
+  base.candidateMask = candidateMask;
+  if (!defaultDecisionFeature.empty()) {
+    if (std::find(base.excludedFeatures.begin(), base.excludedFeatures.end(),
+                  defaultDecisionFeature) == base.excludedFeatures.end())
+      base.excludedFeatures.push_back(defaultDecisionFeature);
+    base.residualFeature = defaultDecisionFeature;
+  }
+  return base;
 }
 
 std::vector<std::string>
@@ -51,12 +81,13 @@ Status CompilerTask::useIr2VecVocabulary(const std::filesystem::path& vocabulary
 CompilerTask CompilerTask::inliningForSize() {
   CompilerTask task;
   task.name = "inlining-size";
+  task.summary = "the inliner, .text vs -Oz";
   task.interactiveArguments = {"-mllvm", "-enable-ml-inliner=release",
                                "-mllvm", "-inliner-interactive-channel-base={channel}",
                                "-mllvm", "-inliner-interactive-include-default"};
   task.adviceName = "inlining_decision";
   task.defaultDecisionFeature = "inlining_default";
-  task.inProcess = true;
+  task.inProcess = InProcessRoute::InlineAdvisor;
   task.neutralAdvice = 0;
   return task;
 }
@@ -64,6 +95,8 @@ CompilerTask CompilerTask::inliningForSize() {
 CompilerTask CompilerTask::regallocEviction() {
   CompilerTask task;
   task.name = "regalloc-eviction";
+  task.summary = "the greedy register allocator's evictions, LLVM's RegAllocScore vs the "
+                 "corpus's own -O2";
   task.interactiveArguments = {"-mllvm", "-regalloc-enable-advisor=release", "-mllvm",
                                "-regalloc-evict-interactive-channel-base={channel}"};
   task.adviceName = "index_to_evict";
@@ -78,21 +111,28 @@ CompilerTask CompilerTask::regallocEviction() {
   task.actions = 0;
   task.baselineName = "-O2";
   task.measure = Measure::RegAllocScore;
-  task.inProcess = true;
+  task.inProcess = InProcessRoute::EvictionChannel;
   return task;
 }
 
+const std::vector<CompilerTask>& CompilerTask::all() {
+  // The registry: one line per task.
+  static const std::vector<CompilerTask> tasks = {inliningForSize(), regallocEviction()};
+  return tasks;
+}
+
 std::vector<std::string> CompilerTask::names() {
-  return {"inlining-size", "regalloc-eviction"};
+  std::vector<std::string> names;
+  for (const CompilerTask& task : all())
+    names.push_back(task.name);
+  return names;
 }
 
 Expected<CompilerTask> CompilerTask::named(std::string_view name) {
-  if (name == "inlining-size")
-    return inliningForSize();
-  if (name == "regalloc-eviction")
-    return regallocEviction();
-  return makeError("unknown task \"" + std::string(name) +
-                   "\" (inlining-size or regalloc-eviction)");
+  for (const CompilerTask& task : all())
+    if (task.name == name)
+      return task;
+  return makeError("unknown task \"" + std::string(name) + "\" (" + joined(names()) + ")");
 }
 
 const CompilerTask& Scorer::task() const {

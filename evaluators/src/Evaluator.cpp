@@ -176,7 +176,7 @@ Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string co
       compilerIdentity_(std::move(compilerIdentity)),
       clang_(std::make_unique<ClangProcessBackend>(options_, task_)) {
   // A task the worker cannot run compiles in clang processes.
-  if (options_.backend == BackendKind::InProcess && task_.inProcess)
+  if (options_.backend == BackendKind::InProcess && task_.inProcess != InProcessRoute::None)
     primary_ = std::make_unique<InProcessBackend>(options_, task_);
   concurrency_ = options_.workers;
   if (options_.replay)
@@ -465,7 +465,7 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
   if (task.measure == Measure::RegAllocScore &&
-      (options.backend != BackendKind::InProcess || !task.inProcess))
+      (options.backend != BackendKind::InProcess || task.inProcess == InProcessRoute::None))
     return makeError("task " + task.name +
                      ": the regalloc-score measure is computed in-process only (LLVM's "
                      "RegAllocScore in our own code generation pipeline); use --backend "

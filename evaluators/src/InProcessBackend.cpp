@@ -50,7 +50,10 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
   job.sizeSections = task_.sizeSections;
   job.arguments = command.take();
   job.moduleName = module.name;
+  job.route = task_.inProcess;
   job.taskName = task_.name;
+  job.adviceName = task_.adviceName;
+  job.neutralAdvice = task_.neutralAdvice;
 
   std::optional<SequenceKey> asked;
   std::optional<CachedObject> known;

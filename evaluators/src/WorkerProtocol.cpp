@@ -103,7 +103,10 @@ std::string encode(const JobMessage& m) {
   w.texts(m.sizeSections);
   w.texts(m.arguments);
   w.text(m.moduleName);
+  w.value(static_cast<uint8_t>(m.route));
   w.text(m.taskName);
+  w.text(m.adviceName);
+  w.value(m.neutralAdvice);
   return w.take();
 }
 
@@ -162,7 +165,10 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
   m.sizeSections = r.texts();
   m.arguments = r.texts();
   m.moduleName = r.text();
+  m.route = static_cast<InProcessRoute>(r.value<uint8_t>());
   m.taskName = r.text();
+  m.adviceName = r.text();
+  m.neutralAdvice = r.value<int64_t>();
   return r.finish(std::move(m), "job");
 }
 

@@ -1,7 +1,6 @@
 #include "EvictionCompiler.h"
 
 #include "RegAllocMeasure.h"
-#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/InteractiveChannel.h"
 
 #include <llvm/Support/CommandLine.h>
@@ -63,20 +62,19 @@ evaluators::ChannelOutcome answerEvictions(InteractiveChannel& channel,
             .trajectory = std::nullopt};
   if (*opened != InteractiveChannel::OpenResult::Opened)
     return {};
-  static const evaluators::CompilerTask task = evaluators::CompilerTask::regallocEviction();
   return evaluators::answerChannel(
       channel, deadline,
       {.policy = &policy,
        .mode = job.mode,
        .rngKey = job.rngKey,
-       .taskName = task.name,
-       .adviceName = task.adviceName,
+       .taskName = job.taskName,
+       .adviceName = job.adviceName,
        .defaultDecisionFeature = job.defaultDecisionFeature,
        .recordTrajectory = job.recordTrajectory,
        .appended =
-           evaluators::ChannelAnswering::AppendedFeature{task.defaultDecisionFeature,
+           evaluators::ChannelAnswering::AppendedFeature{job.defaultDecisionFeature,
                                                          [&] { return defaultChoice.load(); }},
-       .adviceOnMismatch = task.neutralAdvice});
+       .adviceOnMismatch = job.neutralAdvice});
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 // mismatched policy is a compile error naming the file (or, opted in with
 // MLGO_POLICY_FALLBACK=heuristic, a warning and LLVM's own heuristic).
 #include "PolicyAdvisor.h"
+#include "mlgo/evaluators/CompilerTask.h"
 
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
@@ -109,6 +110,9 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
                   "this LLVM's PassBuilder?)");
   auto session = std::make_unique<AdvisorSession>();
   session->policy = loaded.policy.get();
+  static const std::string defaultFeature =
+      mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
+  session->defaultDecisionFeature = defaultFeature;
   AdvisorSession& advisorSession = *session;
   std::unique_ptr<llvm::InlineAdvisor> advisor(
       mlgo::inprocess::createPolicyAdvisor(module, *moduleAnalyses, params, std::move(session)));

@@ -32,7 +32,7 @@ struct AdvisorSession {
   policies::DecisionMode mode = policies::DecisionMode::Deterministic;
   RandomStream rng{0};
   // The feature carrying the heuristic's own decision ("" if none is wanted).
-  std::string defaultDecisionFeature = "inlining_default";
+  std::string defaultDecisionFeature;
   bool recordTrajectory = false;
   // Compute the default decision for every recorded row even when the
   // policy does not read it (the labels of behavioural cloning).

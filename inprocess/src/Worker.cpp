@@ -50,6 +50,24 @@ void injectFault(const std::string& module) {
     std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
+// The job by its task's route; `policy` null: the task's baseline.
+protocol::ResultMessage runJob(const protocol::JobMessage& job, const policies::Policy* policy,
+                               const CacheQuestion& askCache) {
+  switch (job.route) {
+  case evaluators::InProcessRoute::InlineAdvisor:
+    return compileModule(job, policy, askCache);
+  case evaluators::InProcessRoute::EvictionChannel:
+    return compileEviction(job, policy);
+  case evaluators::InProcessRoute::None:
+    break;
+  }
+  protocol::ResultMessage refused;
+  refused.status = protocol::WorkerStatus::Unsupported;
+  refused.message = "the in-process worker cannot run the task " + job.taskName + " (route " +
+                    std::to_string(static_cast<int>(job.route)) + ")";
+  return refused;
+}
+
 struct StoredPolicy {
   std::unique_ptr<policies::Policy> policy;
   std::string error; // why the JSON did not give a policy
@@ -122,11 +140,8 @@ int runWorker(int input, int output) {
           policy = it->second.policy.get();
         }
       }
-      static const std::string evictionTask = evaluators::CompilerTask::regallocEviction().name;
-      if ((job->policyId == 0 || policy) && job->taskName == evictionTask)
-        result = compileEviction(*job, policy);
-      else if (job->policyId == 0 || policy)
-        result = compileModule(*job, policy, askCache);
+      if (job->policyId == 0 || policy)
+        result = runJob(*job, policy, askCache);
       if (!protocol::writeFrame(output, protocol::MessageKind::Result, protocol::encode(result)))
         return protocolError("cannot send a result");
       break;

@@ -89,7 +89,8 @@ TEST_P(BackendParity, BaselinesHeuristicAndMlpAreIdentical) {
     EXPECT_EQ(*clangBaselines[m].sizeBytes, *inprocessBaselines[m].sizeBytes) << modules_[m]->name;
   }
 
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationResult clangEcho = run(*clang, {echo.get()});
   EvaluationResult inprocessEcho = run(*inprocess, {echo.get()});
   expectSame(clangEcho, inprocessEcho, "heuristic");
@@ -145,7 +146,8 @@ TEST_P(BackendParity, Ir2VecEmbeddingsAreIdentical) {
   std::unique_ptr<Evaluator> clang = make(BackendKind::Clang, false, task);
   std::unique_ptr<Evaluator> inprocess = make(BackendKind::InProcess, false, task);
   ASSERT_TRUE(clang && inprocess);
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationResult clangEcho = run(*clang, {echo.get()});
   expectSame(clangEcho, run(*inprocess, {echo.get()}), "heuristic, IR2Vec");
   size_t embeddings = 0, nonZero = 0;
@@ -173,7 +175,8 @@ TEST_P(BackendParity, Ir2VecEmbeddingsAreIdentical) {
 TEST_P(BackendParity, DecisionSequenceCacheGivesTheFullCompilesSizes) {
   std::unique_ptr<Evaluator> cached = make(BackendKind::InProcess, /*cache=*/true);
   ASSERT_TRUE(cached);
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   std::unique_ptr<policies::Policy> never = policies::makeConstantPolicy(0);
   // First: every sequence is new. Second: the echo repeats itself; `never`
   // repeats it exactly on the modules where the heuristic inlined nothing.
@@ -212,7 +215,8 @@ TEST_P(BackendParity, DecisionSequenceCacheGivesTheFullCompilesSizes) {
   }
   // A policy that decides like the heuristic is a hit on the heuristic's
   // entries: the cache keys on decisions, not on policies.
-  std::unique_ptr<policies::Policy> echoAgain = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echoAgain = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationResult third = run(*cached, {echoAgain.get()}, false);
   EXPECT_EQ(third.cacheHits, modules_.size());
   std::printf("%s: cache hits %zu/%zu, %.2f s of compilation saved\n", GetParam().c_str(),
@@ -228,7 +232,8 @@ TEST_P(BackendParity, ModulesWithMllvmOptionsFallBackToClang) {
   Expected<std::unique_ptr<Evaluator>> evaluator =
       Evaluator::create(options, CompilerTask::inliningForSize());
   ASSERT_TRUE(evaluator) << evaluator.error().message;
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationResult result = run(**evaluator, {echo.get()}, false);
   for (size_t m = 0; m < modules_.size(); ++m) {
     const JobResult& job = result.job(0, m);
@@ -245,7 +250,8 @@ TEST_P(BackendParity, ModulesWithMllvmOptionsFallBackToClang) {
 // with fresh workers.
 TEST_P(BackendParity, WorkerCrashesAndHangsAreRecordedAndTheRestCompletes) {
   const std::string victim = modules_.back()->name;
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   for (const std::string fault : {"abort", "kill", "hang"}) {
     SCOPED_TRACE(fault);
     EvaluatorOptions options;

@@ -83,7 +83,8 @@ TEST_F(EvaluatorFaults, EveryFaultIsRecordedAndNothingIsLeftBehind) {
   Expected<std::unique_ptr<Evaluator>> evaluator =
       Evaluator::create(options(), CompilerTask::inliningForSize());
   ASSERT_TRUE(evaluator) << evaluator.error().message;
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationRequest request;
   request.candidates = {echo.get()};
   for (const corpus::ModuleSpec& m : corpus->modules())

@@ -38,7 +38,8 @@ protected:
 };
 
 TEST_P(EvaluatorOnRealCorpus, HeuristicEchoReproducesOzByteForByte) {
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationRequest request;
   request.candidates = {echo.get()};
   request.modules = modules_;
@@ -91,7 +92,8 @@ TEST_P(EvaluatorOnRealCorpus, ConstantPoliciesDiffer) {
 // features, written without the policy's own code.
 TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
   // Vocabulary from the heuristic's decisions on this corpus.
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationRequest traceRequest;
   traceRequest.candidates = {echo.get()};
   traceRequest.modules = modules_;
@@ -164,7 +166,8 @@ TEST_P(EvaluatorOnRealCorpus, MlpDecisionsMatchAHandComputedForwardPass) {
 // The parallel evaluation against its serial twin: a sampling policy (the
 // draws come from per-job streams) gives identical results at 1 and 2 workers.
 TEST_P(EvaluatorOnRealCorpus, ParallelEvaluationEqualsSerial) {
-  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> echo = policies::makeHeuristicEchoPolicy(
+      evaluators::CompilerTask::inliningForSize().defaultDecisionFeature);
   EvaluationRequest traceRequest;
   traceRequest.candidates = {echo.get()};
   traceRequest.modules = modules_;
@@ -183,7 +186,8 @@ TEST_P(EvaluatorOnRealCorpus, ParallelEvaluationEqualsSerial) {
   Expected<policies::Vocabulary> vocabulary = policies::buildVocabulary(samples);
   ASSERT_TRUE(vocabulary);
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
-      policies::MlpStructure::create(*specs, *vocabulary);
+      policies::MlpStructure::create(*specs, *vocabulary,
+                                     CompilerTask::inliningForSize().policyOptions({}));
   ASSERT_TRUE(structure);
   policies::MlpPolicy a = policies::MlpPolicy::initialised(*structure, 1);
   policies::MlpPolicy b = policies::MlpPolicy::initialised(*structure, 2);

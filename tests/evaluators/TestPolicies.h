@@ -76,7 +76,8 @@ inline std::optional<MixedMlp> makeMixedMlp(const EvaluationResult& traced) {
   options.hiddenLayers = {static_cast<int>(MixedMlp::hidden)};
   options.activation = policies::Activation::Tanh;
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
-      policies::MlpStructure::create(*specs, mixed.vocabulary, options);
+      policies::MlpStructure::create(*specs, mixed.vocabulary,
+                                     CompilerTask::inliningForSize().policyOptions(options));
   if (!structure) {
     ADD_FAILURE() << structure.error().message;
     return std::nullopt;

@@ -45,6 +45,10 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   job.sizeSections = {".text", ".text."};
   job.arguments = {"-cc1", "-Oz", "", "-o", "/dev/shm/x.o"};
   job.moduleName = "src/lvm.o";
+  job.route = InProcessRoute::EvictionChannel;
+  job.taskName = "a-task";
+  job.adviceName = "an_advice";
+  job.neutralAdvice = -32;
   Expected<JobMessage> j = decodeJob(encode(job));
   ASSERT_TRUE(j) << j.error().message;
   EXPECT_EQ(j->policyId, 7u);
@@ -56,6 +60,10 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   EXPECT_EQ(j->sizeSections, job.sizeSections);
   EXPECT_EQ(j->arguments, job.arguments);
   EXPECT_EQ(j->moduleName, job.moduleName);
+  EXPECT_EQ(j->route, job.route);
+  EXPECT_EQ(j->taskName, job.taskName);
+  EXPECT_EQ(j->adviceName, job.adviceName);
+  EXPECT_EQ(j->neutralAdvice, job.neutralAdvice);
 
   Expected<PolicyMessage> p = decodePolicy(encode(PolicyMessage{3, 9, "{\"kind\":\"heuristic\"}"}));
   ASSERT_TRUE(p);

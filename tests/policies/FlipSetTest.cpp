@@ -17,7 +17,7 @@ using testing::writeText;
 
 TEST(FlipSetPolicy, FollowsTheDefaultButAtListedStates) {
   ChannelHeader header = inlinerHeader();
-  Expected<FlipSetPolicy> policy = FlipSetPolicy::create(header.features);
+  Expected<FlipSetPolicy> policy = FlipSetPolicy::create(header.features, "inlining_default");
   ASSERT_TRUE(policy) << policy.error().message;
   const size_t at = policy->defaultFeatureIndex();
   EXPECT_EQ(header.features[at].name, "inlining_default");
@@ -47,12 +47,12 @@ TEST(FlipSetPolicy, FollowsTheDefaultButAtListedStates) {
 
   std::vector<TensorSpec> without(header.features.begin(), header.features.end());
   without.erase(without.begin() + static_cast<std::ptrdiff_t>(at));
-  EXPECT_FALSE(FlipSetPolicy::create(without));
+  EXPECT_FALSE(FlipSetPolicy::create(without, "inlining_default"));
 }
 
 TEST(FlipSetPolicy, RoundTripsThroughAPolicyFile) {
   ChannelHeader header = inlinerHeader();
-  Expected<FlipSetPolicy> policy = FlipSetPolicy::create(header.features);
+  Expected<FlipSetPolicy> policy = FlipSetPolicy::create(header.features, "inlining_default");
   ASSERT_TRUE(policy);
   for (const std::vector<double>& state : randomStates(5, header.features.size(), 9))
     policy->toggle(policy->stateHash(state));

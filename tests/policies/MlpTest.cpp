@@ -18,9 +18,9 @@ using testing::integerVocabulary;
 using testing::loadHeader;
 using testing::randomStates;
 
-std::shared_ptr<const MlpStructure> makeStructure(const std::vector<TensorSpec>& features,
-                                                  const Vocabulary& vocabulary,
-                                                  const MlpOptions& options = {}) {
+std::shared_ptr<const MlpStructure>
+makeStructure(const std::vector<TensorSpec>& features, const Vocabulary& vocabulary,
+              const MlpOptions& options = testing::inlinerMlpOptions()) {
   Expected<std::shared_ptr<const MlpStructure>> structure =
       MlpStructure::create(features, vocabulary, options);
   EXPECT_TRUE(structure) << (structure ? "" : structure.error().message);
@@ -29,7 +29,7 @@ std::shared_ptr<const MlpStructure> makeStructure(const std::vector<TensorSpec>&
 
 TEST(MlpOptions, ValidateNamesTheBadField) {
   EXPECT_TRUE(MlpOptions{}.validate());
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {64, 0};
   ASSERT_FALSE(options.validate());
   EXPECT_EQ(options.validate().error().message, "hiddenLayers[1]: must be at least 1 (got 0)");
@@ -72,7 +72,7 @@ TEST(MlpStructure, InlinerDefaultsDropInliningDefault) {
 // logit difference beats the margin.
 TEST(MlpPolicy, ResidualStartsAtTheDefaultDecisionAndFlipsPastTheMargin) {
   ChannelHeader header = inlinerHeader();
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {8};
   options.residualMargin = 2;
   std::shared_ptr<const MlpStructure> structure =
@@ -126,7 +126,7 @@ TEST(MlpPolicy, ResidualStartsAtTheDefaultDecisionAndFlipsPastTheMargin) {
 
 TEST(MlpStructure, OptionsShapeTheNetwork) {
   ChannelHeader header = inlinerHeader();
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {8};
   options.activation = Activation::Tanh;
   options.actions = 3;
@@ -145,7 +145,8 @@ TEST(MlpStructure, OptionsShapeTheNetwork) {
 TEST(MlpStructure, FeatureWithoutVocabularyIsAnError) {
   ChannelHeader header = inlinerHeader();
   Expected<std::shared_ptr<const MlpStructure>> structure = MlpStructure::create(
-      header.features, integerVocabulary(header, 16, {"inlining_default", "node_count"}));
+      header.features, integerVocabulary(header, 16, {"inlining_default", "node_count"}),
+      testing::inlinerMlpOptions());
   ASSERT_FALSE(structure);
   EXPECT_EQ(structure.error().message,
             "mlp input \"node_count\" (int64_t[1]) has no vocabulary entry; only float vectors "
@@ -157,14 +158,14 @@ TEST(MlpStructure, FeatureWithoutVocabularyIsAnError) {
   ASSERT_FALSE(structure);
   EXPECT_NE(structure.error().message.find("\"inlining_default\""), std::string::npos);
 
-  MlpOptions bad;
+  MlpOptions bad = testing::inlinerMlpOptions();
   bad.actions = 0;
   structure = MlpStructure::create(header.features, integerVocabulary(header), bad);
   ASSERT_FALSE(structure);
   EXPECT_EQ(structure.error().message, "mlp options: actions: must be at least 2 (got 0)");
 
   std::vector<TensorSpec> onlyDefault{header.features.back()};
-  structure = MlpStructure::create(onlyDefault, Vocabulary{});
+  structure = MlpStructure::create(onlyDefault, Vocabulary{}, testing::inlinerMlpOptions());
   ASSERT_FALSE(structure);
   EXPECT_EQ(structure.error().message, "mlp: no input features left after the excluded ones");
 }
@@ -182,7 +183,7 @@ TEST(MlpStructure, NormalisesAgainstTheBoundaries) {
   plain->encode(values, encoded);
   EXPECT_EQ(encoded, (std::vector<double>{0.6, 0.6 * 0.6, 0.5, 0.25}));
 
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.withSqrt = true;
   std::shared_ptr<const MlpStructure> withSqrt = makeStructure(features, vocabulary, options);
   ASSERT_TRUE(withSqrt);
@@ -246,7 +247,7 @@ TEST(MlpStructure, EmbeddingsPassThroughAndRowsNormalisePerElement) {
   Vocabulary rows;
   for (const TensorSpec& feature : evict.features)
     ASSERT_TRUE(rows.set(feature.name, {0.5}));
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.excludedFeatures = {};
   std::shared_ptr<const MlpStructure> regalloc = makeStructure(evict.features, rows, options);
   ASSERT_TRUE(regalloc);
@@ -270,7 +271,7 @@ struct TinyNetwork {
 TinyNetwork makeTinyNetwork(Activation activation = Activation::Relu) {
   Vocabulary vocabulary;
   EXPECT_TRUE(vocabulary.set("a", {0, 1, 2, 3}));
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {2};
   options.activation = activation;
   std::shared_ptr<const MlpStructure> structure =
@@ -344,7 +345,7 @@ TEST(MlpPolicy, SamplingFrequenciesMatchSoftmax) {
   // Zero weights, output biases log p: the policy is p whatever the input.
   Vocabulary vocabulary;
   ASSERT_TRUE(vocabulary.set("a", {0}));
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {3};
   options.actions = 3;
   std::shared_ptr<const MlpStructure> structure =
@@ -433,7 +434,7 @@ protected:
     Vocabulary vocabulary;
     ASSERT_TRUE(vocabulary.set("a", {0, 1, 2, 4, 8}));
     ASSERT_TRUE(vocabulary.set("b", {-1, 0, 1}));
-    MlpOptions options;
+    MlpOptions options = testing::inlinerMlpOptions();
     options.hiddenLayers = {5, 4};
     options.actions = 3;
     options.withSqrt = true;

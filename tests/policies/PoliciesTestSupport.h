@@ -2,6 +2,7 @@
 // directories, and small vocabularies.
 #pragma once
 
+#include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/TensorSpec.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/support/Random.h"
@@ -17,6 +18,16 @@
 #include <unistd.h>
 
 namespace mlgo::policies::testing {
+
+// MLP options as the inlining task gives them (the policies layer knows no
+// task): its default decision out of the network's inputs and the residual's
+// feature. tests/evaluators' CompilerTaskTest checks that
+// CompilerTask::inliningForSize().policyOptions does the same.
+inline MlpOptions inlinerMlpOptions(MlpOptions base = {}) {
+  base.excludedFeatures.insert(base.excludedFeatures.begin(), "inlining_default");
+  base.residualFeature = "inlining_default";
+  return base;
+}
 
 // A file of tests/data, without its trailing newline.
 inline std::string readTestData(const std::string& name) {

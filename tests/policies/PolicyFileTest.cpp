@@ -17,7 +17,7 @@ using testing::randomStates;
 using testing::ScratchDirectory;
 using testing::writeText;
 
-MlpPolicy inlinerMlp(const MlpOptions& options = {}, uint64_t seed = 1) {
+MlpPolicy inlinerMlp(const MlpOptions& options = testing::inlinerMlpOptions(), uint64_t seed = 1) {
   ChannelHeader header = inlinerHeader();
   Vocabulary vocabulary = integerVocabulary(header, 50);
   // Boundaries that only print exactly with 17 digits.
@@ -41,7 +41,7 @@ MlpPolicy inlinerMlp(const MlpOptions& options = {}, uint64_t seed = 1) {
 
 TEST(PolicyFile, MlpRoundTripIsBitExact) {
   for (bool withSqrt : {false, true}) {
-    MlpOptions options;
+    MlpOptions options = testing::inlinerMlpOptions();
     options.withSqrt = withSqrt;
     options.activation = withSqrt ? Activation::Tanh : Activation::Relu;
     options.hiddenLayers = withSqrt ? std::vector<int>{16} : std::vector<int>{64, 64};
@@ -87,7 +87,7 @@ TEST(PolicyFile, MlpRoundTripIsBitExact) {
 }
 
 TEST(PolicyFile, ResidualMlpRoundTrips) {
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {8};
   options.residualMargin = 1.25;
   MlpPolicy original = inlinerMlp(options);
@@ -105,7 +105,7 @@ TEST(PolicyFile, ResidualMlpRoundTrips) {
   EXPECT_EQ(*first, *second);
   EXPECT_NE(first->find("\"residual\""), std::string::npos);
   // A plain MLP's file has no residual entry (files stay as they were).
-  Expected<std::string> plain = policyToJson(inlinerMlp(MlpOptions{}));
+  Expected<std::string> plain = policyToJson(inlinerMlp(testing::inlinerMlpOptions()));
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->find("\"residual\""), std::string::npos);
 }
@@ -201,7 +201,7 @@ std::string smallMlpJson() {
   Vocabulary vocabulary;
   EXPECT_TRUE(vocabulary.set("a", {0, 1, 2}));
   EXPECT_TRUE(vocabulary.set("b", {5}));
-  MlpOptions options;
+  MlpOptions options = testing::inlinerMlpOptions();
   options.hiddenLayers = {2};
   Expected<std::shared_ptr<const MlpStructure>> structure =
       MlpStructure::create({{"a", TensorType::Int64, {1}, 0},

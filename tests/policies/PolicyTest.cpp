@@ -60,7 +60,7 @@ TEST(BindPolicyInputs, MissingFeatureIsAnError) {
 }
 
 TEST(HeuristicEchoPolicy, BindsToTheInlinerAndEchoesTheDefault) {
-  std::unique_ptr<Policy> policy = makeHeuristicEchoPolicy();
+  std::unique_ptr<Policy> policy = makeHeuristicEchoPolicy("inlining_default");
   EXPECT_EQ(policy->describe(), "heuristic");
   ASSERT_EQ(policy->inputs().size(), 1u);
   EXPECT_EQ(policy->inputs()[0].describe(), "inlining_default: int64_t[1]");
@@ -79,7 +79,7 @@ TEST(HeuristicEchoPolicy, BindsToTheInlinerAndEchoesTheDefault) {
 }
 
 TEST(HeuristicEchoPolicy, HasNoDefaultFeatureInRegallocHeaders) {
-  std::unique_ptr<Policy> policy = makeHeuristicEchoPolicy();
+  std::unique_ptr<Policy> policy = makeHeuristicEchoPolicy("inlining_default");
   Expected<std::vector<size_t>> binding =
       bindPolicyInputs(*policy, loadHeader("regalloc-priority-header-llvm22.json"));
   ASSERT_FALSE(binding);

@@ -41,7 +41,10 @@ inline policies::Vocabulary syntheticVocabulary() {
   return vocabulary;
 }
 
+// `options` as the inlining task gives them: its default decision excluded.
 inline std::shared_ptr<const MlpStructure> syntheticStructure(MlpOptions options) {
+  options.excludedFeatures.push_back("inlining_default");
+  options.residualFeature = "inlining_default";
   Expected<std::shared_ptr<const MlpStructure>> s =
       MlpStructure::create(syntheticSpecs(), syntheticVocabulary(), options);
   EXPECT_TRUE(s) << (s ? "" : s.error().message);

@@ -16,7 +16,7 @@ policies::MlpPolicy smallPolicy() {
   policies::Vocabulary vocabulary = policies::testing::integerVocabulary(header, 8);
   // A boundary that only prints exactly with 17 digits.
   EXPECT_TRUE(vocabulary.set("threshold", {0.1, 1.0 / 3, 225.00000000000003}));
-  policies::MlpOptions options;
+  policies::MlpOptions options = policies::testing::inlinerMlpOptions();
   options.hiddenLayers = {6};
   auto structure = policies::MlpStructure::create(header.features, vocabulary, options);
   EXPECT_TRUE(structure) << (structure ? "" : structure.error().message);

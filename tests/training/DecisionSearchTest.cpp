@@ -94,7 +94,9 @@ TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecisi
   search.maxDecisions = 3;
   search.order = SearchOrder::Random;
   search.seed = 7;
-  TriedDecisionTrace trace(dir / "tried.h5", {{"policy", "tried"}});
+  // A reward unlike the default δ's: the trace's rewards must be the task's.
+  evaluators::RelativeReward reward{.delta = 50};
+  TriedDecisionTrace trace(dir / "tried.h5", {{"policy", "tried"}}, reward);
   std::map<size_t, std::set<size_t>> positions;
   size_t kept = 0;
   search.onTried = [&](const TriedDecision& tried) {
@@ -129,6 +131,7 @@ TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecisi
     flips += flipped;
     // The label is the flip exactly when it shrank the module.
     EXPECT_EQ(flipped, row.sizeBytes < *row.baselineBytes) << row.name;
+    EXPECT_DOUBLE_EQ(row.reward, reward(row.sizeBytes, *row.baselineBytes)) << row.name;
   }
   EXPECT_EQ(flips, kept);
 }
@@ -151,7 +154,8 @@ TEST(DecisionSearch, StartsFromAPolicysDecisionsAndLabelsAgainstThem) {
   search.maxDecisions = 3;
   search.order = SearchOrder::Random;
   search.start = never.get();
-  TriedDecisionTrace trace(lua.dir / "tried.h5", {{"policy", "tried"}});
+  TriedDecisionTrace trace(lua.dir / "tried.h5", {{"policy", "tried"}},
+                           lua.evaluator->task().reward);
   std::vector<int64_t> taken; // the decision at each tried state before the flip
   search.onTried = [&](const TriedDecision& tried) {
     taken.push_back(tried.before->actions[tried.decision]);

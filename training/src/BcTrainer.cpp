@@ -83,6 +83,16 @@ private:
     auto it = traces_.front().attributes.find(name);
     return it == traces_.front().attributes.end() ? "" : it->second;
   }
+  // The task that recorded the traces, as far as the policy needs it; older
+  // traces, without these attributes, are the inliner's.
+  evaluators::CompilerTask tracesTask() const {
+    evaluators::CompilerTask task = evaluators::CompilerTask::inliningForSize();
+    if (!traces_.empty() && traces_.front().attributes.count("default_feature")) {
+      task.defaultDecisionFeature = traceAttribute("default_feature");
+      task.candidateMask = traceAttribute("candidate_mask");
+    }
+    return task;
+  }
   Status gatherDecisions();
   // A decision's loss weight (deviationWeight, outcomeWeights).
   double decisionWeight(const results::TraceModule& module, bool deviates) const;
@@ -204,14 +214,10 @@ Status BcAlgorithm::loadData(results::RunRecord& record) {
   record.attributes["traces"] = traceList;
   if (options_.corpus)
     record.attributes["corpus"] = options_.corpus->string();
-  const std::string defaultFeature = traceAttribute("default_feature");
   record.attributes["label"] =
       options_.imitateActions
           ? "actions (the decisions the traces' policies took)"
-          : (defaultFeature.empty()
-                 ? evaluators::CompilerTask::inliningForSize().defaultDecisionFeature
-                 : defaultFeature) +
-                " (the compiler's own decision)";
+          : tracesTask().defaultDecisionFeature + " (the compiler's own decision)";
   return Status::ok();
 }
 
@@ -241,12 +247,9 @@ Status BcAlgorithm::initialise(results::RunRecord& record) {
   record.attributes["vocabulary"] = options_.policy.vocabulary
                                         ? options_.policy.vocabulary->string()
                                         : "built from the training decisions";
-  // The task that recorded the traces (older traces: the inliner's).
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
       policies::MlpStructure::create(traces_.front().featureSpecs, *vocabulary,
-                                     taskMlpOptions(options_.policy.mlp,
-                                                    traceAttribute("candidate_mask"),
-                                                    traceAttribute("default_feature")));
+                                     tracesTask().policyOptions(options_.policy.mlp));
   if (!structure)
     return structure.error();
   policy_.emplace(policies::MlpPolicy::initialised(*structure, options_.run.seed));

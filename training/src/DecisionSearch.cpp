@@ -49,7 +49,8 @@ evaluators::EvaluationResult evaluateWith(evaluators::Scorer& scorer,
 // A flip set that makes the compiler follow a policy's recorded
 // trajectories: the states where the policy's action was not the
 // compiler's (none for -Oz's own).
-Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationResult& run) {
+Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationResult& run,
+                                                 const std::string& defaultFeature) {
   std::optional<policies::FlipSetPolicy> flips;
   for (size_t m = 0; m < run.moduleCount; ++m) {
     const evaluators::JobResult& job = run.job(0, m);
@@ -57,7 +58,8 @@ Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationRes
       continue;
     const policies::Trajectory& t = *job.trajectory;
     if (!flips) {
-      Expected<policies::FlipSetPolicy> created = policies::FlipSetPolicy::create(t.featureSpecs);
+      Expected<policies::FlipSetPolicy> created =
+          policies::FlipSetPolicy::create(t.featureSpecs, defaultFeature);
       if (!created)
         return created.error();
       flips.emplace(created.take());
@@ -86,8 +88,15 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
                                                const DecisionSearchOptions& options) {
   if (Status valid = options.validate(); !valid)
     return makeError("decision search: " + valid.error().message);
+  // A flip is the other of two actions, away from the compiler's own.
+  const evaluators::CompilerTask& task = scorer.task();
+  if (task.actions != 2 || task.defaultDecisionFeature.empty())
+    return makeError("decision search: the task " + task.name +
+                     " has no binary decision with the compiler's own on its channel (the "
+                     "search flips one decision at a time)");
   std::vector<const corpus::ModuleSpec*> all(modules.begin(), modules.end());
-  std::unique_ptr<policies::Policy> heuristic = policies::makeHeuristicEchoPolicy();
+  std::unique_ptr<policies::Policy> heuristic =
+      policies::makeHeuristicEchoPolicy(task.defaultDecisionFeature);
   evaluators::EvaluationResult start =
       evaluateWith(scorer, options.start ? *options.start : *heuristic, all);
   size_t compilations = modules.size();
@@ -95,7 +104,7 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
   // (none for -Oz). A start policy's flips are compiled once more so that
   // the trajectories searched are the flip set's own (they differ only
   // where two modules share a state).
-  Expected<policies::FlipSetPolicy> startFlips = flipsFollowing(start);
+  Expected<policies::FlipSetPolicy> startFlips = flipsFollowing(start, task.defaultDecisionFeature);
   if (!startFlips)
     return makeError(std::string("decision search: ") +
                      (options.start ? "the start policy: " : "-Oz: ") + startFlips.error().message);
@@ -200,8 +209,8 @@ Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& mo
   one.logProbabilities = {0.0};
   results::TraceModule module = traceModule(moduleName, *tried.trial, tried.bytesBefore);
   if (tried.trial->ok() && tried.bytesBefore > 0)
-    module.reward =
-        1.0 - static_cast<double>(tried.trial->sizeBytes) / static_cast<double>(tried.bytesBefore);
+    module.reward = reward_(static_cast<double>(tried.trial->sizeBytes),
+                            static_cast<double>(tried.bytesBefore));
   if (Status added = writer_->addModule(module, &one); !added)
     return added;
   ++rows_;

@@ -74,18 +74,6 @@ void addDecisionSamples(const std::vector<policies::TensorSpec>& specs, const do
   }
 }
 
-policies::MlpOptions taskMlpOptions(policies::MlpOptions base, const std::string& candidateMask,
-                                    const std::string& defaultFeature) {
-  base.candidateMask = candidateMask;
-  if (!defaultFeature.empty()) {
-    if (std::find(base.excludedFeatures.begin(), base.excludedFeatures.end(), defaultFeature) ==
-        base.excludedFeatures.end())
-      base.excludedFeatures.push_back(defaultFeature);
-    base.residualFeature = defaultFeature;
-  }
-  return base;
-}
-
 Expected<policies::Vocabulary> vocabularyFromJobs(const std::vector<evaluators::JobResult>& jobs,
                                                   int quantiles, const std::string& candidateMask) {
   policies::FeatureSamples samples;
@@ -136,8 +124,7 @@ Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, 
     return specs.error();
   // A task whose advice is a candidate's index gets a candidate-scoring MLP.
   const evaluators::CompilerTask& task = scorer.task();
-  policies::MlpOptions mlp =
-      taskMlpOptions(options.mlp, task.candidateMask, task.defaultDecisionFeature);
+  policies::MlpOptions mlp = task.policyOptions(options.mlp);
   Expected<policies::Vocabulary> vocabulary =
       options.vocabulary
           ? policies::readVocabularyDirectory(*options.vocabulary)

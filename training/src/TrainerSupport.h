@@ -57,12 +57,6 @@ evaluators::EvaluationResult recordHeuristic(evaluators::Scorer& scorer,
 void addDecisionSamples(const std::vector<policies::TensorSpec>& specs, const double* row,
                         const std::string& candidateMask, policies::FeatureSamples& samples);
 
-// `base` fitted to a task: its candidate mask (a candidate-scoring MLP for
-// eviction), and its default-decision feature kept out of the network's
-// inputs (a policy must not copy the answer) but available to a residual.
-policies::MlpOptions taskMlpOptions(policies::MlpOptions base, const std::string& candidateMask,
-                                    const std::string& defaultFeature);
-
 // Quantile vocabulary of the scalar features over the recorded decisions of
 // every ok job, and of every float vector (IR2Vec's embeddings: their
 // elements pooled, since an embedding's sums grow with function size and a

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"
+#include "mlgo/policies/Mlp.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
@@ -35,9 +36,24 @@ enum class Measure {
 };
 std::string_view measureName(Measure measure); // "text-size", "regalloc-score"
 Expected<Measure> parseMeasure(std::string_view name);
+std::vector<std::string> measureNames(); // every measure's, for --measure
+
+// How the in-process worker runs a task's jobs: the job carries it, and the
+// worker dispatches on it (a task is more than its name: tests and tools
+// make variants of the registered ones).
+enum class InProcessRoute : uint8_t {
+  None = 0,          // the worker cannot: the task's jobs go to clang processes
+  InlineAdvisor = 1, // the policy is LLVM's inline advisor, called directly
+  // LLVM's ML eviction advisor in release mode, whose interactive channel a
+  // thread of the worker answers; code generation by the worker's own
+  // pipeline (which also scores register allocation).
+  EvictionChannel = 2,
+};
 
 struct CompilerTask {
   std::string name;
+  // One line for --task's help: what is decided, measured against what.
+  std::string summary;
   // Appended to a module's compile command; every "{channel}" is replaced by
   // the channel's base path.
   std::vector<std::string> interactiveArguments;
@@ -56,9 +72,8 @@ struct CompilerTask {
   std::vector<std::string> sizeSections{".text", ".text."};
   RelativeReward reward;
   Measure measure = Measure::TextSize;
-  // Whether the in-process worker can run the task (it installs the inline
-  // advisor); otherwise its jobs go to clang processes.
-  bool inProcess = false;
+  // Whether and how the in-process worker runs the task.
+  InProcessRoute inProcess = InProcessRoute::None;
   // An advice that is valid at every decision, for a policy that reads
   // nothing: recording the compiler's features before any policy exists
   // (the inliner: 0, do not inline; eviction: 32, the register being
@@ -74,6 +89,13 @@ struct CompilerTask {
   int actions = 2;
   // How reports name the baseline (the module's plain compile).
   std::string baselineName = "-Oz";
+
+  // The task's policy architecture from `base` (the user's layers and
+  // options): a candidate-scoring network for candidate-index advice, the
+  // default decision kept out of the network's inputs (ml-compiler-opt
+  // discards it so that a policy cannot learn to copy it) and made the
+  // residual policy's feature.
+  policies::MlpOptions policyOptions(policies::MlpOptions base) const;
 
   // interactiveArguments for this channel, then llvmOptions as -mllvm pairs.
   std::vector<std::string> argumentsFor(const std::filesystem::path& channelBase) const;
@@ -93,7 +115,9 @@ struct CompilerTask {
   // default advisor's choice is not on clang's channel (LLVM 22 has no
   // include-default flag for it): the in-process worker adds it.
   static CompilerTask regallocEviction();
-  // By name: "inlining-size", "regalloc-eviction".
+  // The registered tasks (CompilerTask.cpp's list: a new task is one
+  // definition and one line there), by name, and their names.
+  static const std::vector<CompilerTask>& all();
   static Expected<CompilerTask> named(std::string_view name);
   static std::vector<std::string> names();
 };

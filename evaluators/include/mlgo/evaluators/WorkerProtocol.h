@@ -18,6 +18,7 @@
 // the trainer records the job as crashed and starts a fresh worker.
 #pragma once
 
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
@@ -68,8 +69,13 @@ struct JobMessage {
   // The full cc1 command line, "-cc1" first, ending in "-o <object>".
   std::vector<std::string> arguments;
   std::string moduleName; // for messages only
-  // The task (CompilerTask::name): the worker installs its advisor.
-  std::string taskName = "inlining-size";
+  // How the worker runs the job (the task's InProcessRoute), and what of the
+  // task a channel route answers with: its name (for messages), advice and
+  // the advice for a policy that does not fit.
+  InProcessRoute route = InProcessRoute::InlineAdvisor;
+  std::string taskName;
+  std::string adviceName;
+  int64_t neutralAdvice = 0;
 };
 
 struct CacheQueryMessage {

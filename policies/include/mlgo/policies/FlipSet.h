@@ -25,7 +25,7 @@ public:
   // `features`: every feature the policy reads (normally all of clang's
   // header), `defaultFeature` among them; a binary decision.
   static Expected<FlipSetPolicy> create(std::vector<TensorSpec> features,
-                                        std::string defaultFeature = "inlining_default");
+                                        std::string defaultFeature);
 
   std::string describe() const override {
     return "flip-set(" + std::to_string(flips_.size()) + ")";

@@ -50,10 +50,11 @@ struct MlpOptions {
   // Also feed sqrt(x) of each normalised feature (ml-compiler-opt's
   // with_sqrt): one more input per feature, more resolution near 0.
   bool withSqrt = false;
-  // Header features the network does not read. inlining_default is the
-  // heuristic's own answer: ml-compiler-opt discards it so that a policy
-  // cannot learn to copy it. Names absent from the header are ignored.
-  std::vector<std::string> excludedFeatures = {"inlining_default"};
+  // Header features the network does not read; names absent from the
+  // header are ignored. The task adds its default-decision feature
+  // (evaluators::CompilerTask::policyOptions): the heuristic's own answer,
+  // which ml-compiler-opt discards so that a policy cannot learn to copy it.
+  std::vector<std::string> excludedFeatures;
   // A residual policy around a decision the compiler already makes: when
   // residualMargin > 0, the policy reads `residualFeature` (an action index,
   // e.g. the inliner's own -Oz decision) and adds residualMargin to that
@@ -65,7 +66,7 @@ struct MlpOptions {
   // candidate mask, the margin goes to the score of the candidate the
   // feature names (eviction: the default advisor's choice). 0: off.
   double residualMargin = 0;
-  std::string residualFeature = "inlining_default";
+  std::string residualFeature; // set by the task (CompilerTask::policyOptions)
   // Candidate scoring, ml-compiler-opt's eviction network: when set, this
   // feature (shape [1, N], the register allocator's "mask") marks which of
   // N candidates may be chosen. Every input of N elements gives one value

@@ -57,9 +57,9 @@ public:
 Expected<std::vector<size_t>> bindPolicyInputs(const Policy& policy, const ChannelHeader& header);
 
 // Built-in policies.
-// Answers what LLVM's own heuristic would (the `inlining_default` feature):
-// reproduces plain -Oz.
-std::unique_ptr<Policy> makeHeuristicEchoPolicy(std::string defaultFeature = "inlining_default");
+// Answers what the compiler's own heuristic would, read from the task's
+// default-decision feature (the inliner's: plain -Oz's decisions).
+std::unique_ptr<Policy> makeHeuristicEchoPolicy(std::string defaultFeature);
 // Always answers `advice` (1: inline every candidate, 0: none).
 std::unique_ptr<Policy> makeConstantPolicy(int64_t advice);
 

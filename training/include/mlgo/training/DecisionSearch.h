@@ -99,9 +99,11 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
 // come, so an interrupted search leaves every round before it.
 class TriedDecisionTrace {
 public:
-  // The file is created with the first row (whose features it takes).
-  TriedDecisionTrace(std::filesystem::path path, results::TraceAttributes attributes)
-      : path_(std::move(path)), attributes_(std::move(attributes)) {}
+  // The file is created with the first row (whose features it takes). A
+  // row's reward is the task's, of the trial against the decisions before.
+  TriedDecisionTrace(std::filesystem::path path, results::TraceAttributes attributes,
+                     evaluators::RelativeReward reward)
+      : path_(std::move(path)), attributes_(std::move(attributes)), reward_(reward) {}
   Status add(const TriedDecision& tried, const std::string& moduleName);
   Status close();
   size_t rows() const { return rows_; }
@@ -109,6 +111,7 @@ public:
 private:
   std::filesystem::path path_;
   results::TraceAttributes attributes_;
+  evaluators::RelativeReward reward_;
   std::optional<results::TraceWriter> writer_; // created with the first row's features
   size_t rows_ = 0;
 };

@@ -1,0 +1,67 @@
+// The task as one value: the registry, the policy architecture it gives,
+// and the names a CLI offers.
+#include "mlgo/evaluators/CompilerTask.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+namespace mlgo::evaluators {
+namespace {
+
+TEST(CompilerTask, RegistryNamesEveryTaskOnceAndFindsItByName) {
+  std::set<std::string> seen;
+  for (const CompilerTask& task : CompilerTask::all()) {
+    EXPECT_TRUE(seen.insert(task.name).second) << task.name;
+    EXPECT_FALSE(task.summary.empty()) << task.name;
+    Expected<CompilerTask> named = CompilerTask::named(task.name);
+    ASSERT_TRUE(named) << named.error().message;
+    EXPECT_EQ(named->adviceName, task.adviceName);
+  }
+  EXPECT_EQ(CompilerTask::names().size(), CompilerTask::all().size());
+  Expected<CompilerTask> unknown = CompilerTask::named("no-such-task");
+  ASSERT_FALSE(unknown);
+  for (const std::string& name : CompilerTask::names())
+    EXPECT_NE(unknown.error().message.find(name), std::string::npos) << unknown.error().message;
+}
+
+TEST(CompilerTask, MeasuresRoundTripByName) {
+  for (const std::string& name : measureNames()) {
+    Expected<Measure> measure = parseMeasure(name);
+    ASSERT_TRUE(measure) << name;
+    EXPECT_EQ(measureName(*measure), name);
+  }
+  EXPECT_FALSE(parseMeasure("cycles"));
+}
+
+// What tests/policies' inlinerMlpOptions stands for, and what the trainers
+// build their policies with: the task's default decision out of the
+// network's inputs and the residual's feature; a candidate-index task gets a
+// candidate-scoring network.
+TEST(CompilerTask, PolicyOptionsKeepTheDefaultDecisionOutOfTheInputs) {
+  const CompilerTask inliner = CompilerTask::inliningForSize();
+  policies::MlpOptions base;
+  base.excludedFeatures = {"callee_users"};
+  policies::MlpOptions options = inliner.policyOptions(base);
+  EXPECT_EQ(options.excludedFeatures,
+            (std::vector<std::string>{"callee_users", inliner.defaultDecisionFeature}));
+  EXPECT_EQ(options.residualFeature, inliner.defaultDecisionFeature);
+  EXPECT_TRUE(options.candidateMask.empty());
+  // Already excluded: not twice.
+  EXPECT_EQ(inliner.policyOptions(options).excludedFeatures, options.excludedFeatures);
+
+  const CompilerTask eviction = CompilerTask::regallocEviction();
+  policies::MlpOptions scoring = eviction.policyOptions({});
+  EXPECT_EQ(scoring.candidateMask, eviction.candidateMask);
+  EXPECT_EQ(scoring.excludedFeatures, std::vector<std::string>{eviction.defaultDecisionFeature});
+  EXPECT_EQ(scoring.residualFeature, eviction.defaultDecisionFeature);
+
+  CompilerTask noDefault = inliner;
+  noDefault.defaultDecisionFeature.clear();
+  EXPECT_TRUE(noDefault.policyOptions({}).excludedFeatures.empty());
+  EXPECT_TRUE(noDefault.policyOptions({}).residualFeature.empty());
+}
+
+} // namespace
+} // namespace mlgo::evaluators

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Do two builds train the same? Runs short es-train (three optimisers, with
 # and without validation), ppo-train (warm and random start) and bc-train
-# runs on zlib (validation on Lua) with the tools of both builds, then
+# runs on zlib (validation on Lua), and es-train, bc-train and ppo-train on
+# the register-allocation eviction task (zlib's -O2 corpus), with the tools
+# of both builds, then
 # `mlgo-results diff` on each pair: every dataset must agree, timings aside.
 # For refactors that must not change results.
 #
@@ -15,8 +17,8 @@ cd "$(dirname "$0")/.."
 other=$(realpath "$1")
 this=$(realpath "${2:-${MLGO_BUILD_DIR:-build}}")
 corpora=$this/corpora
-[ -d "$corpora/zlib/corpus" ] && [ -d "$corpora/lua/corpus" ] ||
-  { echo "same-runs: build the zlib and lua corpora first (corpus/recipes/*.sh)" >&2; exit 2; }
+[ -d "$corpora/zlib/corpus" ] && [ -d "$corpora/lua/corpus" ] && [ -d "$corpora/zlib-O2/corpus" ] ||
+  { echo "same-runs: build the zlib, lua and zlib-O2 corpora first (ctest -R '^recipe\.')" >&2; exit 2; }
 work=$(mktemp -d /tmp/mlgo-same-runs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -45,6 +47,14 @@ runs() { # BUILD_DIR OUT_DIR
   "$bin/ppo-train" --corpus "$zlib" --iterations 2 --modules-per-iteration 4 \
     --updates-per-iteration 5 --seed 2 "${common[@]}" -o "$out/ppo-rand.h5" \
     --policy-output "$out/ppo-rand.json"
+  local eviction=(--corpus "$corpora/zlib-O2/corpus" --task regalloc-eviction "${common[@]}")
+  "$bin/es-train" "${eviction[@]}" --steps 2 --directions 2 --modules-per-step 3 --sigma 0.5 \
+    --seed 4 -o "$out/evict-es.h5"
+  "$bin/bc-train" "${eviction[@]}" --epochs 3 --seed 1 -o "$out/evict-bc.h5" \
+    --policy-output "$out/evict-bc.json"
+  "$bin/ppo-train" "${eviction[@]}" --iterations 2 --modules-per-iteration 3 \
+    --updates-per-iteration 3 --minibatch-size 256 --initial-policy "$out/evict-bc.json" \
+    -o "$out/evict-ppo.h5"
   mv "$out" "$2"
 }
 
@@ -53,7 +63,7 @@ runs "$other" "$work/other" > "$work/other.log" 2>&1 || { cat "$work/other.log";
 echo "same-runs: runs with $this" >&2
 runs "$this" "$work/this" > "$work/this.log" 2>&1 || { cat "$work/this.log"; exit 2; }
 status=0
-for run in bc es-val es-tr es-cma ppo ppo-rand; do
+for run in bc es-val es-tr es-cma ppo ppo-rand evict-es evict-bc evict-ppo; do
   printf '%-9s ' "$run"
   "$this/apps/mlgo-results" diff "$work/other/$run.h5" "$work/this/$run.h5" || status=1
 done

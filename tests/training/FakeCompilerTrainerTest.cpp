@@ -441,14 +441,18 @@ TEST(PpoTrainerOnAFakeCompiler, TrainsOnTheTasksReward) {
     Expected<PpoTrainer> trainer = PpoTrainer::create(o, compiler);
     EXPECT_TRUE(trainer) << trainer.error().message;
     EXPECT_TRUE(trainer->run());
-    return trainer->record().stepScalars.at("training_reward_mean").at(0);
+    const auto& scalars = trainer->record().stepScalars;
+    return std::pair{scalars.at("training_reward_mean").at(0), scalars.at("reward_total").at(0)};
   };
-  const double usual = trainingReward(0.01, "usual.h5");
-  const double damped = trainingReward(1e9, "damped.h5");
+  const auto [usual, usualTotal] = trainingReward(0.01, "usual.h5");
+  const auto [damped, dampedTotal] = trainingReward(1e9, "damped.h5");
   EXPECT_NE(usual, 0.0);
   EXPECT_NE(usual, damped);
-  // 1 − (m + δ) / (b + δ) → 0 as δ grows.
+  // 1 − (m + δ) / (b + δ) → 0 as δ grows: for the training reward and for
+  // the iteration's total alike (one formula, the task's).
   EXPECT_LT(std::abs(damped), 1e-5);
+  EXPECT_NE(usualTotal, 0.0);
+  EXPECT_LT(std::abs(dampedTotal), 1e-5);
 }
 
 TEST(PpoTrainerOnAFakeCompiler, FailedModulesAreSkippedNotLearnedFrom) {

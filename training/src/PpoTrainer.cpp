@@ -184,7 +184,7 @@ void PpoAlgorithm::describe(const Collected& c) {
     s.rewardMin = c.rewardMin;
     s.rewardMax = c.rewardMax;
     if (c.totalBaseline)
-      s.rewardTotal = 1.0 - c.totalSize / c.totalBaseline;
+      s.rewardTotal = scorer_.task().reward(c.totalSize, c.totalBaseline);
     s.trainingRewardMean = c.trainingRewardSum / static_cast<double>(c.okModules);
   }
   const size_t rows = c.data.rows();

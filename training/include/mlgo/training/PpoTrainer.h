@@ -74,7 +74,7 @@ struct PpoIteration {
   double rewardMean = kNoValue;
   double rewardMin = kNoValue;
   double rewardMax = kNoValue;
-  double rewardTotal = kNoValue; // 1 − Σ size / Σ -Oz size
+  double rewardTotal = kNoValue; // the task's reward of Σ measured against Σ baseline
   // Against the moving-average baselines: what the advantages are made of.
   double trainingRewardMean = kNoValue;
   CompileStats compile;

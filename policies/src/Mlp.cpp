@@ -80,9 +80,8 @@ Status MlpOptions::validate() const {
   if (!(residualMargin >= 0) || !std::isfinite(residualMargin))
     return makeError("residualMargin: must be a finite number >= 0 (got " +
                      std::to_string(residualMargin) + ")");
-  if (residualMargin > 0 && residualFeature.empty())
-    return makeError("residualFeature: is empty but residualMargin is " +
-                     std::to_string(residualMargin));
+  // An empty residualFeature is the task's to fill (CompilerTask::
+  // policyOptions): MlpStructure::create refuses it if it is still empty.
   return Status::ok();
 }
 
@@ -128,6 +127,10 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
     }
     structure->inputs_.push_back(feature);
   }
+  if (residual && options.residualFeature.empty())
+    return makeError("mlp: a residual policy (margin " + std::to_string(options.residualMargin) +
+                     ") needs a residual feature, the task's default decision; this task has "
+                     "none");
   if (residual && !residualInput)
     return makeError("residual feature \"" + options.residualFeature +
                      "\" is not among the features the compiler sends");

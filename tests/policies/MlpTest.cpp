@@ -119,6 +119,15 @@ TEST(MlpPolicy, ResidualStartsAtTheDefaultDecisionAndFlipsPastTheMargin) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("\"inlining_default\" is not among the features"),
             std::string::npos);
+  // No residual feature (a task without a default decision): valid options,
+  // refused once the structure is built.
+  MlpOptions noFeature = options;
+  noFeature.residualFeature.clear();
+  EXPECT_TRUE(noFeature.validate());
+  Expected<std::shared_ptr<const MlpStructure>> featureless =
+      MlpStructure::create(header.features, integerVocabulary(header), noFeature);
+  ASSERT_FALSE(featureless);
+  EXPECT_NE(featureless.error().message.find("needs a residual feature"), std::string::npos);
   options.residualMargin = -1;
   ASSERT_FALSE(options.validate());
   EXPECT_EQ(options.validate().error().message.substr(0, 13), "residualMargi");
@@ -238,7 +247,8 @@ TEST(MlpStructure, EmbeddingsPassThroughAndRowsNormalisePerElement) {
   header.features.push_back({"progress", TensorType::Float, {1}, 0});
   Expected<std::shared_ptr<const MlpStructure>> scalar = MlpStructure::create(
       header.features,
-      integerVocabulary(header, 16, {"inlining_default", "caller_embedding", "progress"}));
+      integerVocabulary(header, 16, {"inlining_default", "caller_embedding", "progress"}),
+      testing::inlinerMlpOptions());
   ASSERT_FALSE(scalar);
   EXPECT_NE(scalar.error().message.find("\"progress\" (float[1])"), std::string::npos);
 

@@ -116,14 +116,10 @@ struct EvaluatorArgs {
 
   // "name (summary) or …" over the registered tasks, for --task's help.
   static std::string taskChoices() {
-    std::string text;
-    const std::vector<evaluators::CompilerTask>& tasks = evaluators::CompilerTask::all();
-    for (size_t i = 0; i < tasks.size(); ++i)
-      text += (i == 0                  ? ""
-               : i + 1 == tasks.size() ? " or "
-                                       : ", ") +
-              tasks[i].name + " (" + tasks[i].summary + ")";
-    return text;
+    std::vector<std::string> choices;
+    for (const evaluators::CompilerTask& t : evaluators::CompilerTask::all())
+      choices.push_back(t.name + " (" + t.summary + ")");
+    return evaluators::alternatives(choices);
   }
   // "task: measure, …", the measure each registered task is judged by.
   static std::string taskMeasures() {

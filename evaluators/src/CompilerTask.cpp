@@ -16,14 +16,14 @@ std::string_view measureName(Measure measure) {
 
 namespace {
 constexpr Measure kMeasures[] = {Measure::TextSize, Measure::RegAllocScore};
+} // namespace
 
-std::string joined(const std::vector<std::string>& names) {
+std::string alternatives(const std::vector<std::string>& names) {
   std::string text;
   for (size_t i = 0; i < names.size(); ++i)
     text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return text;
 }
-} // namespace
 
 std::vector<std::string> measureNames() {
   std::vector<std::string> names;
@@ -36,8 +36,8 @@ Expected<Measure> parseMeasure(std::string_view name) {
   for (Measure measure : kMeasures)
     if (measureName(measure) == name)
       return measure;
-  return makeError("unknown measure \"" + std::string(name) + "\" (" + joined(measureNames()) +
-                   ")");
+  return makeError("unknown measure \"" + std::string(name) + "\" (" +
+                   alternatives(measureNames()) + ")");
 }
 
 policies::MlpOptions CompilerTask::policyOptions(policies::MlpOptions base) const {
@@ -132,7 +132,7 @@ Expected<CompilerTask> CompilerTask::named(std::string_view name) {
   for (const CompilerTask& task : all())
     if (task.name == name)
       return task;
-  return makeError("unknown task \"" + std::string(name) + "\" (" + joined(names()) + ")");
+  return makeError("unknown task \"" + std::string(name) + "\" (" + alternatives(names()) + ")");
 }
 
 const CompilerTask& Scorer::task() const {

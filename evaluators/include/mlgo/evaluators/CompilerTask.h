@@ -37,6 +37,8 @@ enum class Measure {
 std::string_view measureName(Measure measure); // "text-size", "regalloc-score"
 Expected<Measure> parseMeasure(std::string_view name);
 std::vector<std::string> measureNames(); // every measure's, for --measure
+// "a, b or c": the choices an error message or a flag's help names.
+std::string alternatives(const std::vector<std::string>& names);
 
 // How the in-process worker runs a task's jobs: the job carries it, and the
 // worker dispatches on it (a task is more than its name: tests and tools

@@ -124,14 +124,24 @@ double percentChange(double value, double base) {
   return base ? 100.0 * (value / base - 1) : 0.0;
 }
 
+// One value in the measure's own format ("1234" bytes, "12.5" score).
+std::string formatValue(const evaluators::MeasureTraits& measure, double value) {
+  char text[48];
+  std::snprintf(text, sizeof text, measure.valueFormat, value);
+  return text;
+}
+
 void printModules(const evaluators::EvaluationResult& result,
                   const std::vector<const corpus::ModuleSpec*>& modules,
                   const std::string& baselineName) {
-  const bool scored = result.measure == evaluators::Measure::RegAllocScore;
+  // Every job has a size; a measure that is not the size gets columns of its own.
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(result.measure);
+  const bool scored = !measure.ofObjectSize;
+  const std::string column(measure.column);
   std::printf("%-40s %-20s %9s %10s %10s %8s", "module", "status", "decisions", "size",
               baselineName.c_str(), "delta");
   if (scored)
-    std::printf(" %12s %12s %8s", "score", (baselineName + " score").c_str(), "delta");
+    std::printf(" %12s %12s %8s", column.c_str(), (baselineName + " " + column).c_str(), "delta");
   std::printf("\n");
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = result.job(0, m);
@@ -165,9 +175,10 @@ void printTotals(const evaluators::EvaluationResult& result, evaluators::Evaluat
               static_cast<unsigned long long>(score.totalBaselineBytes),
               percentChange(static_cast<double>(score.totalBytes),
                             static_cast<double>(score.totalBaselineBytes)));
-  if (result.measure == evaluators::Measure::RegAllocScore)
-    std::printf("; regalloc score %.2f vs %s %.2f (%+.3f%%)", score.totalMeasure,
-                baselineName.c_str(), score.totalBaselineMeasure,
+  if (const evaluators::MeasureTraits& measure = evaluators::traitsOf(result.measure);
+      !measure.ofObjectSize)
+    std::printf("; %s %.2f vs %s %.2f (%+.3f%%)", std::string(measure.name).c_str(),
+                score.totalMeasure, baselineName.c_str(), score.totalBaselineMeasure,
                 percentChange(score.totalMeasure, score.totalBaselineMeasure));
   std::printf("; mean reward %.5f; %.1f s\n", score.meanReward, result.seconds);
   evaluators::EvaluatorStatistics stats = evaluator.statistics();
@@ -413,34 +424,38 @@ int runSearch(const SearchArgs& args) {
   if (triedTrace)
     if (Status closed = triedTrace->close(); !closed)
       return fail(makeError(args.tried + ": " + closed.error().message));
-  uint64_t baseline = 0, best = 0, atStart = 0;
+  double baseline = 0, best = 0, atStart = 0;
   size_t tried = 0, kept = 0, smaller = 0;
   for (const training::ModuleSearch& m : result->modules) {
-    if (!m.baselineBytes || !m.bestBytes)
+    if (!m.baseline || !m.best)
       continue;
-    baseline += *m.baselineBytes;
-    best += *m.bestBytes;
-    atStart += *m.startBytes;
+    baseline += *m.baseline;
+    best += *m.best;
+    atStart += *m.start;
     tried += m.tried;
     kept += m.kept;
-    smaller += *m.bestBytes < *m.baselineBytes;
+    smaller += *m.best < *m.baseline;
   }
   if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
     return fail(saved.error());
-  auto percent = [&](uint64_t bytes) {
-    return baseline ? 100.0 * (static_cast<double>(bytes) / static_cast<double>(baseline) - 1)
-                    : 0.0;
+  const evaluators::CompilerTask& task = (*evaluator)->task();
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(task.measure);
+  auto compared = [&](double value) { // e.g. ".text 1234 bytes vs -Oz 1300 (-5.077%)"
+    std::string text = std::string(measure.column) + " " + formatValue(measure, value) + " " +
+                       std::string(measure.unit) + " vs " + task.baselineName + " " +
+                       formatValue(measure, baseline);
+    char change[32];
+    std::snprintf(change, sizeof change, " (%+.3f%%", percentChange(value, baseline));
+    return text + change;
   };
   if (start)
-    std::printf("start: the policy's decisions, .text %llu bytes vs -Oz %llu (%+.3f%%)\n",
-                static_cast<unsigned long long>(atStart), static_cast<unsigned long long>(baseline),
-                percent(atStart));
+    std::printf("start: the policy's decisions, %s)\n", compared(atStart).c_str());
   std::printf("search: %zu rounds, %zu compilations; %zu decisions tried, %zu flips kept; %zu of "
-              "%zu modules smaller\n.text %llu bytes vs -Oz %llu (%+.3f%%, as measured in the "
-              "search)\npolicy: %s (mlgo-eval report %s CORPUS... for exact totals)\n",
+              "%zu modules %s\n%s, as measured in the search)\npolicy: %s (mlgo-eval report %s "
+              "CORPUS... for exact totals)\n",
               result->rounds, result->compilations, tried, kept, smaller, modules.size(),
-              static_cast<unsigned long long>(best), static_cast<unsigned long long>(baseline),
-              percent(best), args.output.c_str(), args.output.c_str());
+              std::string(measure.lower).c_str(), compared(best).c_str(), args.output.c_str(),
+              args.output.c_str());
   return 0;
 }
 

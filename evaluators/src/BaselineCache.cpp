@@ -118,19 +118,21 @@ void BaselineCache::store(const std::string& key, uint64_t sizeBytes) const {
   storeText(key, ".size", std::to_string(sizeBytes));
 }
 
-Expected<std::optional<double>> BaselineCache::lookupScore(const std::string& key) const {
-  Expected<std::optional<std::string>> text = lookupText(key, ".score");
+Expected<std::optional<double>> BaselineCache::lookupMeasure(const std::string& key,
+                                                             Measure measure) const {
+  const std::string suffix = "." + std::string(measureName(measure));
+  Expected<std::optional<std::string>> text = lookupText(key, suffix);
   if (!text || !*text)
     return text ? std::optional<double>() : Expected<std::optional<double>>(text.error());
   char* end = nullptr;
-  const double score = std::strtod((*text)->c_str(), &end);
-  if (end != (*text)->c_str() + (*text)->size() || scoreText(score) != **text)
-    return makeError("baseline cache entry for " + key + ".score: not a score");
-  return std::optional<double>(score);
+  const double value = std::strtod((*text)->c_str(), &end);
+  if (end != (*text)->c_str() + (*text)->size() || scoreText(value) != **text)
+    return makeError("baseline cache entry for " + key + suffix + ": not a value");
+  return std::optional<double>(value);
 }
 
-void BaselineCache::storeScore(const std::string& key, double score) const {
-  storeText(key, ".score", scoreText(score));
+void BaselineCache::storeMeasure(const std::string& key, Measure measure, double value) const {
+  storeText(key, "." + std::string(measureName(measure)), scoreText(value));
 }
 
 fs::path defaultBaselineCacheDirectory() {

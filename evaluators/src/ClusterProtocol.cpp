@@ -191,7 +191,7 @@ std::string encode(const Result& m) {
   w.value(j.sizeBytes);
   w.value(j.codeHash);
   w.value(j.decisions);
-  wire::writeOptional(w, j.regallocScore);
+  wire::writeOptional(w, j.measured);
   w.value(j.seconds);
   w.value<uint8_t>(j.cacheHit);
   w.value<uint8_t>(j.trajectory.has_value());
@@ -291,7 +291,7 @@ Expected<Result> decodeResult(std::string_view message) {
   j.sizeBytes = r->value<uint64_t>();
   j.codeHash = r->value<uint64_t>();
   j.decisions = r->value<uint64_t>();
-  j.regallocScore = wire::readOptional<double>(*r);
+  j.measured = wire::readOptional<double>(*r);
   j.seconds = r->value<double>();
   j.cacheHit = r->value<uint8_t>() != 0;
   if (r->value<uint8_t>())

@@ -10,13 +10,24 @@ double RelativeReward::operator()(double measured, double baseline) const {
   return 1.0 - (measured + delta) / (baseline + delta);
 }
 
-std::string_view measureName(Measure measure) {
-  return measure == Measure::RegAllocScore ? "regalloc-score" : "text-size";
+namespace {
+constexpr MeasureTraits kMeasures[] = {
+    {Measure::TextSize, "text-size", "size", ".text", "bytes", "%.0f", "smaller", "larger", true},
+    {Measure::RegAllocScore, "regalloc-score", "score", "score", "score", "%.1f", "better", "worse",
+     false},
+};
+} // namespace
+
+const MeasureTraits& traitsOf(Measure measure) {
+  for (const MeasureTraits& traits : kMeasures)
+    if (traits.measure == measure)
+      return traits;
+  return kMeasures[0]; // unreachable: every enumerator has a row
 }
 
-namespace {
-constexpr Measure kMeasures[] = {Measure::TextSize, Measure::RegAllocScore};
-} // namespace
+std::string_view measureName(Measure measure) {
+  return traitsOf(measure).name;
+}
 
 std::string alternatives(const std::vector<std::string>& names) {
   std::string text;
@@ -27,15 +38,15 @@ std::string alternatives(const std::vector<std::string>& names) {
 
 std::vector<std::string> measureNames() {
   std::vector<std::string> names;
-  for (Measure measure : kMeasures)
-    names.emplace_back(measureName(measure));
+  for (const MeasureTraits& traits : kMeasures)
+    names.emplace_back(traits.name);
   return names;
 }
 
 Expected<Measure> parseMeasure(std::string_view name) {
-  for (Measure measure : kMeasures)
-    if (measureName(measure) == name)
-      return measure;
+  for (const MeasureTraits& traits : kMeasures)
+    if (traits.name == name)
+      return traits.measure;
   return makeError("unknown measure \"" + std::string(name) + "\" (" +
                    alternatives(measureNames()) + ")");
 }

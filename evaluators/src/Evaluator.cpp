@@ -157,20 +157,6 @@ CandidateScore EvaluationResult::score(size_t candidate) const {
   return score;
 }
 
-double EvaluationResult::measured(const JobResult& job) const {
-  if (measure == Measure::RegAllocScore)
-    return job.regallocScore.value_or(0);
-  return static_cast<double>(job.sizeBytes);
-}
-
-std::optional<double> EvaluationResult::baselineMeasure(size_t module) const {
-  if (measure == Measure::RegAllocScore)
-    return module < baselineScores.size() ? baselineScores[module] : std::nullopt;
-  if (!baselineBytes[module])
-    return std::nullopt;
-  return static_cast<double>(*baselineBytes[module]);
-}
-
 Evaluator::Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity)
     : options_(std::move(options)), task_(std::move(task)),
       compilerIdentity_(std::move(compilerIdentity)),
@@ -340,6 +326,7 @@ JobResult Evaluator::dispatch(const JobSpec& job, const SerializedPolicy* serial
   }
   if (result.status == JobStatus::CompilerFailed || result.status == JobStatus::CompilerCrashed)
     result.message += firstErrorLine(result.stderrTail);
+  requireMeasure(result, *job.module);
   return result;
 }
 
@@ -350,8 +337,8 @@ std::optional<std::string> replayDifference(const JobResult& replayed, const Job
   if (!compiled.ok())
     return "the compile failed (" + std::string(jobStatusName(compiled.status)) +
            "): " + compiled.message;
-  if (replayed.regallocScore != compiled.regallocScore)
-    return "another RegAllocScore";
+  if (replayed.measured != compiled.measured)
+    return "another measured value";
   if (replayed.sizeBytes != compiled.sizeBytes || replayed.codeHash != compiled.codeHash)
     return "size " + std::to_string(replayed.sizeBytes) + " vs " +
            std::to_string(compiled.sizeBytes) + " bytes, or another code hash";
@@ -414,7 +401,7 @@ JobResult Evaluator::runJob(JobSpec job, const SerializedPolicy* serialized,
   if (replay_ && compiled.ok() && compiled.trajectory) {
     Status learned =
         replay_->learn(moduleKey, *compiled.trajectory, compiled.sizeBytes, compiled.codeHash,
-                       compiled.seconds, !compiled.cacheHit, compiled.regallocScore);
+                       compiled.seconds, !compiled.cacheHit, compiled.measured);
     if (!learned) {
       std::lock_guard lock(countsMutex_);
       if (options_.replayVerify && !result.problem)
@@ -464,12 +451,12 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
                                                        CompilerTask task) {
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
-  if (task.measure == Measure::RegAllocScore &&
+  if (!traitsOf(task.measure).ofObjectSize &&
       (options.backend != BackendKind::InProcess || task.inProcess == InProcessRoute::None))
-    return makeError("task " + task.name +
-                     ": the regalloc-score measure is computed in-process only (LLVM's "
-                     "RegAllocScore in our own code generation pipeline); use --backend "
-                     "inprocess, or --measure text-size with clang processes");
+    return makeError("task " + task.name + ": the " + std::string(measureName(task.measure)) +
+                     " measure is computed in-process only (by our own code generation "
+                     "pipeline); use --backend inprocess, or --measure text-size with clang "
+                     "processes");
   ignoreSigpipeOnce();
   if (size_t removed = removeAbandonedScratch(options.scratchDirectory); removed > 0)
     std::fprintf(stderr,
@@ -507,17 +494,21 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
 }
 
 void Evaluator::requireMeasure(JobResult& job, const corpus::ModuleSpec& module) const {
-  if (job.ok() && task_.measure == Measure::RegAllocScore && !job.regallocScore) {
+  if (!job.ok())
+    return;
+  const MeasureTraits& traits = traitsOf(task_.measure);
+  if (traits.ofObjectSize)
+    job.measured = static_cast<double>(job.sizeBytes);
+  else if (!job.measured) {
     job.status = JobStatus::SetupFailed;
-    job.message = "module \"" + module.name +
-                  "\": no RegAllocScore (it is measured in-process only; this module compiled "
-                  "in a clang process)";
+    job.message = "module \"" + module.name + "\": no " + std::string(traits.name) +
+                  " (it is measured in-process only; this module compiled in a clang process)";
   }
 }
 
 BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
   BaselineResult baseline;
-  const bool scored = task_.measure == Measure::RegAllocScore;
+  const MeasureTraits& traits = traitsOf(task_.measure);
   std::optional<BaselineCache> cache;
   std::string key;
   if (options_.baselineCacheDirectory) {
@@ -530,21 +521,22 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
     if (bitcode && command) {
       key = BaselineCache::key(*bitcode, *command, compilerIdentity_);
       Expected<std::optional<uint64_t>> size = cache->lookup(key);
-      Expected<std::optional<double>> score =
-          scored ? cache->lookupScore(key) : Expected<std::optional<double>>(std::nullopt);
-      for (const Error* error : {size ? nullptr : &size.error(), score ? nullptr : &score.error()})
+      Expected<std::optional<double>> measured = traits.ofObjectSize
+                                                     ? Expected<std::optional<double>>(std::nullopt)
+                                                     : cache->lookupMeasure(key, task_.measure);
+      for (const Error* error :
+           {size ? nullptr : &size.error(), measured ? nullptr : &measured.error()})
         if (error)
           std::fprintf(stderr, "warning: %s\n", error->message.c_str());
-      if (size && *size && score && (*score || !scored)) {
+      if (size && *size && measured && (*measured || traits.ofObjectSize)) {
         baseline.sizeBytes = *size;
-        baseline.regallocScore = *score;
+        baseline.measured = traits.ofObjectSize ? static_cast<double>(**size) : **measured;
         baseline.fromCache = true;
         return baseline;
       }
     }
   }
   JobResult plain = compile(JobSpec{.module = &module});
-  requireMeasure(plain, module);
   if (!plain.ok()) {
     baseline.message = "baseline (" + task_.baselineName +
                        ") compile failed: " + std::string(jobStatusName(plain.status)) + ": " +
@@ -553,11 +545,11 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
     return baseline;
   }
   baseline.sizeBytes = plain.sizeBytes;
-  baseline.regallocScore = plain.regallocScore;
+  baseline.measured = plain.measured;
   if (cache && !key.empty()) {
     cache->store(key, plain.sizeBytes);
-    if (plain.regallocScore)
-      cache->storeScore(key, *plain.regallocScore);
+    if (!traits.ofObjectSize)
+      cache->storeMeasure(key, task_.measure, *plain.measured);
   }
   return baseline;
 }
@@ -596,7 +588,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   std::vector<BaselineResult> baselineResults = baselines(request.modules);
   for (const BaselineResult& b : baselineResults) {
     result.baselineBytes.push_back(b.sizeBytes);
-    result.baselineScores.push_back(b.regallocScore);
+    result.baselineMeasures.push_back(b.measured);
   }
   result.measure = task_.measure;
   result.reward = task_.reward;
@@ -622,7 +614,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
     size_t c = j / result.moduleCount, m = j % result.moduleCount;
     JobResult& slot = result.jobs[j];
     const corpus::ModuleSpec& module = *request.modules[m];
-    if (!baselineResults[m].sizeBytes) {
+    if (!baselineResults[m].measured) {
       slot.status = JobStatus::BaselineUnavailable;
       slot.message = "module \"" + module.name + "\": " + baselineResults[m].message;
       slot.stderrTail = baselineResults[m].stderrTail;
@@ -633,7 +625,6 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                   .rngKey = deriveKey({request.seed, request.step, c, m}),
                   .recordTrajectory = request.recordTrajectories};
       slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
-      requireMeasure(slot, module);
       if (slot.ok())
         slot.reward = task_.reward(result.measured(slot), *result.baselineMeasure(m));
     }

@@ -143,7 +143,7 @@ std::optional<JobResult> InProcessBackend::resultOf(JobRun& run, WorkerOutcome& 
   } else {
     result.sizeBytes = answer.sizeBytes;
     result.codeHash = answer.codeHash;
-    result.regallocScore = answer.regallocScore;
+    result.measured = answer.measured;
   }
   return run.finish(JobStatus::Ok, "");
 }

@@ -29,7 +29,7 @@ struct ReplayStore::ModuleTree {
     bool ended = false;          // the compilation ended after this prefix
     uint64_t sizeBytes = 0;      // and produced this (ended nodes only)
     uint64_t codeHash = 0;
-    std::optional<double> regallocScore;                // when the task measures it
+    std::optional<double> measured;                     // in the task's measure
     std::vector<std::pair<int64_t, uint32_t>> children; // decision → node
   };
 
@@ -103,13 +103,13 @@ struct ReplayStore::ModuleTree {
   }
 
   Status learn(const policies::Trajectory& t, uint64_t sizeBytes, uint64_t codeHash,
-               std::optional<double> regallocScore);
+               std::optional<double> measured);
   std::optional<JobResult> replay(const policies::Policy& policy, policies::DecisionMode mode,
                                   uint64_t rngKey, bool withTrajectory) const;
 };
 
 Status ReplayStore::ModuleTree::learn(const policies::Trajectory& t, uint64_t sizeBytes,
-                                      uint64_t codeHash, std::optional<double> regallocScore) {
+                                      uint64_t codeHash, std::optional<double> measured) {
   if (t.width != width || t.featureSpecs != specs)
     return makeError("the compiler's features differ from the module's earlier compilations");
   uint32_t node = 0;
@@ -137,8 +137,8 @@ Status ReplayStore::ModuleTree::learn(const policies::Trajectory& t, uint64_t si
   if (end.row != kNoRow)
     return makeError("the compilation ended after " + std::to_string(t.decisions()) +
                      " decisions where an earlier one with the same decisions went on");
-  if (end.ended && (end.sizeBytes != sizeBytes || end.codeHash != codeHash ||
-                    end.regallocScore != regallocScore))
+  if (end.ended &&
+      (end.sizeBytes != sizeBytes || end.codeHash != codeHash || end.measured != measured))
     return makeError("the same decisions gave other code (" + std::to_string(sizeBytes) +
                      " bytes, earlier " + std::to_string(end.sizeBytes) + ")");
   if (!end.ended)
@@ -146,7 +146,7 @@ Status ReplayStore::ModuleTree::learn(const policies::Trajectory& t, uint64_t si
   end.ended = true;
   end.sizeBytes = sizeBytes;
   end.codeHash = codeHash;
-  end.regallocScore = regallocScore;
+  end.measured = measured;
   return Status::ok();
 }
 
@@ -183,7 +183,7 @@ std::optional<JobResult> ReplayStore::ModuleTree::replay(const policies::Policy&
       result.status = JobStatus::Ok;
       result.sizeBytes = n.sizeBytes;
       result.codeHash = n.codeHash;
-      result.regallocScore = n.regallocScore;
+      result.measured = n.measured;
       return result;
     }
     if (n.row == kNoRow || (needsDefault && defaultColumn >= 0 && n.defaultDecision < 0))
@@ -236,7 +236,7 @@ std::optional<JobResult> ReplayStore::replay(const std::string& module,
 
 Status ReplayStore::learn(const std::string& module, const policies::Trajectory& trajectory,
                           uint64_t sizeBytes, uint64_t codeHash, double seconds, bool fullCompile,
-                          std::optional<double> regallocScore) {
+                          std::optional<double> measured) {
   // Learning is short next to the compile it follows; one at a time keeps
   // the byte count and the eviction order exact.
   std::lock_guard lock(mutex_);
@@ -256,7 +256,7 @@ Status ReplayStore::learn(const std::string& module, const policies::Trajectory&
       if (tree->specs[i].name == defaultFeature_)
         tree->defaultColumn = static_cast<int>(column);
   }
-  Status learned = tree->learn(trajectory, sizeBytes, codeHash, regallocScore);
+  Status learned = tree->learn(trajectory, sizeBytes, codeHash, measured);
   if (!learned) {
     bytes_ -= before;
     treeLock.unlock();

@@ -132,7 +132,7 @@ std::string encode(const ResultMessage& m) {
   w.value(m.sizeBytes);
   w.value(m.codeHash);
   w.value(m.decisions);
-  wire::writeOptional(w, m.regallocScore);
+  wire::writeOptional(w, m.measured);
   w.value<uint8_t>(m.cacheHit);
   w.value<uint8_t>(m.decisionsAfterQuery);
   w.value<uint8_t>(m.trajectory.has_value());
@@ -197,7 +197,7 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   m.sizeBytes = r.value<uint64_t>();
   m.codeHash = r.value<uint64_t>();
   m.decisions = r.value<uint64_t>();
-  m.regallocScore = wire::readOptional<double>(r);
+  m.measured = wire::readOptional<double>(r);
   m.cacheHit = r.value<uint8_t>() != 0;
   m.decisionsAfterQuery = r.value<uint8_t>() != 0;
   if (r.value<uint8_t>()) {

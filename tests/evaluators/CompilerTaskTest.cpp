@@ -31,8 +31,15 @@ TEST(CompilerTask, MeasuresRoundTripByName) {
     Expected<Measure> measure = parseMeasure(name);
     ASSERT_TRUE(measure) << name;
     EXPECT_EQ(measureName(*measure), name);
+    const MeasureTraits& traits = traitsOf(*measure);
+    EXPECT_EQ(traits.measure, *measure) << name;
+    EXPECT_FALSE(traits.noun.empty() || traits.column.empty() || traits.unit.empty() ||
+                 traits.lower.empty() || traits.higher.empty())
+        << name;
   }
   EXPECT_FALSE(parseMeasure("cycles"));
+  EXPECT_TRUE(traitsOf(Measure::TextSize).ofObjectSize);
+  EXPECT_FALSE(traitsOf(Measure::RegAllocScore).ofObjectSize);
 }
 
 // What tests/policies' inlinerMlpOptions stands for, and what the trainers

@@ -50,9 +50,9 @@ TEST_P(EvictionDefault, EchoingTheDefaultAdvisorGivesPlainO2) {
     ASSERT_TRUE(echoed.ok()) << echoed.message;
     EXPECT_EQ(echoed.codeHash, plain.codeHash);
     EXPECT_EQ(echoed.sizeBytes, plain.sizeBytes);
-    ASSERT_TRUE(plain.regallocScore && echoed.regallocScore);
-    EXPECT_EQ(*echoed.regallocScore, *plain.regallocScore);
-    EXPECT_EQ(*result.baselineScores[m], *plain.regallocScore);
+    ASSERT_TRUE(plain.measured && echoed.measured);
+    EXPECT_EQ(*echoed.measured, *plain.measured);
+    EXPECT_EQ(*result.baselineMeasures[m], *plain.measured);
     if (!echoed.trajectory) { // the allocator asked nothing (no eviction question)
       EXPECT_EQ(echoed.decisions, 0u);
       continue;

@@ -52,6 +52,9 @@ TEST_P(EvaluatorOnRealCorpus, HeuristicEchoReproducesOzByteForByte) {
                           << job.stderrTail;
     ASSERT_TRUE(result.baselineBytes[m]);
     EXPECT_EQ(job.sizeBytes, *result.baselineBytes[m]);
+    // The text-size measure is the object's size, in the job and its baseline.
+    EXPECT_EQ(job.measured, static_cast<double>(job.sizeBytes));
+    EXPECT_EQ(result.baselineMeasure(m), static_cast<double>(*result.baselineBytes[m]));
     EXPECT_EQ(job.reward, 0.0);
     // Byte for byte: the code hash equals a plain -Oz compile's.
     JobResult plain = evaluator_->compile({.module = modules_[m]});

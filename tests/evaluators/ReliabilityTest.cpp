@@ -28,6 +28,30 @@ TEST(BaselineCache, ReadsBackWhatItStored) {
   EXPECT_EQ(*found, 12345u);
 }
 
+// A measure other than the size has its own entry, named after it: it does
+// not answer for the size, nor the size for it, and an edited value is an
+// error naming its file.
+TEST(BaselineCache, AMeasureHasItsOwnEntry) {
+  mlgo::testing::ScratchDirectory scratch;
+  BaselineCache cache(scratch.path());
+  std::string key = BaselineCache::key("bitcode", {"-O2"}, "clang 22");
+  cache.storeMeasure(key, Measure::RegAllocScore, 1234.5625);
+  Expected<std::optional<uint64_t>> size = cache.lookup(key);
+  ASSERT_TRUE(size);
+  EXPECT_FALSE(*size);
+  Expected<std::optional<double>> score = cache.lookupMeasure(key, Measure::RegAllocScore);
+  ASSERT_TRUE(score) << score.error().message;
+  EXPECT_EQ(*score, 1234.5625);
+  cache.store(key, 777);
+  EXPECT_EQ(*cache.lookupMeasure(key, Measure::RegAllocScore), 1234.5625);
+  const std::string file = key + ".regalloc-score";
+  ASSERT_TRUE(std::filesystem::exists(scratch / file));
+  std::ofstream(scratch / file, std::ios::trunc) << "1234.5\n";
+  Expected<std::optional<double>> edited = cache.lookupMeasure(key, Measure::RegAllocScore);
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.error().message.find(file), std::string::npos);
+}
+
 // Negative, trailing garbage, an edited size, a v1 entry, another key's
 // entry: each is an error naming the file, never a size.
 TEST(BaselineCache, CorruptEntriesAreErrorsNotSizes) {

@@ -101,7 +101,7 @@ TEST(ReplayStore, NanFeaturesAndScoresReplay) {
   ThresholdPolicy same(4);
   std::optional<JobResult> again = store.replay("m", same, DecisionMode::Deterministic, 0, false);
   ASSERT_TRUE(again);
-  EXPECT_EQ(again->regallocScore, 12.5);
+  EXPECT_EQ(again->measured, 12.5);
   Status otherScore = store.learn("m", run.trajectory, run.size, 7, 0.1, true, 13.0);
   EXPECT_FALSE(otherScore) << "the same decisions with another score were accepted";
 }

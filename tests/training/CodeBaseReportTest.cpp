@@ -64,9 +64,11 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
   const uint64_t sizes[] = {990, 1001, 1012, 1003, 0};
   for (size_t m = 0; m < 5; ++m) {
     result.baselineBytes.push_back(1000 + m);
+    result.baselineMeasures.push_back(1000.0 + static_cast<double>(m)); // the size is the measure
     result.jobs[m].status =
         m == 4 ? evaluators::JobStatus::CompilerFailed : evaluators::JobStatus::Ok;
     result.jobs[m].sizeBytes = sizes[m];
+    result.jobs[m].measured = static_cast<double>(sizes[m]);
   }
   CodeBaseReport report = summariseCodeBase("lib", result, 0, modules, 1);
   EXPECT_EQ(report.modules, 5u);
@@ -125,10 +127,10 @@ TEST(CodeBaseReport, ReportsTheTasksMeasure) {
   const double scores[] = {90.5, 212.25};
   for (size_t m = 0; m < 2; ++m) {
     result.baselineBytes.push_back(500);
-    result.baselineScores.push_back(100.0 * static_cast<double>(m + 1));
+    result.baselineMeasures.push_back(100.0 * static_cast<double>(m + 1));
     result.jobs[m].status = evaluators::JobStatus::Ok;
     result.jobs[m].sizeBytes = 400; // smaller, but the score decides
-    result.jobs[m].regallocScore = scores[m];
+    result.jobs[m].measured = scores[m];
   }
   CodeBaseReport report = summariseCodeBase("evict", result, 0, modules, 3, "-O2");
   EXPECT_EQ(report.baseline, 300.0);

@@ -56,15 +56,15 @@ TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
   EXPECT_EQ(result->rounds, 6u);
   EXPECT_EQ(rounds, 6u);
   size_t kept = 0;
-  uint64_t baseline = 0, best = 0;
+  double baseline = 0, best = 0;
   for (const ModuleSearch& m : result->modules) {
-    ASSERT_TRUE(m.baselineBytes && m.bestBytes);
-    EXPECT_LE(*m.bestBytes, *m.baselineBytes);
-    EXPECT_EQ(m.kept > 0, *m.bestBytes < *m.baselineBytes);
+    ASSERT_TRUE(m.baseline && m.best);
+    EXPECT_LE(*m.best, *m.baseline);
+    EXPECT_EQ(m.kept > 0, *m.best < *m.baseline);
     EXPECT_LE(m.tried, 6u);
     kept += m.kept;
-    baseline += *m.baselineBytes;
-    best += *m.bestBytes;
+    baseline += *m.baseline;
+    best += *m.best;
   }
   EXPECT_EQ(result->policy.flipSet().size(), kept);
   EXPECT_GT(kept, 0u) << "Lua has flips that shrink it within its first decisions";
@@ -76,7 +76,8 @@ TEST(DecisionSearch, KeptFlipsShrinkLuaAndTheirPolicyReproducesTheSizes) {
   evaluators::EvaluationResult again = evaluator->evaluate(request);
   for (size_t m = 0; m < modules.size(); ++m) {
     ASSERT_TRUE(again.job(0, m).ok()) << modules[m]->name;
-    EXPECT_EQ(again.job(0, m).sizeBytes, *result->modules[m].bestBytes) << modules[m]->name;
+    EXPECT_EQ(static_cast<double>(again.job(0, m).sizeBytes), *result->modules[m].best)
+        << modules[m]->name;
   }
 }
 
@@ -167,9 +168,9 @@ TEST(DecisionSearch, StartsFromAPolicysDecisionsAndLabelsAgainstThem) {
   size_t kept = 0;
   for (size_t m = 0; m < modules.size(); ++m) {
     const ModuleSearch& r = result->modules[m];
-    ASSERT_TRUE(direct.job(0, m).ok() && r.startBytes && r.bestBytes) << modules[m]->name;
-    EXPECT_EQ(*r.startBytes, direct.job(0, m).sizeBytes) << modules[m]->name;
-    EXPECT_LE(*r.bestBytes, *r.startBytes);
+    ASSERT_TRUE(direct.job(0, m).ok() && r.start && r.best) << modules[m]->name;
+    EXPECT_EQ(*r.start, static_cast<double>(direct.job(0, m).sizeBytes)) << modules[m]->name;
+    EXPECT_LE(*r.best, *r.start);
     kept += r.kept;
   }
   EXPECT_GT(kept, 0u) << "inlining something shrinks some never-inline Lua module";
@@ -194,7 +195,8 @@ TEST(DecisionSearch, StartsFromAPolicysDecisionsAndLabelsAgainstThem) {
   request.candidates = {&result->policy};
   evaluators::EvaluationResult again = evaluator->evaluate(request);
   for (size_t m = 0; m < modules.size(); ++m)
-    EXPECT_EQ(again.job(0, m).sizeBytes, *result->modules[m].bestBytes) << modules[m]->name;
+    EXPECT_EQ(static_cast<double>(again.job(0, m).sizeBytes), *result->modules[m].best)
+        << modules[m]->name;
 }
 
 } // namespace

@@ -59,8 +59,10 @@ public:
       evaluators::BaselineResult baseline;
       if (brokenBaselines.count(module->name))
         baseline.message = "baseline (-Oz) compile failed: made up";
-      else
+      else {
         baseline.sizeBytes = sizeOf(sites(module->name), defaults(module->name));
+        baseline.measured = static_cast<double>(*baseline.sizeBytes); // it measures the size
+      }
       results.push_back(baseline);
     }
     return results;
@@ -71,8 +73,10 @@ public:
     evaluators::EvaluationResult result;
     result.candidateCount = request.candidates.size();
     result.moduleCount = request.modules.size();
-    for (const evaluators::BaselineResult& b : baselines(request.modules))
+    for (const evaluators::BaselineResult& b : baselines(request.modules)) {
       result.baselineBytes.push_back(b.sizeBytes);
+      result.baselineMeasures.push_back(b.measured);
+    }
     for (size_t c = 0; c < result.candidateCount; ++c)
       for (size_t m = 0; m < result.moduleCount; ++m)
         result.jobs.push_back(compile(request, c, m, result.baselineBytes[m]));
@@ -150,6 +154,7 @@ private:
     job.decisions = sitesPerModule;
     job.sizeBytes = sizeOf(rows, trajectory.actions);
     job.codeHash = job.sizeBytes;
+    job.measured = static_cast<double>(job.sizeBytes);
     job.reward = evaluators::sizeReward(job.sizeBytes, *baseline);
     if (request.recordTrajectories)
       job.trajectory = std::move(trajectory);

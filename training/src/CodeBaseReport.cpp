@@ -162,19 +162,19 @@ CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressio
 }
 
 std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::string_view title) {
-  const bool bytes = reports.empty() || reports.front().measure == evaluators::Measure::TextSize;
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(
+      reports.empty() ? evaluators::Measure::TextSize : reports.front().measure);
   const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
-  const std::string what = bytes ? ".text" : "score";
+  const std::string what(measure.column);
   auto value = [&](double v) {
     char text[48];
-    std::snprintf(text, sizeof text, bytes ? "%.0f" : "%.1f", v);
+    std::snprintf(text, sizeof text, measure.valueFormat, v);
     return std::string(text);
   };
   std::ostringstream out;
   out << "### " << title << "\n\n"
       << "| code base | modules | failed | " << base << " " << what << " | policy " << what
-      << " | vs " << base << " | " << (bytes ? "smaller" : "better") << " | "
-      << (bytes ? "larger" : "worse") << " | same |\n"
+      << " | vs " << base << " | " << measure.lower << " | " << measure.higher << " | same |\n"
       << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   auto row = [&](const CodeBaseReport& r, bool bold) {
     std::string name = bold ? "**" + r.name + "**" : r.name;
@@ -192,16 +192,14 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
     if (r.largestRegressions.empty())
       continue;
     if (!any)
-      out << "\nLargest regressions (" << (bytes ? "bytes" : "score") << " over " << base
-          << "):\n\n";
+      out << "\nLargest regressions (" << measure.unit << " over " << base << "):\n\n";
     any = true;
     out << "- " << r.name << ":";
     for (size_t i = 0; i < r.largestRegressions.size(); ++i) {
       const ModuleDelta& d = r.largestRegressions[i];
-      char text[80];
-      std::snprintf(text, sizeof text, bytes ? " +%.0f (%+.1f %%)" : " +%.1f (%+.1f %%)", d.delta(),
-                    100.0 * (d.policy / d.baseline - 1));
-      out << (i ? "," : "") << " `" << d.module << "`" << text;
+      char change[48];
+      std::snprintf(change, sizeof change, " (%+.1f %%)", 100.0 * (d.policy / d.baseline - 1));
+      out << (i ? "," : "") << " `" << d.module << "` +" << value(d.delta()) << change;
     }
     out << "\n";
   }

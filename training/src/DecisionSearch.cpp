@@ -17,9 +17,10 @@ struct Frontier {
   size_t next = 0;           // positions used up (tried, or skipped as shared or past the end)
   std::vector<size_t> order; // positions to try, in order (SearchOrder::Random)
   bool active = false;
-  uint64_t trial = 0;   // the state flipped this round
-  size_t position = 0;  // its position in the trajectory
-  size_t positions = 0; // decisions of the -Oz trajectory
+  uint64_t trial = 0;     // the state flipped this round
+  size_t position = 0;    // its position in the trajectory
+  size_t positions = 0;   // decisions of the -Oz trajectory
+  uint64_t bestBytes = 0; // the code size of the best decisions (for tried traces)
 };
 
 constexpr uint64_t kOrderTag = 0x5ea7c40d;
@@ -117,11 +118,12 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
   std::vector<Frontier> frontier(modules.size());
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = start.job(0, m);
-    results[m].baselineBytes = start.baselineBytes[m];
-    if (!job.ok() || !job.trajectory || !start.baselineBytes[m])
+    results[m].baseline = start.baselineMeasure(m);
+    if (!job.ok() || !job.trajectory || !results[m].baseline)
       continue;
-    results[m].startBytes = job.sizeBytes;
-    results[m].bestBytes = job.sizeBytes;
+    results[m].start = start.measured(job);
+    results[m].best = start.measured(job);
+    frontier[m].bestBytes = job.sizeBytes;
     results[m].decisions = job.trajectory->decisions();
     frontier[m].trajectory = *job.trajectory;
     frontier[m].active = results[m].decisions > 0;
@@ -172,12 +174,13 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
       const evaluators::JobResult& job = trial.job(0, i);
       ++r.tried;
       ++f.next;
-      const bool keep = job.ok() && job.trajectory && job.sizeBytes < *r.bestBytes;
+      const bool keep = job.ok() && job.trajectory && trial.measured(job) < *r.best;
       if (options.onTried)
-        options.onTried({m, f.position, &f.trajectory, *r.bestBytes, &job, keep});
+        options.onTried({m, f.position, &f.trajectory, *r.best, f.bestBytes, &job, keep});
       if (keep) {
         result.policy.toggle(f.trial);
-        r.bestBytes = job.sizeBytes;
+        r.best = trial.measured(job);
+        f.bestBytes = job.sizeBytes;
         ++r.kept;
         f.trajectory = *job.trajectory;
       }
@@ -208,9 +211,8 @@ Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& mo
   one.actions = {tried.kept ? 1 - taken : taken};
   one.logProbabilities = {0.0};
   results::TraceModule module = traceModule(moduleName, *tried.trial, tried.bytesBefore);
-  if (tried.trial->ok() && tried.bytesBefore > 0)
-    module.reward = reward_(static_cast<double>(tried.trial->sizeBytes),
-                            static_cast<double>(tried.bytesBefore));
+  if (tried.trial->ok() && tried.measuredBefore > 0)
+    module.reward = reward_(tried.trial->measured.value_or(0), tried.measuredBefore);
   if (Status added = writer_->addModule(module, &one); !added)
     return added;
   ++rows_;

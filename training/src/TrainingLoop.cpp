@@ -38,7 +38,7 @@ struct TrainingLoop::State {
     if (!scorer)
       return "validation: total reward";
     const evaluators::CompilerTask& task = scorer->task();
-    const std::string measure = task.measure == evaluators::Measure::TextSize ? "size" : "score";
+    const std::string measure(evaluators::traitsOf(task.measure).noun);
     return "validation: total reward (1 - sum " + measure + " / sum " + task.baselineName + " " +
            measure + ")";
   }

@@ -1,9 +1,10 @@
-// The plain -Oz size of a module (and, for tasks that measure it, its
-// RegAllocScore) does not change while the bitcode, the
+// The plain -Oz size of a module (and its value in the task's measure, when
+// that is not the size, e.g. its RegAllocScore) does not change while the bitcode, the
 // command line and the compiler stay the same: cache it on disk, keyed by a
 // hash of all three, so runs and sweeps compile each baseline once.
 #pragma once
 
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
@@ -31,9 +32,10 @@ public:
   // Atomic (write + rename); failures are ignored: the cache is an
   // optimisation, never a source of errors.
   void store(const std::string& key, uint64_t sizeBytes) const;
-  // The baseline's RegAllocScore (tasks that measure it), alike.
-  Expected<std::optional<double>> lookupScore(const std::string& key) const;
-  void storeScore(const std::string& key, double score) const;
+  // The baseline in a measure other than the size (one file per measure,
+  // named after it), alike.
+  Expected<std::optional<double>> lookupMeasure(const std::string& key, Measure measure) const;
+  void storeMeasure(const std::string& key, Measure measure, double value) const;
 
   const std::filesystem::path& directory() const { return directory_; }
 

@@ -28,13 +28,32 @@ struct RelativeReward {
 };
 
 // What a job is measured by (lower is better); its reward is the relative
-// reward of that measure against the module's baseline's.
+// reward of that measure against the module's baseline's. A job carries one
+// measured value (JobResult::measured), whatever the measure.
 enum class Measure {
   TextSize,      // bytes of the task's code sections
   RegAllocScore, // LLVM's calculateRegAllocScore summed over the functions
                  // (in-process only: our own code generation pipeline)
 };
-std::string_view measureName(Measure measure); // "text-size", "regalloc-score"
+
+// Everything tools say about a measure, from one table (CompilerTask.cpp):
+// a new measure is an enumerator and a row there.
+struct MeasureTraits {
+  Measure measure;
+  std::string_view name;   // --measure's: "text-size"
+  std::string_view noun;   // in sentences: "size", "score"
+  std::string_view column; // a report's column: ".text", "score"
+  std::string_view unit;   // what a difference counts: "bytes", "score"
+  const char* valueFormat; // printf format of one value: "%.0f"
+  std::string_view lower;  // a module that measures less: "smaller"
+  std::string_view higher; // and more: "larger"
+  // The object's code size, which every backend reads (JobResult::sizeBytes
+  // becomes the measured value); otherwise only the in-process worker on the
+  // task's route measures it, and sets JobResult::measured itself.
+  bool ofObjectSize;
+};
+const MeasureTraits& traitsOf(Measure measure);
+std::string_view measureName(Measure measure); // traitsOf(measure).name
 Expected<Measure> parseMeasure(std::string_view name);
 std::vector<std::string> measureNames(); // every measure's, for --measure
 // "a, b or c": the choices an error message or a flag's help names.

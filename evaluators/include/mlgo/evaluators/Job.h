@@ -58,9 +58,10 @@ struct JobResult {
   // Hash (xxh3) of the code sections' bytes: equal hashes mean identical
   // code, e.g. a policy that reproduces -Oz exactly (Ok only).
   uint64_t codeHash = 0;
-  // LLVM's RegAllocScore of the module's allocation (lower is better),
-  // when the job was measured in-process for a task that measures it.
-  std::optional<double> regallocScore;
+  // The job in its task's measure (lower is better; Ok only). The evaluator
+  // sets it from sizeBytes for a measure of the object's size; a backend that
+  // measures something else sets it (the eviction worker: RegAllocScore).
+  std::optional<double> measured;
   double reward = 0;      // against the baseline, in the task's measure (Ok only)
   uint64_t decisions = 0; // observations answered
   double seconds = 0;
@@ -77,7 +78,7 @@ struct JobResult {
 
 struct BaselineResult {
   std::optional<uint64_t> sizeBytes;
-  std::optional<double> regallocScore; // when the task measures it
+  std::optional<double> measured; // in the task's measure; set when it is available
   bool fromCache = false;
   std::string message;    // why it failed (with clang's first error line)
   std::string stderrTail; // the end of the failed compile's output

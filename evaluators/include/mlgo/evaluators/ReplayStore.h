@@ -71,10 +71,10 @@ public:
   // trajectory contradicts what is stored (the compiler showed other
   // features after the same decisions, or ended elsewhere): replay would be
   // wrong for this module, which is forgotten.
-  // `regallocScore`: the outcome's score, for tasks that measure it.
+  // `measured`: the outcome in the task's measure (JobResult::measured).
   Status learn(const std::string& module, const policies::Trajectory& trajectory,
                uint64_t sizeBytes, uint64_t codeHash, double seconds, bool fullCompile,
-               std::optional<double> regallocScore = std::nullopt);
+               std::optional<double> measured = std::nullopt);
 
   // Mean time a full compile of the module took (0 if none was seen).
   double meanCompileSeconds(const std::string& module) const;

@@ -56,15 +56,17 @@ struct EvaluationResult {
   size_t moduleCount = 0;
   std::vector<JobResult> jobs; // candidate-major: jobs[c * moduleCount + m]
   std::vector<std::optional<uint64_t>> baselineBytes;
-  // Each module's baseline RegAllocScore, when the task measures it.
-  std::vector<std::optional<double>> baselineScores;
+  // Each module's baseline in the task's measure (nullopt if it failed).
+  std::vector<std::optional<double>> baselineMeasures;
   // How the jobs were measured and rewarded; totals are rewarded the same way.
   Measure measure = Measure::TextSize;
   RelativeReward reward;
   // The task's measure of an Ok job, and of module m's baseline (nullopt if
   // the baseline failed).
-  double measured(const JobResult& job) const;
-  std::optional<double> baselineMeasure(size_t module) const;
+  double measured(const JobResult& job) const { return job.measured.value_or(0); }
+  std::optional<double> baselineMeasure(size_t module) const {
+    return module < baselineMeasures.size() ? baselineMeasures[module] : std::nullopt;
+  }
   double seconds = 0;
   // Decision-sequence cache, for this evaluation: jobs that asked, jobs
   // whose size was known, and the compile time that saved (each hit's

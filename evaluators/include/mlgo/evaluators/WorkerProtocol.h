@@ -103,8 +103,8 @@ struct ResultMessage {
   uint64_t sizeBytes = 0;
   uint64_t codeHash = 0;
   uint64_t decisions = 0;
-  std::optional<double> regallocScore; // the eviction task's measure
-  bool cacheHit = false;               // the size is the trainer's cached one; not measured
+  std::optional<double> measured; // a measure the worker takes (not the size): JobResult::measured
+  bool cacheHit = false;          // the size is the trainer's cached one; not measured
   // The policy was asked after the cache question (a pipeline that runs the
   // inliner more than once): the sequence hashed was not the whole one, so
   // this module must not be cached.

@@ -22,15 +22,16 @@
 namespace mlgo::training {
 
 // One decision the search tried: the module, the state it flipped (row
-// `decision` of `before`, the module's best trajectory then), the sizes
+// `decision` of `before`, the module's best trajectory then), the module
 // before and with the flip, and whether the flip was kept. Tried decisions
 // with their outcome are labels that say where a flip helps and where it
-// hurts, and by how many bytes (`mlgo-eval search --tried`).
+// hurts, and by how much (`mlgo-eval search --tried`).
 struct TriedDecision {
   size_t module = 0; // index into the modules given
   size_t decision = 0;
   const policies::Trajectory* before = nullptr;
-  uint64_t bytesBefore = 0;
+  double measuredBefore = 0; // in the task's measure, which the search compares
+  uint64_t bytesBefore = 0;  // its code size, for the trace's size columns
   const evaluators::JobResult* trial = nullptr;
   bool kept = false;
 };
@@ -64,11 +65,12 @@ struct DecisionSearchOptions {
   Status validate() const;
 };
 
+// A module's search, in the task's measure (.text bytes for the inliner).
 struct ModuleSearch {
-  std::optional<uint64_t> baselineBytes; // -Oz
-  std::optional<uint64_t> startBytes;    // where the search started (-Oz or the start policy)
-  std::optional<uint64_t> bestBytes;     // with its kept flips, as measured in the search
-  size_t decisions = 0;                  // of the starting trajectory
+  std::optional<double> baseline; // -Oz
+  std::optional<double> start;    // where the search started (-Oz or the start policy)
+  std::optional<double> best;     // with its kept flips, as measured in the search
+  size_t decisions = 0;           // of the starting trajectory
   size_t tried = 0;
   size_t kept = 0;
 };
@@ -95,7 +97,8 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
 // of the two (the flip if it was kept, else the decision taken there before:
 // the compiler's, or the start policy's). The row's size is
 // the module's with the flip, its baseline the size before it, and its
-// reward the relative change (positive: smaller). Rows are written as they
+// reward the task's, of the flip against the decisions before (positive:
+// better). Rows are written as they
 // come, so an interrupted search leaves every round before it.
 class TriedDecisionTrace {
 public:

@@ -411,10 +411,12 @@ int runSearch(const SearchArgs& args) {
     }
     return !saveError;
   };
-  std::fprintf(stderr, "searching %s %zu decisions of %zu modules of %s from %s\n",
-               args.order == "random" ? "a random" : "the first", args.maxDecisions, modules.size(),
-               args.corpus.c_str(),
-               args.startPolicy.empty() ? "-Oz" : ("policy " + args.startPolicy).c_str());
+  std::fprintf(
+      stderr, "searching %s %zu decisions of %zu modules of %s from %s\n",
+      args.order == "random" ? "a random" : "the first", args.maxDecisions, modules.size(),
+      args.corpus.c_str(),
+      (args.startPolicy.empty() ? (*evaluator)->task().baselineName : "policy " + args.startPolicy)
+          .c_str());
   Expected<training::DecisionSearchResult> result =
       training::searchDecisions(**evaluator, modules, search);
   if (!result)

@@ -457,6 +457,10 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
                      " measure is computed in-process only (by our own code generation "
                      "pipeline); use --backend inprocess, or --measure text-size with clang "
                      "processes");
+  if (options.backend == BackendKind::InProcess && task.inProcess == InProcessRoute::None)
+    std::fprintf(stderr,
+                 "note: the task %s has no in-process route: its jobs run in clang processes\n",
+                 task.name.c_str());
   ignoreSigpipeOnce();
   if (size_t removed = removeAbandonedScratch(options.scratchDirectory); removed > 0)
     std::fprintf(stderr,

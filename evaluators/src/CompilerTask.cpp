@@ -126,9 +126,26 @@ CompilerTask CompilerTask::regallocEviction() {
   return task;
 }
 
+CompilerTask CompilerTask::regallocPriority() {
+  CompilerTask task;
+  task.name = "regalloc-priority";
+  task.summary = "(toy) the greedy register allocator's live-range priorities, two levels, "
+                 ".text vs the corpus's own -O2";
+  task.interactiveArguments = {"-mllvm", "-regalloc-enable-priority-advisor=release", "-mllvm",
+                               "-regalloc-priority-interactive-channel-base={channel}"};
+  // A float on clang's channel; the policy's action (0 or 1) is sent as it.
+  // LLVM's default priority is not on the channel, so no action is -O2's:
+  // the neutral advice (every live range alike) is valid, not neutral.
+  task.adviceName = "priority";
+  task.neutralAdvice = 0;
+  task.baselineName = "-O2";
+  return task;
+}
+
 const std::vector<CompilerTask>& CompilerTask::all() {
   // The registry: one line per task.
-  static const std::vector<CompilerTask> tasks = {inliningForSize(), regallocEviction()};
+  static const std::vector<CompilerTask> tasks = {inliningForSize(), regallocEviction(),
+                                                  regallocPriority()};
   return tasks;
 }
 

@@ -7,6 +7,8 @@
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/policies/Policy.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace mlgo::evaluators {
@@ -95,6 +97,61 @@ TEST_P(EvictionDefault, ScoresMeasureOnlyInProcess) {
   CompilerTask bySize = CompilerTask::regallocEviction();
   bySize.measure = Measure::TextSize;
   EXPECT_TRUE(Evaluator::create(options, bySize));
+}
+
+// The toy third task (the allocator's priority advisor: float advice, no
+// default decision, no in-process route) evaluates on both backends: the
+// in-process one sends its jobs to clang processes, with the same results.
+// Its channel is live (most modules ask; some answer changes the code), and
+// the measure it cannot take is refused by name.
+TEST_P(EvictionDefault, ThePriorityToyTaskEvaluatesOnBothBackends) {
+  const CompilerTask task = CompilerTask::regallocPriority();
+  std::unique_ptr<policies::Policy> low = policies::makeConstantPolicy(0);
+  std::unique_ptr<policies::Policy> high = policies::makeConstantPolicy(1);
+  EvaluationRequest request;
+  request.candidates = {nullptr, low.get(), high.get()};
+  request.modules = modules_;
+  std::vector<EvaluationResult> results;
+  for (BackendKind backend : {BackendKind::Clang, BackendKind::InProcess}) {
+    EvaluatorOptions options;
+    options.backend = backend;
+    options.workers = 2;
+    options.scratchDirectory = scratch_.path();
+    options.baselineCacheDirectory.reset();
+    Expected<std::unique_ptr<Evaluator>> evaluator = Evaluator::create(options, task);
+    ASSERT_TRUE(evaluator) << evaluator.error().message;
+    results.push_back((*evaluator)->evaluate(request));
+    EXPECT_EQ((*evaluator)->statistics().inprocessJobs, 0u);
+  }
+  size_t asked = 0, changed = 0;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    SCOPED_TRACE(modules_[m]->name);
+    for (size_t c = 0; c < request.candidates.size(); ++c) {
+      const JobResult &clang = results[0].job(c, m), &inprocess = results[1].job(c, m);
+      ASSERT_TRUE(clang.ok()) << clang.message;
+      ASSERT_TRUE(inprocess.ok()) << inprocess.message;
+      EXPECT_EQ(clang.codeHash, inprocess.codeHash) << "candidate " << c;
+      EXPECT_EQ(clang.measured, static_cast<double>(clang.sizeBytes));
+    }
+    EXPECT_EQ(results[0].job(0, m).measured, results[0].baselineMeasure(m)); // plain -O2
+    asked += results[0].job(1, m).decisions > 0;
+    changed += results[0].job(1, m).codeHash != results[0].job(0, m).codeHash;
+  }
+  EXPECT_GT(2 * asked, modules_.size()) << "most modules' allocators asked no priority";
+  EXPECT_GT(changed, 0u) << "equal priorities everywhere changed no module's code";
+  std::printf("%s: %zu modules, %zu asked for priorities, %zu changed by equal priorities\n",
+              GetParam().c_str(), modules_.size(), asked, changed);
+
+  EvaluatorOptions inprocess;
+  inprocess.backend = BackendKind::InProcess;
+  inprocess.scratchDirectory = scratch_.path();
+  CompilerTask scored = task;
+  scored.measure = Measure::RegAllocScore;
+  Expected<std::unique_ptr<Evaluator>> refused = Evaluator::create(inprocess, scored);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("regalloc-score measure is computed in-process only"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, EvictionDefault, ::testing::Values("zlib-O2", "lua-O2"),

@@ -136,6 +136,10 @@ struct CompilerTask {
   // default advisor's choice is not on clang's channel (LLVM 22 has no
   // include-default flag for it): the in-process worker adds it.
   static CompilerTask regallocEviction();
+  // A toy: the greedy allocator's priority advisor, whose float advice a
+  // policy answers with its action (two levels); .text against -O2's, by
+  // clang processes only. It shows what a task needs and nothing more.
+  static CompilerTask regallocPriority();
   // The registered tasks (CompilerTask.cpp's list: a new task is one
   // definition and one line there), by name, and their names.
   static const std::vector<CompilerTask>& all();

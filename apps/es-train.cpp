@@ -33,30 +33,33 @@ struct Args : apps::CorpusTrainerArgs<training::EsTrainerOptions> {
                                                       return r == CandidateReward::Total ? "total"
                                                                                          : "mean";
                                                     }};
-  apps::EnumOption<es::OptimizerKind> optimizer{options.optimizer,
-                                                {es::OptimizerKind::GradientEs,
-                                                 es::OptimizerKind::TrustRegionEs,
-                                                 es::OptimizerKind::SepCmaEs},
+  // Every optimiser's options as the flags set them; finishOptions gives
+  // the chosen one to the trainer.
+  es::GradientEs::Options gradientEs;
+  es::TrustRegionEs::Options trustRegion;
+  es::SepCmaEs::Options sepCma;
+  es::OptimizerKind optimizerKind = es::kindOf(options.optimizer);
+  apps::EnumOption<es::OptimizerKind> optimizer{optimizerKind, es::optimizerKinds(),
                                                 es::optimizerKindName};
   apps::EnumOption<es::Sampling> perturbations{
-      options.gradientEs.sampling.sampling,
+      gradientEs.sampling.sampling,
       {es::Sampling::Antithetic, es::Sampling::ForwardDifference},
       es::samplingName};
   apps::EnumOption<es::FitnessShaping> shaping{
-      options.gradientEs.shaping.method,
+      gradientEs.shaping.method,
       {es::FitnessShaping::None, es::FitnessShaping::ZScore, es::FitnessShaping::CentredRank},
       es::fitnessShapingName};
   apps::EnumOption<es::GradientEstimator> estimator{
-      options.gradientEs.estimator.method,
+      gradientEs.estimator.method,
       {es::GradientEstimator::MonteCarlo, es::GradientEstimator::LeastSquares,
        es::GradientEstimator::Ridge, es::GradientEstimator::Lasso},
       es::gradientEstimatorName};
   apps::EnumOption<es::StepRule> stepRule{
-      options.gradientEs.stepRule.rule,
+      gradientEs.stepRule.rule,
       {es::StepRule::Sgd, es::StepRule::Momentum, es::StepRule::Adam},
       es::stepRuleName};
   apps::EnumOption<es::Convention> convention{
-      options.gradientEs.convention,
+      gradientEs.convention,
       {es::Convention::Native, es::Convention::MlCompilerOpt},
       es::conventionName};
   int topDirections = 0;
@@ -68,7 +71,7 @@ void defineOptimizerOptions(CLI::App& app, Args& args) {
   training::EsTrainerOptions& o = args.options;
   auto* opt = "Optimiser";
   args.optimizer.addTo(app, "--optimizer", "Blackbox optimiser", opt);
-  es::SamplingOptions& sampling = o.gradientEs.sampling;
+  es::SamplingOptions& sampling = args.gradientEs.sampling;
   args.perturbations.addTo(app, "--perturbations", "Perturbation sampling", opt);
   app.add_option("--directions", sampling.directions,
                  "Perturbation directions per step (antithetic: 2 candidates each)")
@@ -89,10 +92,11 @@ void defineOptimizerOptions(CLI::App& app, Args& args) {
       ->capture_default_str()
       ->group(opt);
   args.estimator.addTo(app, "--estimator", "Gradient estimator", opt);
-  app.add_option("--regularization", o.gradientEs.estimator.regularization, "Ridge/lasso penalty α")
+  app.add_option("--regularization", args.gradientEs.estimator.regularization,
+                 "Ridge/lasso penalty α")
       ->capture_default_str()
       ->group(opt);
-  es::StepRuleOptions& rule = o.gradientEs.stepRule;
+  es::StepRuleOptions& rule = args.gradientEs.stepRule;
   args.stepRule.addTo(app, "--step-rule", "Step rule", opt);
   app.add_option("--learning-rate", rule.learningRate, "Step size")
       ->capture_default_str()
@@ -111,14 +115,14 @@ void defineOptimizerOptions(CLI::App& app, Args& args) {
       app, "--convention",
       "native, or ml-compiler-opt's normalisation and Adam (to carry its hyperparameters over)",
       opt);
-  es::TrustRegionOptions& tr = o.trustRegion.trustRegion;
+  es::TrustRegionOptions& tr = args.trustRegion.trustRegion;
   app.add_option("--tr-initial-radius", tr.initialRadius, "Trust region: initial radius")
       ->capture_default_str()
       ->group(opt);
   app.add_option("--tr-minimum-radius", tr.minimumRadius, "Trust region: smallest radius")
       ->capture_default_str()
       ->group(opt);
-  app.add_option("--cma-sigma", o.sepCma.initialSigma, "sep-CMA-ES: initial σ")
+  app.add_option("--cma-sigma", args.sepCma.initialSigma, "sep-CMA-ES: initial σ")
       ->capture_default_str()
       ->group(opt);
   app.add_option("--cma-population", args.cmaPopulation,
@@ -150,12 +154,11 @@ void defineOptions(CLI::App& app, Args& args) {
 // read (sep-CMA-ES has no directions or step rule, only the trust region a
 // radius, …): said at the start rather than silently ignored.
 std::vector<std::string> unusedOptimizerFlags(const Args& args) {
-  const training::EsTrainerOptions& o = args.options;
-  const training::EsTrainerOptions d;
-  const es::GradientEs::Options &g = o.gradientEs, &dg = d.gradientEs;
-  const bool cma = o.optimizer == es::OptimizerKind::SepCmaEs;
-  const bool gradient = o.optimizer == es::OptimizerKind::GradientEs;
-  const bool trust = o.optimizer == es::OptimizerKind::TrustRegionEs;
+  const Args d;
+  const es::GradientEs::Options &g = args.gradientEs, &dg = d.gradientEs;
+  const bool cma = args.optimizerKind == es::OptimizerKind::SepCmaEs;
+  const bool gradient = args.optimizerKind == es::OptimizerKind::GradientEs;
+  const bool trust = args.optimizerKind == es::OptimizerKind::TrustRegionEs;
   std::vector<std::string> unused;
   auto unless = [&](bool used, std::initializer_list<std::pair<bool, const char*>> flags) {
     if (!used)
@@ -181,10 +184,10 @@ std::vector<std::string> unusedOptimizerFlags(const Args& args) {
                     {r.epsilon != dr.epsilon, "--epsilon"},
                     {r.weightDecay != dr.weightDecay, "--weight-decay"},
                     {args.maxGradientNorm > 0, "--max-gradient-norm"}});
-  const es::TrustRegionOptions &t = o.trustRegion.trustRegion, &dt = d.trustRegion.trustRegion;
+  const es::TrustRegionOptions &t = args.trustRegion.trustRegion, &dt = d.trustRegion.trustRegion;
   unless(trust, {{t.initialRadius != dt.initialRadius, "--tr-initial-radius"},
                  {t.minimumRadius != dt.minimumRadius, "--tr-minimum-radius"}});
-  unless(cma, {{o.sepCma.initialSigma != d.sepCma.initialSigma, "--cma-sigma"},
+  unless(cma, {{args.sepCma.initialSigma != d.sepCma.initialSigma, "--cma-sigma"},
                {args.cmaPopulation > 0, "--cma-population"}});
   return unused;
 }
@@ -193,19 +196,20 @@ std::vector<std::string> unusedOptimizerFlags(const Args& args) {
 Status finishOptions(Args& args, const CLI::App& app) {
   training::EsTrainerOptions& o = args.options;
   args.finishDataAndPolicy();
-  o.optimizer = args.optimizer.value();
+  args.optimizerKind = args.optimizer.value();
   o.candidateReward = args.candidateReward.value();
-  o.gradientEs.sampling.sampling = args.perturbations.value();
-  o.gradientEs.shaping.method = args.shaping.value();
-  o.gradientEs.estimator.method = args.estimator.value();
-  o.gradientEs.stepRule.rule = args.stepRule.value();
-  o.gradientEs.convention = args.convention.value();
-  if (args.topDirections > o.gradientEs.sampling.directions)
+  es::GradientEs::Options& g = args.gradientEs;
+  g.sampling.sampling = args.perturbations.value();
+  g.shaping.method = args.shaping.value();
+  g.estimator.method = args.estimator.value();
+  g.stepRule.rule = args.stepRule.value();
+  g.convention = args.convention.value();
+  if (args.topDirections > g.sampling.directions)
     return makeError("--top-directions " + std::to_string(args.topDirections) +
                      " keeps more directions than a step has (--directions " +
-                     std::to_string(o.gradientEs.sampling.directions) + ")");
+                     std::to_string(g.sampling.directions) + ")");
   if (args.topDirections > 0)
-    o.gradientEs.shaping.topDirections = args.topDirections;
+    g.shaping.topDirections = args.topDirections;
   if (std::vector<std::string> unused = unusedOptimizerFlags(args); !unused.empty()) {
     std::string flags;
     for (const std::string& flag : unused)
@@ -215,15 +219,20 @@ Status finishOptions(Args& args, const CLI::App& app) {
                  unused.size() == 1 ? "its default" : "their defaults");
   }
   if (args.maxGradientNorm > 0)
-    o.gradientEs.stepRule.maxGradientNorm = args.maxGradientNorm;
+    g.stepRule.maxGradientNorm = args.maxGradientNorm;
   if (args.cmaPopulation > 0)
-    o.sepCma.populationSize = args.cmaPopulation;
+    args.sepCma.populationSize = args.cmaPopulation;
   // The trust region shares the sampling, shaping and estimator settings.
-  o.trustRegion.sampling = o.gradientEs.sampling;
-  o.trustRegion.shaping = o.gradientEs.shaping;
-  o.trustRegion.estimator = o.gradientEs.estimator;
-  o.trustRegion.convention = o.gradientEs.convention;
-  o.sepCma.minSuccessShare = o.gradientEs.sampling.minSuccessShare;
+  args.trustRegion.sampling = g.sampling;
+  args.trustRegion.shaping = g.shaping;
+  args.trustRegion.estimator = g.estimator;
+  args.trustRegion.convention = g.convention;
+  args.sepCma.minSuccessShare = g.sampling.minSuccessShare;
+  for (const es::OptimizerOptions& chosen :
+       {es::OptimizerOptions(g), es::OptimizerOptions(args.trustRegion),
+        es::OptimizerOptions(args.sepCma)})
+    if (es::kindOf(chosen) == args.optimizerKind)
+      o.optimizer = chosen;
   return args.finishRun(app);
 }
 

@@ -355,6 +355,41 @@ struct SearchArgs {
   apps::EvaluatorArgs evaluator;
 };
 
+// The search's totals in the task's measure, as measured in the search.
+void printSearchSummary(const training::DecisionSearchResult& result,
+                        const evaluators::CompilerTask& task, bool fromPolicy,
+                        const std::string& output) {
+  double baseline = 0, best = 0, atStart = 0;
+  size_t tried = 0, kept = 0, smaller = 0;
+  for (const training::ModuleSearch& m : result.modules) {
+    if (!m.baseline || !m.best)
+      continue;
+    baseline += *m.baseline;
+    best += *m.best;
+    atStart += *m.start;
+    tried += m.tried;
+    kept += m.kept;
+    smaller += *m.best < *m.baseline;
+  }
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(task.measure);
+  auto compared = [&](double value) { // e.g. ".text 1234 bytes vs -Oz 1300 (-5.077%"
+    std::string text = std::string(measure.column) + " " + formatValue(measure, value) + " " +
+                       std::string(measure.unit) + " vs " + task.baselineName + " " +
+                       formatValue(measure, baseline);
+    char change[32];
+    std::snprintf(change, sizeof change, " (%+.3f%%", percentChange(value, baseline));
+    return text + change;
+  };
+  if (fromPolicy)
+    std::printf("start: the policy's decisions, %s)\n", compared(atStart).c_str());
+  std::printf("search: %zu rounds, %zu compilations; %zu decisions tried, %zu flips kept; %zu of "
+              "%zu modules %s\n%s, as measured in the search)\npolicy: %s (mlgo-eval report %s "
+              "CORPUS... for exact totals)\n",
+              result.rounds, result.compilations, tried, kept, smaller, result.modules.size(),
+              std::string(measure.lower).c_str(), compared(best).c_str(), output.c_str(),
+              output.c_str());
+}
+
 int runSearch(const SearchArgs& args) {
   Expected<corpus::Corpus> corpus = loadCorpusFor(args.corpus, args.evaluator);
   if (!corpus)
@@ -426,38 +461,9 @@ int runSearch(const SearchArgs& args) {
   if (triedTrace)
     if (Status closed = triedTrace->close(); !closed)
       return fail(makeError(args.tried + ": " + closed.error().message));
-  double baseline = 0, best = 0, atStart = 0;
-  size_t tried = 0, kept = 0, smaller = 0;
-  for (const training::ModuleSearch& m : result->modules) {
-    if (!m.baseline || !m.best)
-      continue;
-    baseline += *m.baseline;
-    best += *m.best;
-    atStart += *m.start;
-    tried += m.tried;
-    kept += m.kept;
-    smaller += *m.best < *m.baseline;
-  }
   if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
     return fail(saved.error());
-  const evaluators::CompilerTask& task = (*evaluator)->task();
-  const evaluators::MeasureTraits& measure = evaluators::traitsOf(task.measure);
-  auto compared = [&](double value) { // e.g. ".text 1234 bytes vs -Oz 1300 (-5.077%)"
-    std::string text = std::string(measure.column) + " " + formatValue(measure, value) + " " +
-                       std::string(measure.unit) + " vs " + task.baselineName + " " +
-                       formatValue(measure, baseline);
-    char change[32];
-    std::snprintf(change, sizeof change, " (%+.3f%%", percentChange(value, baseline));
-    return text + change;
-  };
-  if (start)
-    std::printf("start: the policy's decisions, %s)\n", compared(atStart).c_str());
-  std::printf("search: %zu rounds, %zu compilations; %zu decisions tried, %zu flips kept; %zu of "
-              "%zu modules %s\n%s, as measured in the search)\npolicy: %s (mlgo-eval report %s "
-              "CORPUS... for exact totals)\n",
-              result->rounds, result->compilations, tried, kept, smaller, modules.size(),
-              std::string(measure.lower).c_str(), compared(best).c_str(), args.output.c_str(),
-              args.output.c_str());
+  printSearchSummary(*result, (*evaluator)->task(), start != nullptr, args.output);
   return 0;
 }
 

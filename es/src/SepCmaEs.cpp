@@ -164,7 +164,7 @@ Expected<StepRecord> SepCmaEs::tell(std::span<const std::optional<double>> rewar
   }
   record.currentValue = record.meanReward;
   auto finish = [&]() {
-    record.cmaSigma = state_.sigma;
+    record.diagnostics.push_back({kSigma, state_.sigma});
     ++state_.step;
     return record;
   };

@@ -243,7 +243,7 @@ Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> 
   std::optional<detail::SelectedSamples> selected = detail::selectSamples(
       options_.sampling, options_.shaping, options_.convention, rewards, record);
   auto finish = [&]() {
-    record.trustRegionRadius = state_.radius;
+    record.diagnostics.push_back({kRadius, state_.radius});
     ++state_.step;
     return record;
   };
@@ -259,7 +259,7 @@ Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> 
     const double ratio = (value - state_.acceptedValue) / state_.predictedImprovement;
     if (!ascent && change > tr.rejectThreshold) {
       state_.radius = std::max(state_.radius * tr.rejectFactor, tr.minimumRadius);
-      record.stepAccepted = false;
+      record.diagnostics.push_back({kStepAccepted, 0});
       record.stepNorm = (state_.point - state_.acceptedPoint).norm();
       state_.point = state_.acceptedPoint;
       state_.returnedAfterReject = true;
@@ -269,7 +269,7 @@ Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> 
       state_.radius = std::max(state_.radius * tr.shrinkFactor, tr.minimumRadius);
     else if (ascent && ratio > tr.growThreshold)
       state_.radius *= tr.growFactor;
-    record.stepAccepted = true;
+    record.diagnostics.push_back({kStepAccepted, 1});
   }
 
   // 2. The model at this (now accepted) point.
@@ -363,7 +363,7 @@ Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> 
   state_.predictedImprovement = -solution.modelValue;
   state_.point = state_.acceptedPoint + solution.step;
   record.stepNorm = solution.step.norm();
-  record.subproblemIterations = solution.iterations;
+  record.diagnostics.push_back({kSubproblemIterations, static_cast<double>(solution.iterations)});
   return finish();
 }
 

@@ -104,7 +104,7 @@ TEST(SepCmaEs, FailedCandidatesAreLeftOutAndTooManySkipTheStep) {
   ASSERT_TRUE(record);
   EXPECT_FALSE(record->skipped);
   EXPECT_EQ(record->succeeded, 6u);
-  ASSERT_TRUE(record->cmaSigma);
+  ASSERT_TRUE(record->diagnostic(SepCmaEs::kSigma));
   EXPECT_TRUE(std::isnan(record->gradientNorm));
 
   Eigen::VectorXd before = es.point();

@@ -113,23 +113,23 @@ TEST(TrustRegionEs, RejectsAWorseStepAndShrinks) {
 
   Expected<StepRecord> first = es.tell(linearRewards(es, 1.0));
   ASSERT_TRUE(first);
-  EXPECT_FALSE(first->stepAccepted);        // nothing to judge yet
+  EXPECT_FALSE(first->diagnostic(TrustRegionEs::kStepAccepted)); // nothing to judge yet
   EXPECT_NEAR(first->stepNorm, 1.0, 1e-12); // a linear model steps to the boundary
   Eigen::VectorXd proposal = es.point();
 
   // Much worse at the proposal: |−1 − 1| / 1 > rejectThreshold.
   Expected<StepRecord> second = es.tell(linearRewards(es, -1.0));
   ASSERT_TRUE(second);
-  ASSERT_TRUE(second->stepAccepted);
-  EXPECT_FALSE(*second->stepAccepted);
-  EXPECT_EQ(*second->trustRegionRadius, 0.5);
+  ASSERT_TRUE(second->diagnostic(TrustRegionEs::kStepAccepted));
+  EXPECT_EQ(*second->diagnostic(TrustRegionEs::kStepAccepted), 0.0);
+  EXPECT_EQ(*second->diagnostic(TrustRegionEs::kRadius), 0.5);
   EXPECT_EQ(es.point(), x0);
   EXPECT_TRUE(es.state().returnedAfterReject);
 
   // Back at x0: the model is averaged, a shorter step is proposed.
   Expected<StepRecord> third = es.tell(linearRewards(es, 1.0));
   ASSERT_TRUE(third);
-  EXPECT_FALSE(third->stepAccepted);
+  EXPECT_FALSE(third->diagnostic(TrustRegionEs::kStepAccepted));
   EXPECT_NEAR(third->stepNorm, 0.5, 1e-12);
   EXPECT_EQ(es.state().hessianCoefficients.size(), 20u); // both steps' samples
   EXPECT_NE(es.point(), proposal);
@@ -137,8 +137,8 @@ TEST(TrustRegionEs, RejectsAWorseStepAndShrinks) {
   // Better this time: accepted and grown.
   Expected<StepRecord> fourth = es.tell(linearRewards(es, 2.0));
   ASSERT_TRUE(fourth);
-  EXPECT_TRUE(*fourth->stepAccepted);
-  EXPECT_NEAR(*fourth->trustRegionRadius, 0.55, 1e-15);
+  EXPECT_EQ(*fourth->diagnostic(TrustRegionEs::kStepAccepted), 1.0);
+  EXPECT_NEAR(*fourth->diagnostic(TrustRegionEs::kRadius), 0.55, 1e-15);
 }
 
 TEST(TrustRegionEs, RestoreMidRunContinuesBitForBit) {
@@ -156,7 +156,7 @@ TEST(TrustRegionEs, RestoreMidRunContinuesBitForBit) {
     }
     Expected<StepRecord> record = uninterrupted.tell(rewardsFor(uninterrupted, noisy));
     ASSERT_TRUE(record);
-    rejections += record->stepAccepted == std::optional<bool>(false);
+    rejections += record->diagnostic(TrustRegionEs::kStepAccepted) == std::optional<double>(0.0);
   }
   EXPECT_GT(rejections, 0);
   EXPECT_TRUE(checkpointAfterRejection); // the model's averaged samples are in the checkpoint

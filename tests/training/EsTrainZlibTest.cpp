@@ -24,9 +24,9 @@ EsTrainerOptions smallRun(const fs::path& output) {
   o.data.modulesPerStep = 3;
   o.policy.vocabularyQuantiles = 50;
   o.policy.mlp.hiddenLayers = {8};
-  o.gradientEs.sampling.directions = 3;
-  o.gradientEs.sampling.sigma = 0.5;
-  o.gradientEs.stepRule.learningRate = 0.05;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.directions = 3;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.sigma = 0.5;
+  std::get<es::GradientEs::Options>(o.optimizer).stepRule.learningRate = 0.05;
   o.run.steps = 3;
   o.run.seed = 7;
   o.run.snapshotInterval = 1;

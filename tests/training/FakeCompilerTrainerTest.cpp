@@ -69,9 +69,9 @@ EsTrainerOptions esRun(const Corpora& corpora, const fs::path& output) {
   o.data.corpus = corpora.training;
   o.data.modulesPerStep = 3;
   shrink(o.policy, {6});
-  o.gradientEs.sampling.directions = 4;
-  o.gradientEs.sampling.sigma = 0.5;
-  o.gradientEs.stepRule.learningRate = 0.1;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.directions = 4;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.sigma = 0.5;
+  std::get<es::GradientEs::Options>(o.optimizer).stepRule.learningRate = 0.1;
   o.run = shortRun(output, 6, 3, false);
   return o;
 }
@@ -174,8 +174,8 @@ TEST(EsTrainerOnAFakeCompiler, LearnsAndRecordsEveryStep) {
   o.data.validationCorpus = corpora.validation;
   o.data.validationInterval = 2;
   o.data.modulesPerStep = 8;
-  o.gradientEs.sampling.directions = 8;
-  o.gradientEs.stepRule.learningRate = 0.5;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.directions = 8;
+  std::get<es::GradientEs::Options>(o.optimizer).stepRule.learningRate = 0.5;
   o.run.steps = 12;
   FakeCompiler compiler;
   Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
@@ -354,7 +354,8 @@ TEST(EsTrainerOnAFakeCompiler, ResumedRunEqualsAnUninterruptedOne) {
     SCOPED_TRACE(std::string(es::optimizerKindName(kind)));
     std::string name(es::optimizerKindName(kind));
     EsTrainerOptions whole = esRun(corpora, dir / (name + "-whole.h5"));
-    whole.optimizer = kind;
+    if (kind != es::kindOf(whole.optimizer)) // the others at their defaults
+      whole.optimizer = es::defaultOptimizerOptions(kind);
     whole.data.validationCorpus = corpora.validation;
     whole.data.validationInterval = 2;
     EsTrainerOptions parts = whole;
@@ -379,7 +380,7 @@ TEST(EsTrainerOnAFakeCompiler, ResumeRefusesAnotherRunOrOtherData) {
       << wrongTrainer.error().message;
 
   EsTrainerOptions otherOptimizer = o;
-  otherOptimizer.optimizer = es::OptimizerKind::SepCmaEs;
+  otherOptimizer.optimizer = es::SepCmaEs::Options{};
   Expected<EsTrainer> wrongOptimizer = EsTrainer::resume(otherOptimizer, compiler);
   ASSERT_FALSE(wrongOptimizer);
   EXPECT_NE(wrongOptimizer.error().message.find("optimizer gradient-es"), std::string::npos)

@@ -85,9 +85,9 @@ TEST_P(ReplayOnRealCorpus, EsRunsAreTheSameWithVerifiedReplayWithoutAndWithoutRe
   o.data.modulesPerStep = 4;
   o.policy.vocabularyQuantiles = 50;
   o.policy.mlp.hiddenLayers = {8};
-  o.gradientEs.sampling.directions = 4;
-  o.gradientEs.sampling.sigma = 0.1;
-  o.gradientEs.stepRule.learningRate = 0.05;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.directions = 4;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.sigma = 0.1;
+  std::get<es::GradientEs::Options>(o.optimizer).stepRule.learningRate = 0.05;
   o.run.steps = 4;
   o.run.seed = 17;
   o.run.output = dir / "es.h5";

@@ -24,37 +24,6 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
-Expected<std::unique_ptr<es::BlackboxOptimizer>>
-createOptimizer(const EsTrainerOptions& options, const Eigen::VectorXd& parameters) {
-  std::optional<Eigen::VectorXd> scale;
-  if (options.scaleByWeights)
-    scale = es::pretrainedScale(parameters);
-  auto made = [](auto created) -> Expected<std::unique_ptr<es::BlackboxOptimizer>> {
-    if (!created)
-      return created.error();
-    using Optimizer = std::decay_t<decltype(*created)>;
-    return std::unique_ptr<es::BlackboxOptimizer>(std::make_unique<Optimizer>(created.take()));
-  };
-  switch (options.optimizer) {
-  case es::OptimizerKind::GradientEs: {
-    es::GradientEs::Options o = options.gradientEs;
-    o.sampling.seed = options.run.seed;
-    return made(es::GradientEs::create(o, parameters, scale));
-  }
-  case es::OptimizerKind::TrustRegionEs: {
-    es::TrustRegionEs::Options o = options.trustRegion;
-    o.sampling.seed = options.run.seed;
-    return made(es::TrustRegionEs::create(o, parameters, scale));
-  }
-  case es::OptimizerKind::SepCmaEs: {
-    es::SepCmaEs::Options o = options.sepCma;
-    o.seed = options.run.seed;
-    return made(es::SepCmaEs::create(o, parameters));
-  }
-  }
-  return makeError("optimizer: unknown kind");
-}
-
 Eigen::VectorXd parametersOf(const policies::MlpPolicy& policy) {
   return Eigen::Map<const Eigen::VectorXd>(policy.parameters().data(),
                                            static_cast<Eigen::Index>(policy.parameterCount()));
@@ -69,7 +38,7 @@ public:
 
   std::string_view trainerName() const override { return "es-train"; }
   std::string optimizerName() const override {
-    return std::string(es::optimizerKindName(options_.optimizer));
+    return std::string(es::optimizerKindName(es::kindOf(options_.optimizer)));
   }
   Status loadData(results::RunRecord& record) override;
   Status initialise(results::RunRecord& record) override;
@@ -113,8 +82,12 @@ Status EsAlgorithm::loadData(results::RunRecord& record) {
 
 Status EsAlgorithm::start(const policies::MlpPolicy& policy) {
   current_.emplace(policy);
+  const Eigen::VectorXd parameters = parametersOf(policy);
+  std::optional<Eigen::VectorXd> scale;
+  if (options_.scaleByWeights)
+    scale = es::pretrainedScale(parameters);
   Expected<std::unique_ptr<es::BlackboxOptimizer>> optimizer =
-      createOptimizer(options_, parametersOf(policy));
+      es::createOptimizer(options_.optimizer, parameters, scale, options_.run.seed);
   if (!optimizer)
     return optimizer.error();
   optimizer_ = optimizer.take();
@@ -186,8 +159,9 @@ void EsAlgorithm::describeRewards(const std::vector<std::optional<double>>& rewa
   s.droppedPairs = told.droppedPairs;
   s.gradientNorm = told.gradientNorm;
   s.stepNorm = told.stepNorm;
-  s.trustRegionRadius = told.trustRegionRadius;
-  s.cmaSigma = told.cmaSigma;
+  s.optimizerColumns.clear();
+  for (std::string_view column : es::optimizerStepColumns())
+    s.optimizerColumns.push_back(told.diagnostic(column));
 }
 
 Expected<std::optional<BestCandidate>> EsAlgorithm::runStep(int64_t step,
@@ -250,9 +224,7 @@ Expected<std::optional<BestCandidate>> EsAlgorithm::runStep(int64_t step,
 
 Status EsTrainerOptions::validate() const {
   // The optimiser's own validation names its fields ("sampling.sigma: …").
-  Status optimizerValid = optimizer == es::OptimizerKind::GradientEs      ? gradientEs.validate()
-                          : optimizer == es::OptimizerKind::TrustRegionEs ? trustRegion.validate()
-                                                                          : sepCma.validate();
+  Status optimizerValid = es::validateOptimizer(optimizer);
   if (!optimizerValid)
     return optimizerValid;
   return validateGroups(
@@ -278,11 +250,13 @@ const ColumnTable<EsStep>& esStepColumns() {
         Table::field("dropped_pairs", &EsStep::droppedPairs),
         Table::field("gradient_norm", &EsStep::gradientNorm),
         Table::field("step_norm", &EsStep::stepNorm),
-        Table::field("trust_region_radius", &EsStep::trustRegionRadius),
-        Table::field("cma_sigma", &EsStep::cmaSigma),
-        Table::field("seconds_evaluate", &EsStep::secondsEvaluate),
-        Table::field("seconds_update", &EsStep::secondsUpdate),
     };
+    const std::vector<std::string_view>& optimizerColumns = es::optimizerStepColumns();
+    for (size_t i = 0; i < optimizerColumns.size(); ++i)
+      t.add({std::string(optimizerColumns[i]),
+             [i](const EsStep& s) { return columnValue(s.optimizerColumns[i]); }});
+    t.add(Table::field("seconds_evaluate", &EsStep::secondsEvaluate));
+    t.add(Table::field("seconds_update", &EsStep::secondsUpdate));
     t.include(&EsStep::compile, compileColumns());
     return t;
   }();

@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mlgo::es {
 
@@ -68,6 +69,12 @@ struct SamplingOptions {
   Status validate() const; // errors name the field, e.g. "sampling.sigma: …"
 };
 
+// One of an optimiser's own values about its step (flags as 0/1).
+struct StepDiagnostic {
+  std::string_view name; // the optimiser's, static
+  double value = 0;
+};
+
 // One step, as Ceres' per-iteration summary: what results/ writes per step.
 struct StepRecord {
   int64_t step = 0;        // the step this record closes (before the increment)
@@ -85,12 +92,16 @@ struct StepRecord {
   double gradientNorm = 0; // of the estimate, before clipping (NaN for CMA-ES)
   bool gradientClipped = false;
   double stepNorm = 0; // ‖x_new − x‖ (CMA-ES: of the mean)
-  // Trust region only.
-  std::optional<double> trustRegionRadius; // after this step's update
-  std::optional<bool> stepAccepted;        // whether the last step was kept
-  std::optional<int> subproblemIterations;
-  // sep-CMA-ES only.
-  std::optional<double> cmaSigma; // after this step's update
+  // What the optimiser reports beyond the above, by names it defines (the
+  // trust region's radius, CMA-ES's σ); its stepColumns() say which of them
+  // run files record (Optimizers.h).
+  std::vector<StepDiagnostic> diagnostics;
+  std::optional<double> diagnostic(std::string_view name) const {
+    for (const StepDiagnostic& d : diagnostics)
+      if (d.name == name)
+        return d.value;
+    return std::nullopt;
+  }
 };
 
 class BlackboxOptimizer {

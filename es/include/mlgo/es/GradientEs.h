@@ -30,7 +30,9 @@ namespace mlgo::es {
 
 class GradientEs final : public BlackboxOptimizer {
 public:
+  static constexpr OptimizerKind kKind = OptimizerKind::GradientEs;
   struct Options {
+    using Optimizer = GradientEs;
     // Seed, antithetic or forward, directions, σ, centre, failure tolerance.
     SamplingOptions sampling;
     // z-score by default: scale-free rewards, so σ and the step rule need no
@@ -46,6 +48,7 @@ public:
     // Errors name the field with its struct, e.g. "sampling.sigma: must be
     // positive, got -1".
     Status validate() const;
+    void reseed(uint64_t seed) { sampling.seed = seed; }
 
     // ml-compiler-opt's MonteCarloBlackboxOptimizer with its Adam (β1 0.9,
     // β2 0.999, ε 1e-7) and reward normalisation: the given σ, sampling,
@@ -80,7 +83,9 @@ public:
   static Expected<GradientEs> create(Options options, Eigen::VectorXd initialPoint,
                                      std::optional<Eigen::VectorXd> scale = std::nullopt);
 
-  OptimizerKind kind() const override { return OptimizerKind::GradientEs; }
+  OptimizerKind kind() const override { return kKind; }
+  // No diagnostics of its own.
+  static std::span<const std::string_view> stepColumns() { return {}; }
   size_t dimension() const override { return static_cast<size_t>(state_.point.size()); }
   int64_t step() const override { return state_.step; }
   const Eigen::VectorXd& point() const override { return state_.point; }

@@ -27,7 +27,11 @@ namespace mlgo::es {
 
 class SepCmaEs final : public BlackboxOptimizer {
 public:
+  static constexpr OptimizerKind kKind = OptimizerKind::SepCmaEs;
+  // Its diagnostic: σ after the step's update (a run-file column).
+  static constexpr std::string_view kSigma = "cma_sigma";
   struct Options {
+    using Optimizer = SepCmaEs;
     // Seeds every candidate: z_k = ε(seed, step, k).
     uint64_t seed = 0;
     // λ, candidates per step (unset: 4 + ⌊3 ln n⌋, the standard choice).
@@ -43,6 +47,7 @@ public:
     double minSuccessShare = 0.5;
 
     Status validate() const; // errors name the field, e.g. "initialSigma: …"
+    void reseed(uint64_t newSeed) { seed = newSeed; }
   };
 
   struct State {
@@ -62,7 +67,11 @@ public:
   static Expected<SepCmaEs> create(Options options, Eigen::VectorXd initialMean,
                                    std::optional<Eigen::VectorXd> initialScale = std::nullopt);
 
-  OptimizerKind kind() const override { return OptimizerKind::SepCmaEs; }
+  OptimizerKind kind() const override { return kKind; }
+  static std::span<const std::string_view> stepColumns() {
+    static constexpr std::string_view columns[] = {kSigma};
+    return columns;
+  }
   size_t dimension() const override { return static_cast<size_t>(state_.mean.size()); }
   int64_t step() const override { return state_.step; }
   const Eigen::VectorXd& point() const override { return state_.mean; }

@@ -87,7 +87,14 @@ struct TrustRegionOptions {
 
 class TrustRegionEs final : public BlackboxOptimizer {
 public:
+  static constexpr OptimizerKind kKind = OptimizerKind::TrustRegionEs;
+  // Its diagnostics: the radius after the step's update (a run-file column),
+  // whether the last step was kept (0/1), the subproblem solver's iterations.
+  static constexpr std::string_view kRadius = "trust_region_radius";
+  static constexpr std::string_view kStepAccepted = "step_accepted";
+  static constexpr std::string_view kSubproblemIterations = "subproblem_iterations";
   struct Options {
+    using Optimizer = TrustRegionEs;
     // The trust-region test needs f(x): evaluateCenter gives a measured one
     // instead of the mean of the perturbed rewards.
     SamplingOptions sampling;
@@ -99,6 +106,7 @@ public:
 
     // Errors name the field with its struct, e.g. "trustRegion.growFactor: …".
     Status validate() const;
+    void reseed(uint64_t seed) { sampling.seed = seed; }
   };
 
   struct State {
@@ -132,7 +140,11 @@ public:
   static Expected<TrustRegionEs> create(Options options, Eigen::VectorXd initialPoint,
                                         std::optional<Eigen::VectorXd> scale = std::nullopt);
 
-  OptimizerKind kind() const override { return OptimizerKind::TrustRegionEs; }
+  OptimizerKind kind() const override { return kKind; }
+  static std::span<const std::string_view> stepColumns() {
+    static constexpr std::string_view columns[] = {kRadius};
+    return columns;
+  }
   size_t dimension() const override { return static_cast<size_t>(state_.point.size()); }
   int64_t step() const override { return state_.step; }
   const Eigen::VectorXd& point() const override { return state_.point; }

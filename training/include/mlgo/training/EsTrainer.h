@@ -11,9 +11,7 @@
 // point and resumed from its file reaches the same final policy bit for bit.
 #pragma once
 
-#include "mlgo/es/GradientEs.h"
-#include "mlgo/es/SepCmaEs.h"
-#include "mlgo/es/TrustRegion.h"
+#include "mlgo/es/Optimizers.h"
 #include "mlgo/evaluators/Scorer.h"
 #include "mlgo/results/RunFile.h"
 #include "mlgo/support/Expected.h"
@@ -43,10 +41,9 @@ struct EsTrainerOptions {
   enum class CandidateReward { Mean, Total };
   CandidateReward candidateReward = CandidateReward::Mean;
 
-  es::OptimizerKind optimizer = es::OptimizerKind::GradientEs;
-  es::GradientEs::Options gradientEs;
-  es::TrustRegionEs::Options trustRegion;
-  es::SepCmaEs::Options sepCma;
+  // The optimiser and its options (gradient ES by default); its seed is
+  // run.seed.
+  es::OptimizerOptions optimizer;
 
   RunOptions run = runOptions("results/es-run.h5");
 
@@ -71,8 +68,9 @@ struct EsStep {
   size_t droppedPairs = 0;
   double gradientNorm = 0;
   double stepNorm = 0;
-  std::optional<double> trustRegionRadius;
-  std::optional<double> cmaSigma;
+  // The optimiser's own diagnostics, one per es::optimizerStepColumns()
+  // (unset where this optimiser reports none).
+  std::vector<std::optional<double>> optimizerColumns;
   double secondsEvaluate = 0;
   double secondsUpdate = 0;
 };

@@ -51,6 +51,11 @@ public:
 
   ColumnTable(std::initializer_list<Column> columns) : columns_(columns) {}
 
+  ColumnTable& add(Column column) {
+    columns_.push_back(std::move(column));
+    return *this;
+  }
+
   // Adds every column of `table`, read from the part `member` of the record.
   template <class Part> ColumnTable& include(Part Record::*member, const ColumnTable<Part>& table) {
     for (const auto& column : table.columns())

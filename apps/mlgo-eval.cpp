@@ -7,6 +7,7 @@
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/evaluators/Ir2VecTriplets.h"
+#include "mlgo/policies/Ensemble.h"
 #include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/PolicyFile.h"
@@ -250,6 +251,7 @@ struct ReportArgs {
   std::string corporaDir;
   size_t regressions = 5;
   std::string markdown;
+  std::string values; // the report's values, for mlgo-eval choose
   bool bestOf = false;
   apps::EvaluatorArgs evaluator;
 
@@ -331,6 +333,9 @@ int runReport(const ReportArgs& args) {
     if (!out.flush())
       return fail(makeError(args.markdown + ": could not write the report"));
   }
+  if (!args.values.empty())
+    if (Status written = training::writeReportValues(reports, args.values); !written)
+      return fail(written.error());
   int status = 0;
   for (const training::CodeBaseReport& r : reports) {
     if (r.failed)
@@ -616,6 +621,82 @@ int runInitMlp(const InitArgs& args) {
   return 0;
 }
 
+struct ChooseArgs {
+  std::vector<std::string> candidates; // NAME=VALUES
+  bool verdict = false;
+};
+
+// The policy to ship among candidates' validation reports (mlgo-eval report
+// --values): one line per candidate on stderr, the chosen name on stdout
+// (exit 1 when none is eligible). --verdict: the one report's sentence.
+int runChoose(const ChooseArgs& args) {
+  std::vector<std::string> names;
+  std::vector<std::vector<training::CodeBaseReport>> reports;
+  for (const std::string& candidate : args.candidates) {
+    const size_t equals = candidate.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == candidate.size())
+      return fail(makeError("candidate \"" + candidate + "\": expected NAME=VALUES-FILE"));
+    Expected<std::vector<training::CodeBaseReport>> values =
+        training::readReportValues(candidate.substr(equals + 1));
+    if (!values)
+      return fail(
+          makeError("candidate " + candidate.substr(0, equals) + ": " + values.error().message));
+    names.push_back(candidate.substr(0, equals));
+    reports.push_back(values.take());
+  }
+  if (args.verdict) {
+    if (reports.size() != 1)
+      return fail(makeError("--verdict takes one report"));
+    std::printf("%s\n", training::reportVerdict(reports[0]).c_str());
+    return 0;
+  }
+  const std::optional<size_t> chosen = training::chooseCandidate(reports);
+  for (size_t c = 0; c < reports.size(); ++c) {
+    std::string line;
+    for (const training::CodeBaseReport& r : reports[c]) {
+      char delta[32];
+      std::snprintf(delta, sizeof delta, "%+.3f %%", r.deltaPercent());
+      line += " " + r.name + " " + delta + ";";
+    }
+    const bool eligible = training::codeBasesAboveBaseline(reports[c]).empty();
+    std::fprintf(stderr, "%s:%s%s%s\n", names[c].c_str(), line.c_str(), eligible ? " eligible" : "",
+                 chosen == c ? ", chosen" : "");
+  }
+  if (!chosen) {
+    std::fprintf(stderr, "mlgo-eval: no candidate keeps every code base at or below its "
+                         "baseline\n");
+    return 1;
+  }
+  std::printf("%s\n", names[*chosen].c_str());
+  return 0;
+}
+
+struct EnsembleArgs {
+  std::vector<std::string> policies;
+  std::string output;
+};
+
+int runEnsemble(const EnsembleArgs& args) {
+  std::vector<policies::MlpPolicy> members;
+  for (const std::string& path : args.policies) {
+    Expected<policies::MlpPolicy> policy = policies::loadMlpPolicy(path);
+    if (!policy)
+      return fail(makeError(path + ": " + policy.error().message));
+    members.push_back(policy.take());
+  }
+  std::vector<const policies::MlpPolicy*> pointers;
+  for (const policies::MlpPolicy& member : members)
+    pointers.push_back(&member);
+  Expected<policies::MlpPolicy> ensemble = policies::meanLogitEnsemble(pointers);
+  if (!ensemble)
+    return fail(ensemble.error());
+  if (Status saved = policies::savePolicy(*ensemble, args.output); !saved)
+    return fail(saved.error());
+  std::printf("ensemble of %zu policies (%s): %s\n", members.size(), ensemble->describe().c_str(),
+              args.output.c_str());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -674,6 +755,8 @@ int main(int argc, char** argv) {
       ->add_option("--regressions", report.regressions, "Largest regressions listed per code base")
       ->capture_default_str();
   reportCmd->add_option("--markdown", report.markdown, "Also write the report to this file");
+  reportCmd->add_option("--values", report.values,
+                        "Also write the report's values to this file (for mlgo-eval choose)");
   reportCmd->add_flag("--best-of", report.bestOf,
                       "Count each module as the smaller of the policy's and the baseline's, as "
                       "mlgo-cc --mlgo-best-of builds it (each object compiled both ways)");
@@ -759,6 +842,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   initCmd->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();
 
+  ChooseArgs choose;
+  CLI::App* chooseCmd = app.add_subcommand(
+      "choose", "Choose the policy to ship from its candidates' validation reports (mlgo-eval "
+                "report --values): no code base above the baseline, then the smallest total; "
+                "prints the chosen name");
+  chooseCmd
+      ->add_option("candidates", choose.candidates,
+                   "NAME=VALUES-FILE per candidate, in order (ties go to the first)")
+      ->required();
+  chooseCmd->add_flag("--verdict", choose.verdict,
+                      "Print one report's verdict instead: its total against the baseline and "
+                      "the code bases above it");
+
+  EnsembleArgs ensemble;
+  CLI::App* ensembleCmd = app.add_subcommand(
+      "ensemble", "Write the mean-logit ensemble of MLP policies (same inputs, vocabulary and "
+                  "architecture) as one wider MLP policy");
+  ensembleCmd->add_option("policies", ensemble.policies, "MLP policy files")->required();
+  ensembleCmd->add_option("-o,--output", ensemble.output, "The ensemble's policy file")->required();
+
   CLI11_PARSE(app, argc, argv);
   if (*runCmd)
     return mlgo::apps::withStdoutWritten(runEvaluate(run), "mlgo-eval");
@@ -772,5 +875,9 @@ int main(int argc, char** argv) {
     return mlgo::apps::withStdoutWritten(runIr2VecVocabulary(ir2vec), "mlgo-eval");
   if (*initCmd)
     return mlgo::apps::withStdoutWritten(runInitMlp(init), "mlgo-eval");
+  if (*chooseCmd)
+    return mlgo::apps::withStdoutWritten(runChoose(choose), "mlgo-eval");
+  if (*ensembleCmd)
+    return mlgo::apps::withStdoutWritten(runEnsemble(ensemble), "mlgo-eval");
   return 1;
 }

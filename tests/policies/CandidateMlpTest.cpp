@@ -3,6 +3,7 @@
 // scores each of the 33 candidates from its own column of every [1, 33]
 // feature plus the shared scalars; only candidates the mask allows are ever
 // chosen; the policy file keeps the mode.
+#include "mlgo/policies/Ensemble.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/PolicyFile.h"
 
@@ -195,6 +196,26 @@ TEST(CandidateMlp, RefusesMaskOfOneValueAndMixedShapes) {
       MlpStructure::create(features, vocabulary, options);
   ASSERT_FALSE(mixed);
   EXPECT_NE(mixed.error().message.find("\"odd\""), std::string::npos);
+}
+
+// A candidate-scoring ensemble's scores are the mean of its members'.
+TEST(CandidateMlp, EnsembleScoresAreTheMeanOfTheMembers) {
+  const MlpPolicy a = evictionPolicy(3), b = evictionPolicy(4);
+  const MlpPolicy* members[] = {&a, &b};
+  Expected<MlpPolicy> ensemble = meanLogitEnsemble(members);
+  ASSERT_TRUE(ensemble) << ensemble.error().message;
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    std::vector<double> values = observation({seed % 32, 7, 32}, seed);
+    std::vector<double> scores(kCandidates), sa(kCandidates), sb(kCandidates);
+    ensemble->computeLogits(values, scores);
+    a.computeLogits(values, sa);
+    b.computeLogits(values, sb);
+    for (size_t c = 0; c < kCandidates; ++c)
+      if (std::isfinite(sa[c]))
+        EXPECT_NEAR(scores[c], (sa[c] + sb[c]) / 2, 1e-9) << "candidate " << c;
+      else
+        EXPECT_EQ(scores[c], sa[c]) << "candidate " << c; // masked in both
+  }
 }
 
 } // namespace

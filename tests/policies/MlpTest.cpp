@@ -1,4 +1,5 @@
 #include "mlgo/policies/Mlp.h"
+#include "mlgo/policies/Ensemble.h"
 
 #include "PoliciesTestSupport.h"
 
@@ -632,6 +633,65 @@ TEST(MlpPolicy, DecideTiming) {
     RecordProperty(std::string("ns_per_decide_") + name, static_cast<int>(ns));
   }
   RecordProperty("inline_answers", static_cast<int>(sink)); // keeps the loops alive
+}
+
+// The ensemble's logits are the mean of its members' exactly (to rounding),
+// for a two-hidden-layer residual MLP and a linear one; an ensemble of one
+// policy with itself decides as it does; members that differ are refused by
+// name.
+TEST(MeanLogitEnsemble, LogitsAreTheMeanOfTheMembers) {
+  ChannelHeader header = inlinerHeader();
+  for (std::vector<int> hidden : {std::vector<int>{6, 5}, std::vector<int>{}}) {
+    MlpOptions options = testing::inlinerMlpOptions();
+    options.hiddenLayers = hidden;
+    options.residualMargin = 0.75;
+    std::shared_ptr<const MlpStructure> structure =
+        makeStructure(header.features, integerVocabulary(header), options);
+    ASSERT_TRUE(structure);
+    const MlpPolicy a = MlpPolicy::initialised(structure, 1),
+                    b = MlpPolicy::initialised(structure, 2),
+                    c = MlpPolicy::initialised(structure, 3);
+    const MlpPolicy* members[] = {&a, &b, &c};
+    Expected<MlpPolicy> ensemble = meanLogitEnsemble(members);
+    ASSERT_TRUE(ensemble) << ensemble.error().message;
+    ASSERT_EQ(ensemble->structure()->options().hiddenLayers.size(), hidden.size());
+    for (size_t l = 0; l < hidden.size(); ++l)
+      EXPECT_EQ(ensemble->structure()->options().hiddenLayers[l], 3 * hidden[l]);
+    const MlpPolicy* twice[] = {&a, &a};
+    Expected<MlpPolicy> self = meanLogitEnsemble(twice);
+    ASSERT_TRUE(self);
+    RandomStream rng(0);
+    for (const std::vector<double>& state : randomStates(40, structure->featureCount(), 9)) {
+      std::vector<double> logits(2), mean(2, 0.0), member(2), own(2), selfLogits(2);
+      ensemble->computeLogits(state, logits);
+      for (const MlpPolicy* m : members) {
+        m->computeLogits(state, member);
+        for (size_t i = 0; i < 2; ++i)
+          mean[i] += member[i] / 3;
+      }
+      for (size_t i = 0; i < 2; ++i)
+        EXPECT_NEAR(logits[i], mean[i], 1e-9);
+      a.computeLogits(state, own);
+      self->computeLogits(state, selfLogits);
+      for (size_t i = 0; i < 2; ++i)
+        EXPECT_NEAR(selfLogits[i], own[i], 1e-12);
+      EXPECT_EQ(self->decide(state, DecisionMode::Deterministic, rng).advice,
+                a.decide(state, DecisionMode::Deterministic, rng).advice);
+    }
+  }
+  MlpOptions narrow = testing::inlinerMlpOptions();
+  narrow.hiddenLayers = {4};
+  MlpOptions wide = narrow;
+  wide.hiddenLayers = {5};
+  const MlpPolicy n = MlpPolicy::initialised(
+                      makeStructure(header.features, integerVocabulary(header), narrow), 1),
+                  w = MlpPolicy::initialised(
+                      makeStructure(header.features, integerVocabulary(header), wide), 1);
+  const MlpPolicy* mixed[] = {&n, &n, &w};
+  Expected<MlpPolicy> refused = meanLogitEnsemble(mixed);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "policy 3 differs from policy 1 in its architecture");
+  EXPECT_FALSE(meanLogitEnsemble(std::span<const MlpPolicy* const>()));
 }
 
 } // namespace

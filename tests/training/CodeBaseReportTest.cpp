@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace mlgo::training {
 namespace {
 
@@ -147,6 +149,82 @@ TEST(CodeBaseReport, ReportsTheTasksMeasure) {
             std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("- evict: `f1` +12.2 (+6.1 %)"), std::string::npos) << markdown;
+}
+
+CodeBaseReport codeBase(std::string name, double baseline, double policy) {
+  CodeBaseReport r;
+  r.name = std::move(name);
+  r.modules = 10;
+  r.baseline = baseline;
+  r.policy = policy;
+  r.smaller = policy < baseline;
+  r.larger = policy > baseline;
+  r.same = 10 - r.smaller - r.larger;
+  return r;
+}
+
+// What mlgo-eval report --values writes, read back exactly (a value with
+// every digit, the measure, the baseline); what is not such a file is
+// refused naming the file and line.
+TEST(ReportValues, RoundTripExactlyAndRefuseOtherFiles) {
+  ScratchDirectory dir;
+  std::vector<CodeBaseReport> reports = {codeBase("zlib", 43040, 43012.5),
+                                         codeBase("lua", 1.0 / 3.0, 0.1)};
+  for (CodeBaseReport& r : reports) {
+    r.measure = evaluators::Measure::RegAllocScore;
+    r.baselineName = "-O2";
+    r.failed = 1;
+  }
+  ASSERT_TRUE(writeReportValues(reports, dir / "v.tsv"));
+  Expected<std::vector<CodeBaseReport>> read = readReportValues(dir / "v.tsv");
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_EQ(read->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const CodeBaseReport &a = reports[i], &b = (*read)[i];
+    EXPECT_EQ(b.name, a.name);
+    EXPECT_EQ(b.baseline, a.baseline);
+    EXPECT_EQ(b.policy, a.policy);
+    EXPECT_EQ(b.modules, a.modules);
+    EXPECT_EQ(b.failed, a.failed);
+    EXPECT_EQ(b.smaller, a.smaller);
+    EXPECT_EQ(b.larger, a.larger);
+    EXPECT_EQ(b.same, a.same);
+    EXPECT_EQ(b.measure, evaluators::Measure::RegAllocScore);
+    EXPECT_EQ(b.baselineName, "-O2");
+  }
+  std::ofstream(dir / "md.tsv") << "| code base | modules |\n";
+  Expected<std::vector<CodeBaseReport>> markdown = readReportValues(dir / "md.tsv");
+  ASSERT_FALSE(markdown);
+  EXPECT_NE(markdown.error().message.find("md.tsv:1"), std::string::npos);
+  std::ifstream in(dir / "v.tsv");
+  std::string header;
+  std::getline(in, header);
+  std::ofstream(dir / "short.tsv") << header << "\nzlib\t10\t0\t5\n";
+  Expected<std::vector<CodeBaseReport>> truncated = readReportValues(dir / "short.tsv");
+  ASSERT_FALSE(truncated);
+  EXPECT_NE(truncated.error().message.find("short.tsv:2"), std::string::npos);
+}
+
+// No code base above the baseline first, then the smallest total; the
+// verdict names the total and the code bases above.
+TEST(ChooseCandidate, NoCodeBaseAboveTheBaselineThenTheSmallestTotal) {
+  const std::vector<std::vector<CodeBaseReport>> candidates = {
+      {codeBase("zlib", 1000, 900), codeBase("lua", 2000, 2001)}, // smallest, but Lua larger
+      {codeBase("zlib", 1000, 990), codeBase("lua", 2000, 2000)},
+      {codeBase("zlib", 1000, 995), codeBase("lua", 2000, 1990)}, // the smallest eligible
+      {codeBase("zlib", 1000, 995), codeBase("lua", 2000, 1990)}, // a tie: the first wins
+  };
+  EXPECT_EQ(chooseCandidate(candidates), std::optional<size_t>(2));
+  EXPECT_EQ(codeBasesAboveBaseline(candidates[0]), std::vector<std::string>{"lua +0.050 %"});
+  const std::vector<std::vector<CodeBaseReport>> none = {candidates[0]};
+  EXPECT_FALSE(chooseCandidate(none));
+  EXPECT_EQ(reportVerdict(candidates[2]),
+            "-0.500 % total .text vs -Oz, smaller than -Oz; no code base above -Oz");
+  EXPECT_EQ(reportVerdict(candidates[0]), "-3.300 % total .text vs -Oz, smaller than -Oz; code "
+                                          "bases above -Oz: lua +0.050 %");
+  const std::vector<CodeBaseReport> same = {codeBase("zlib", 1000, 1000)};
+  EXPECT_EQ(reportVerdict(same),
+            "+0.000 % total .text vs -Oz, no better than -Oz; no code base above -Oz");
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/ensemble_policies.py: the mean of MLPs' logits as one wider MLP.
+# mlgo-eval ensemble: the mean of MLPs' logits as one wider MLP.
 # An ensemble of a policy with itself must compile every module to the same
 # size as the policy (the real evaluator reads the combined layout); the
 # ensemble of two must compute the mean of their logits; policies with
@@ -7,7 +7,6 @@
 set -euo pipefail
 eval_tool=$1
 corpus=$2
-script="$(dirname "$0")/../../scripts/ensemble_policies.py"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 out=$(mktemp -d)
@@ -18,8 +17,8 @@ for seed in 1 2; do
   "$eval_tool" init-mlp --trace "$out/trace.h5" --vocab "$out/vocab" --hidden 16 8 --seed $seed \
     -o "$out/p$seed.json" >/dev/null
 done
-"$PY" "$script" "$out/p1.json" "$out/p1.json" -o "$out/twice.json" >/dev/null
-"$PY" "$script" "$out/p1.json" "$out/p2.json" -o "$out/pair.json" >/dev/null
+"$eval_tool" ensemble "$out/p1.json" "$out/p1.json" -o "$out/twice.json" >/dev/null
+"$eval_tool" ensemble "$out/p1.json" "$out/p2.json" -o "$out/pair.json" >/dev/null
 
 # Per-module rows of mlgo-eval run: "name ok decisions size -Oz delta".
 sizes() { "$eval_tool" run "$1" "$corpus" 2>/dev/null | awk '$2 == "ok" && NF == 6 { print $1, $4 }'; }
@@ -33,7 +32,7 @@ diff "$out/p1.sizes" "$out/twice.sizes" ||
 echo "ensemble of a policy with itself: $(wc -l <"$out/p1.sizes") modules, the same sizes"
 
 # The pair's logits are the mean of the members' (network inputs drawn at
-# random; the forward pass written out here, independently of the script).
+# random; the forward pass written out here, independently of the tool).
 "$PY" - "$out/p1.json" "$out/p2.json" "$out/pair.json" <<'PY'
 import json, sys
 import numpy as np
@@ -68,7 +67,7 @@ name = sorted(p["vocabulary"])[0]
 p["vocabulary"][name] = [v + 1 for v in p["vocabulary"][name]]
 json.dump(p, open(sys.argv[2], "w"))
 PY
-if "$PY" "$script" "$out/p1.json" "$out/other.json" -o "$out/bad.json" 2>"$out/bad.log"; then
+if "$eval_tool" ensemble "$out/p1.json" "$out/other.json" -o "$out/bad.json" 2>"$out/bad.log"; then
   echo "policies with different vocabularies were combined"
   exit 1
 fi

@@ -29,4 +29,8 @@ assert ensemble == [4 * w for w in member], (member, ensemble)
 PY
 # The test report has Lua's 34 modules, none failed.
 grep -Eq '^\| lua \| 34 \| 0 \| [0-9]+ \| [0-9]+ \|' "$out/test.md" || fail "no Lua row in test.md"
+# mlgo-eval choose judged every candidate (one line each) and the verdict
+# came from the test report's values.
+[ "$(grep -c ': lua [+-][0-9.]* %;' "$out/choice.log")" -ge 2 ] || fail "choice.log has not every candidate"
+grep -q 'verdict on .*: [+-][0-9.]* % total .text vs -Oz, ' "$out.log" || fail "no verdict"
 echo "pipeline-short: ok"

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace mlgo::training {
 
@@ -204,6 +206,132 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
     out << "\n";
   }
   return out.str();
+}
+
+} // namespace mlgo::training
+
+namespace mlgo::training {
+
+namespace {
+
+constexpr std::string_view kValuesHeader = "# mlgo-eval report values v1";
+
+// A value printed so that reading it back gives the same double.
+std::string exact(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+std::vector<std::string> splitTabs(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, '\t');)
+    fields.push_back(field);
+  return fields;
+}
+
+} // namespace
+
+Status writeReportValues(std::span<const CodeBaseReport> reports,
+                         const std::filesystem::path& file) {
+  const evaluators::Measure measure =
+      reports.empty() ? evaluators::Measure::TextSize : reports.front().measure;
+  const std::string baseline = reports.empty() ? "-Oz" : reports.front().baselineName;
+  std::ostringstream out;
+  out << kValuesHeader << "\tmeasure=" << evaluators::measureName(measure)
+      << "\tbaseline=" << baseline << "\n";
+  for (const CodeBaseReport& r : reports)
+    out << r.name << "\t" << r.modules << "\t" << r.failed << "\t" << exact(r.baseline) << "\t"
+        << exact(r.policy) << "\t" << r.smaller << "\t" << r.larger << "\t" << r.same << "\n";
+  std::ofstream file_(file);
+  file_ << out.str();
+  if (!file_.flush())
+    return makeError(file.string() + ": could not write the report's values");
+  return Status::ok();
+}
+
+Expected<std::vector<CodeBaseReport>> readReportValues(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in)
+    return makeError(file.string() + ": cannot read");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header = splitTabs(line);
+  if (header.size() != 3 || header[0] != kValuesHeader || !header[1].starts_with("measure=") ||
+      !header[2].starts_with("baseline="))
+    return makeError(file.string() + ":1: not a report's values (mlgo-eval report --values)");
+  Expected<evaluators::Measure> measure = evaluators::parseMeasure(header[1].substr(8));
+  if (!measure)
+    return makeError(file.string() + ":1: " + measure.error().message);
+  std::vector<CodeBaseReport> reports;
+  for (size_t number = 2; std::getline(in, line); ++number) {
+    std::vector<std::string> f = splitTabs(line);
+    CodeBaseReport r;
+    r.measure = *measure;
+    r.baselineName = header[2].substr(9);
+    try {
+      if (f.size() != 8 || f[0].empty())
+        throw std::invalid_argument("fields");
+      r.name = f[0];
+      r.modules = std::stoul(f[1]);
+      r.failed = std::stoul(f[2]);
+      r.baseline = std::stod(f[3]);
+      r.policy = std::stod(f[4]);
+      r.smaller = std::stoul(f[5]);
+      r.larger = std::stoul(f[6]);
+      r.same = std::stoul(f[7]);
+    } catch (const std::exception&) {
+      return makeError(file.string() + ":" + std::to_string(number) +
+                       ": expected 8 tab-separated fields (name, modules, failed, baseline, "
+                       "policy, smaller, larger, same)");
+    }
+    reports.push_back(std::move(r));
+  }
+  if (reports.empty())
+    return makeError(file.string() + ": no code base");
+  return reports;
+}
+
+std::vector<std::string> codeBasesAboveBaseline(std::span<const CodeBaseReport> reports) {
+  std::vector<std::string> above;
+  for (const CodeBaseReport& r : reports)
+    if (r.policy > r.baseline)
+      above.push_back(r.name + " " + percent(r.deltaPercent()));
+  return above;
+}
+
+std::optional<size_t> chooseCandidate(std::span<const std::vector<CodeBaseReport>> candidates) {
+  std::optional<size_t> chosen;
+  double best = 0;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (candidates[c].empty() || !codeBasesAboveBaseline(candidates[c]).empty())
+      continue;
+    const double total = totalOf(candidates[c], 0).policy;
+    if (!chosen || total < best) {
+      chosen = c;
+      best = total;
+    }
+  }
+  return chosen;
+}
+
+std::string reportVerdict(std::span<const CodeBaseReport> reports) {
+  const CodeBaseReport total = totalOf(reports, 0);
+  const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(
+      reports.empty() ? evaluators::Measure::TextSize : reports.front().measure);
+  const std::string delta = percent(total.deltaPercent());
+  const std::string verdict = delta.starts_with("-")        ? std::string(measure.lower)
+                              : delta.starts_with("+0.000") ? "no better"
+                                                            : std::string(measure.higher);
+  std::vector<std::string> above = codeBasesAboveBaseline(reports);
+  std::string list;
+  for (const std::string& a : above)
+    list += (list.empty() ? "" : ", ") + a;
+  return delta + " total " + std::string(measure.column) + " vs " + base + ", " + verdict +
+         " than " + base + "; " +
+         (above.empty() ? "no code base above " + base : "code bases above " + base + ": " + list);
 }
 
 } // namespace mlgo::training

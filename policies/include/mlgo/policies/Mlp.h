@@ -77,6 +77,7 @@ struct MlpOptions {
   std::string candidateMask;
 
   Status validate() const;
+  bool operator==(const MlpOptions& other) const = default;
 };
 
 // The architecture, inputs and vocabulary: everything but the weights. It is

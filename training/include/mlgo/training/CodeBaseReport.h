@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,5 +89,25 @@ CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressio
 // A Markdown table, one row per code base and a total row, then the largest
 // regressions of each code base that has any.
 std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::string_view title);
+
+// A report's values as a file the tools read back (`mlgo-eval report
+// --values`): a header line naming the measure and baseline, then one
+// tab-separated line per code base (name, modules, failed, baseline, policy,
+// smaller, larger, same; values printed exactly). Regressions are not kept.
+Status writeReportValues(std::span<const CodeBaseReport> reports,
+                         const std::filesystem::path& file);
+// Errors name the file and line.
+Expected<std::vector<CodeBaseReport>> readReportValues(const std::filesystem::path& file);
+
+// The rule that picks the policy to ship among candidates judged on the same
+// validation code bases: a candidate is eligible when no code base measures
+// more than the baseline; among the eligible, the smallest total wins (ties:
+// the first). nullopt when none is eligible (ship the baseline).
+std::optional<size_t> chooseCandidate(std::span<const std::vector<CodeBaseReport>> candidates);
+// The code bases that measure more than the baseline, as "name +0.123 %".
+std::vector<std::string> codeBasesAboveBaseline(std::span<const CodeBaseReport> reports);
+// One sentence on the reports' total: "−0.153 % total .text vs -Oz, smaller
+// than -Oz; no code base above -Oz" (or "code bases above -Oz: lua +0.2 %").
+std::string reportVerdict(std::span<const CodeBaseReport> reports);
 
 } // namespace mlgo::training

@@ -1,0 +1,22 @@
+// The mean-logit ensemble of MLP policies as one MLP policy: the members'
+// first layers stacked, their hidden layers block-diagonal (each member's
+// units see only its own), their output layers side by side divided by their
+// number, the output biases averaged. Its logits are exactly the mean of the
+// members' (a candidate-scoring network's scores alike), a residual margin is
+// added once as in each member, so every tool runs it as it runs any MLP.
+// It measures how much of a policy's result is its seed (BC runs on one
+// trace that differ only in --seed): docs/inlining-results.md.
+#pragma once
+
+#include "mlgo/policies/Mlp.h"
+#include "mlgo/support/Expected.h"
+
+#include <span>
+
+namespace mlgo::policies {
+
+// The members must share their inputs, vocabulary and architecture; the
+// error names the first member (1-based) that differs, and in what.
+Expected<MlpPolicy> meanLogitEnsemble(std::span<const MlpPolicy* const> members);
+
+} // namespace mlgo::policies

@@ -1,0 +1,66 @@
+#include "mlgo/policies/Ensemble.h"
+
+#include <string>
+
+namespace mlgo::policies {
+
+namespace {
+
+// What member `index` (1-based) has that the first has not, or "".
+std::string differenceFromFirst(const MlpStructure& first, const MlpStructure& other) {
+  if (other.inputs() != first.inputs())
+    return "inputs";
+  if (other.vocabulary() != first.vocabulary())
+    return "vocabulary";
+  if (!(other.options() == first.options()))
+    return "architecture";
+  return "";
+}
+
+} // namespace
+
+Expected<MlpPolicy> meanLogitEnsemble(std::span<const MlpPolicy* const> members) {
+  if (members.empty())
+    return makeError("an ensemble needs at least one policy");
+  const MlpStructure& first = *members.front()->structure();
+  for (size_t m = 1; m < members.size(); ++m)
+    if (std::string part = differenceFromFirst(first, *members[m]->structure()); !part.empty())
+      return makeError("policy " + std::to_string(m + 1) + " differs from policy 1 in its " + part);
+  const size_t count = members.size();
+  MlpOptions options = first.options();
+  for (int& width : options.hiddenLayers)
+    width *= static_cast<int>(count);
+  Expected<std::shared_ptr<const MlpStructure>> structure =
+      MlpStructure::create(first.inputs(), first.vocabulary(), options);
+  if (!structure)
+    return structure.error();
+  const std::vector<MlpStructure::Layer>& layers = first.layers();
+  const std::vector<MlpStructure::Layer>& wide = (*structure)->layers();
+  Eigen::VectorXd parameters =
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>((*structure)->parameterCount()));
+  // Weights are column-major (outputs × inputs): (o, i) at offset + i·outputs + o.
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const MlpStructure::Layer &member = layers[l], &combined = wide[l];
+    const bool firstLayer = l == 0, lastLayer = l + 1 == layers.size();
+    for (size_t k = 0; k < count; ++k) {
+      std::span<const double> p = members[k]->parameters();
+      // Member k's block: its own rows (but the last layer's are shared:
+      // summed, scaled to their mean) and its own columns (but the first
+      // layer's inputs are shared).
+      const size_t row0 = lastLayer ? 0 : k * member.outputs;
+      const size_t column0 = firstLayer ? 0 : k * member.inputs;
+      const double weightScale = lastLayer ? 1.0 / static_cast<double>(count) : 1.0;
+      for (size_t i = 0; i < member.inputs; ++i)
+        for (size_t o = 0; o < member.outputs; ++o)
+          parameters[static_cast<Eigen::Index>(combined.weightOffset +
+                                               (column0 + i) * combined.outputs + row0 + o)] +=
+              weightScale * p[member.weightOffset + i * member.outputs + o];
+      for (size_t o = 0; o < member.outputs; ++o)
+        parameters[static_cast<Eigen::Index>(combined.biasOffset + row0 + o)] +=
+            weightScale * p[member.biasOffset + o];
+    }
+  }
+  return MlpPolicy(structure.take(), std::move(parameters));
+}
+
+} // namespace mlgo::policies

@@ -118,13 +118,11 @@ public:
   }
 
   Expected<std::vector<TensorSpec>> specs(const llvm::json::Object& root) const {
-    Expected<const llvm::json::Array*> inputs = array(root, "inputs", "");
-    if (!inputs)
-      return inputs.error();
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* inputs, array(root, "inputs", ""));
     std::vector<TensorSpec> result;
-    for (size_t i = 0; i < (*inputs)->size(); ++i) {
+    for (size_t i = 0; i < inputs->size(); ++i) {
       Expected<TensorSpec> spec =
-          detail::tensorSpecFromJson((**inputs)[i], "inputs[" + std::to_string(i) + "]");
+          detail::tensorSpecFromJson((*inputs)[i], "inputs[" + std::to_string(i) + "]");
       if (!spec)
         return makeError(origin_ + ": " + spec.error().message);
       result.push_back(spec.take());
@@ -133,13 +131,11 @@ public:
   }
 
   Expected<std::unique_ptr<Policy>> heuristic(const llvm::json::Object& root) const {
-    Expected<std::vector<TensorSpec>> inputs = specs(root);
-    if (!inputs)
-      return inputs.error();
-    if (inputs->size() != 1)
+    MLGO_ASSIGN_OR_RETURN(const std::vector<TensorSpec> inputs, specs(root));
+    if (inputs.size() != 1)
       return error("inputs", "a heuristic policy reads exactly one feature (got " +
-                                 std::to_string(inputs->size()) + ")");
-    const TensorSpec& input = inputs->front();
+                                 std::to_string(inputs.size()) + ")");
+    const TensorSpec& input = inputs.front();
     if (input.type != TensorType::Int64 || input.shape != std::vector<int64_t>{1})
       return error("inputs[0]", "the heuristic's feature must be int64_t[1], not " +
                                     detail::typeAndShape(input));
@@ -147,33 +143,23 @@ public:
   }
 
   Expected<std::unique_ptr<Policy>> constant(const llvm::json::Object& root) const {
-    Expected<std::vector<TensorSpec>> inputs = specs(root);
-    if (!inputs)
-      return inputs.error();
-    if (!inputs->empty())
+    MLGO_ASSIGN_OR_RETURN(const std::vector<TensorSpec> inputs, specs(root));
+    if (!inputs.empty())
       return error("inputs", "a constant policy reads no features");
-    Expected<int64_t> advice = integer(root, "advice", "");
-    if (!advice)
-      return advice.error();
-    return makeConstantPolicy(*advice);
+    MLGO_ASSIGN_OR_RETURN(const int64_t advice, integer(root, "advice", ""));
+    return makeConstantPolicy(advice);
   }
 
   // The compiler's decision but at the listed states (64-bit hashes, hex).
   Expected<std::unique_ptr<Policy>> flipSet(const llvm::json::Object& root) const {
-    Expected<std::vector<TensorSpec>> inputs = specs(root);
-    if (!inputs)
-      return inputs.error();
-    Expected<std::string> defaultFeature = string(root, "default_feature", "");
-    if (!defaultFeature)
-      return defaultFeature.error();
-    Expected<FlipSetPolicy> policy = FlipSetPolicy::create(inputs.take(), *defaultFeature);
+    MLGO_ASSIGN_OR_RETURN(std::vector<TensorSpec> inputs, specs(root));
+    MLGO_ASSIGN_OR_RETURN(const std::string defaultFeature, string(root, "default_feature", ""));
+    Expected<FlipSetPolicy> policy = FlipSetPolicy::create(std::move(inputs), defaultFeature);
     if (!policy)
       return error("default_feature", policy.error().message);
-    Expected<const llvm::json::Array*> flips = array(root, "flips", "");
-    if (!flips)
-      return flips.error();
-    for (size_t i = 0; i < (*flips)->size(); ++i) {
-      std::optional<llvm::StringRef> text = (**flips)[i].getAsString();
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* flips, array(root, "flips", ""));
+    for (size_t i = 0; i < flips->size(); ++i) {
+      std::optional<llvm::StringRef> text = (*flips)[i].getAsString();
       uint64_t state = 0;
       if (!text || text->size() != 16 || text->getAsInteger(16, state))
         return error("flips[" + std::to_string(i) + "]", "must be 16 hex digits");
@@ -297,39 +283,29 @@ public:
   }
 
   Expected<MlpPolicy> mlp(const llvm::json::Object& root) const {
-    Expected<std::vector<TensorSpec>> inputs = specs(root);
-    if (!inputs)
-      return inputs.error();
-    Expected<MlpOptions> options = architecture(root);
-    if (!options)
-      return options.error();
-    for (size_t i = 0; i < inputs->size(); ++i)
-      for (const std::string& name : options->excludedFeatures)
-        if ((*inputs)[i].name == name &&
-            !(options->residualMargin > 0 && name == options->residualFeature))
+    MLGO_ASSIGN_OR_RETURN(const std::vector<TensorSpec> inputs, specs(root));
+    MLGO_ASSIGN_OR_RETURN(const MlpOptions options, architecture(root));
+    for (size_t i = 0; i < inputs.size(); ++i)
+      for (const std::string& name : options.excludedFeatures)
+        if (inputs[i].name == name &&
+            !(options.residualMargin > 0 && name == options.residualFeature))
           return error("inputs[" + std::to_string(i) + "]",
                        "\"" + name + "\" is also in architecture.excluded_features");
-    Expected<Vocabulary> vocab = vocabulary(root, *inputs);
-    if (!vocab)
-      return vocab.error();
+    MLGO_ASSIGN_OR_RETURN(const Vocabulary vocab, vocabulary(root, inputs));
     Expected<std::shared_ptr<const MlpStructure>> structure =
-        MlpStructure::create(*inputs, *vocab, *options);
+        MlpStructure::create(inputs, vocab, options);
     if (!structure)
       return makeError(origin_ + ": " + structure.error().message);
 
-    Expected<const llvm::json::Array*> values = array(root, "parameters", "");
-    if (!values)
-      return values.error();
-    if ((*values)->size() != (*structure)->parameterCount())
-      return error("parameters", "has " + std::to_string((*values)->size()) +
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* values, array(root, "parameters", ""));
+    if (values->size() != (*structure)->parameterCount())
+      return error("parameters", "has " + std::to_string(values->size()) +
                                      " values but the architecture needs " +
                                      std::to_string((*structure)->parameterCount()));
-    Expected<std::vector<double>> parameters = numbers(**values, "parameters");
-    if (!parameters)
-      return parameters.error();
+    MLGO_ASSIGN_OR_RETURN(const std::vector<double> parameters, numbers(*values, "parameters"));
     return MlpPolicy(structure.take(),
                      Eigen::Map<const Eigen::VectorXd>(
-                         parameters->data(), static_cast<Eigen::Index>(parameters->size())));
+                         parameters.data(), static_cast<Eigen::Index>(parameters.size())));
   }
 
   Expected<std::unique_ptr<Policy>> policy(std::string_view json) const {

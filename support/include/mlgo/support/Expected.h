@@ -70,3 +70,25 @@ private:
 };
 
 } // namespace mlgo
+
+// Early returns on the error path, in a function returning Status or
+// Expected<U> (the error converts to either):
+//   MLGO_TRY(writeHeader(file));                          // a Status
+//   MLGO_ASSIGN_OR_RETURN(const auto* inputs, array(root, "inputs"));
+//   use(inputs);                                          // the value itself
+// The second declares (or assigns) its left side from the Expected's value;
+// it is two statements, so it needs braces under an if.
+#define MLGO_TRY(...)                                                                              \
+  do {                                                                                             \
+    if (::mlgo::Status mlgoTried_ = (__VA_ARGS__); !mlgoTried_)                                    \
+      return mlgoTried_.error();                                                                   \
+  } while (false)
+#define MLGO_CONCAT_INNER_(a, b) a##b
+#define MLGO_CONCAT_(a, b) MLGO_CONCAT_INNER_(a, b)
+#define MLGO_ASSIGN_OR_RETURN_(temporary, declaration, ...)                                        \
+  auto temporary = (__VA_ARGS__);                                                                  \
+  if (!temporary)                                                                                  \
+    return temporary.error();                                                                      \
+  declaration = temporary.take()
+#define MLGO_ASSIGN_OR_RETURN(declaration, ...)                                                    \
+  MLGO_ASSIGN_OR_RETURN_(MLGO_CONCAT_(mlgoExpected_, __LINE__), declaration, __VA_ARGS__)

@@ -697,20 +697,7 @@ int runEnsemble(const EnsembleArgs& args) {
   return 0;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-  mlgo::apps::reportFileSizeLimitsAsWriteErrors();
-  mlgo::apps::ClusterSession cluster("mlgo-eval");
-  if (cluster.exitCode())
-    return *cluster.exitCode();
-  CLI::App app{"mlgo-eval: compile a corpus under an inlining policy with clang-22 and compare "
-               ".text with plain -Oz"};
-  app.set_config("--config", "", "Read options from a TOML file");
-  mlgo::apps::useStrictTomlConfig(app);
-  app.require_subcommand(1);
-
-  RunArgs run;
+CLI::App* defineRunCommand(CLI::App& app, RunArgs& run) {
   CLI::App* runCmd = app.add_subcommand("run", "Evaluate a policy on a corpus");
   runCmd
       ->add_option("policy", run.policy,
@@ -729,8 +716,10 @@ int main(int argc, char** argv) {
                      "Evaluate this many modules (bucket round robin by size) instead of all");
   runCmd->add_flag("!--no-per-module", run.perModule, "Print only the total");
   run.evaluator.addTo(*runCmd);
+  return runCmd;
+}
 
-  ReportArgs report;
+CLI::App* defineReportCommand(CLI::App& app, ReportArgs& report) {
   CLI::App* reportCmd = app.add_subcommand(
       "report",
       "Judge a policy on whole code bases against the task's baseline, in its measure: "
@@ -761,8 +750,10 @@ int main(int argc, char** argv) {
                       "Count each module as the smaller of the policy's and the baseline's, as "
                       "mlgo-cc --mlgo-best-of builds it (each object compiled both ways)");
   report.evaluator.addTo(*reportCmd);
+  return reportCmd;
+}
 
-  SearchArgs searchArgs;
+CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
   CLI::App* searchCmd = app.add_subcommand(
       "search", "Greedy per-module decision search from -Oz (or --start-policy): flip each of the "
                 "first N decisions "
@@ -798,8 +789,10 @@ int main(int argc, char** argv) {
       "trajectories become flips, and the search tries decisions at the states it reaches and "
       "can undo its flips (labels for a policy trained on an earlier search; DAgger)");
   searchArgs.evaluator.addTo(*searchCmd);
+  return searchCmd;
+}
 
-  VocabArgs vocab;
+CLI::App* defineVocabCommand(CLI::App& app, VocabArgs& vocab) {
   CLI::App* vocabCmd =
       app.add_subcommand("vocab", "Build a quantile vocabulary (.buckets files) from traces");
   vocabCmd->add_option("traces", vocab.traces, "Trace files (mlgo-eval run --trace)")->required();
@@ -811,11 +804,10 @@ int main(int argc, char** argv) {
                    "Share of values the quantiles are computed from")
       ->capture_default_str();
   vocabCmd->add_option("--seed", vocab.options.seed, "Seed for subsampling")->capture_default_str();
+  return vocabCmd;
+}
 
-  Ir2VecArgs ir2vec;
-  CLI::App* ir2vecCmd = addIr2VecCommand(app, ir2vec);
-
-  InitArgs init;
+CLI::App* defineInitCommand(CLI::App& app, InitArgs& init) {
   CLI::App* initCmd = app.add_subcommand(
       "init-mlp", "Write a randomly initialised MLP policy over a trace's features");
   initCmd->add_option("--trace", init.trace, "A trace file (gives clang's feature specs)")
@@ -841,8 +833,10 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   initCmd->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();
+  return initCmd;
+}
 
-  ChooseArgs choose;
+CLI::App* defineChooseCommand(CLI::App& app, ChooseArgs& choose) {
   CLI::App* chooseCmd = app.add_subcommand(
       "choose", "Choose the policy to ship from its candidates' validation reports (mlgo-eval "
                 "report --values): no code base above the baseline, then the smallest total; "
@@ -854,13 +848,54 @@ int main(int argc, char** argv) {
   chooseCmd->add_flag("--verdict", choose.verdict,
                       "Print one report's verdict instead: its total against the baseline and "
                       "the code bases above it");
+  return chooseCmd;
+}
 
-  EnsembleArgs ensemble;
+CLI::App* defineEnsembleCommand(CLI::App& app, EnsembleArgs& ensemble) {
   CLI::App* ensembleCmd = app.add_subcommand(
       "ensemble", "Write the mean-logit ensemble of MLP policies (same inputs, vocabulary and "
                   "architecture) as one wider MLP policy");
   ensembleCmd->add_option("policies", ensemble.policies, "MLP policy files")->required();
   ensembleCmd->add_option("-o,--output", ensemble.output, "The ensemble's policy file")->required();
+  return ensembleCmd;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  mlgo::apps::reportFileSizeLimitsAsWriteErrors();
+  mlgo::apps::ClusterSession cluster("mlgo-eval");
+  if (cluster.exitCode())
+    return *cluster.exitCode();
+  CLI::App app{"mlgo-eval: compile a corpus under an inlining policy with clang-22 and compare "
+               ".text with plain -Oz"};
+  app.set_config("--config", "", "Read options from a TOML file");
+  mlgo::apps::useStrictTomlConfig(app);
+  app.require_subcommand(1);
+
+  RunArgs run;
+  CLI::App* runCmd = defineRunCommand(app, run);
+
+  ReportArgs report;
+  CLI::App* reportCmd = defineReportCommand(app, report);
+
+  SearchArgs searchArgs;
+  CLI::App* searchCmd = defineSearchCommand(app, searchArgs);
+
+  VocabArgs vocab;
+  CLI::App* vocabCmd = defineVocabCommand(app, vocab);
+
+  Ir2VecArgs ir2vec;
+  CLI::App* ir2vecCmd = addIr2VecCommand(app, ir2vec);
+
+  InitArgs init;
+  CLI::App* initCmd = defineInitCommand(app, init);
+
+  ChooseArgs choose;
+  CLI::App* chooseCmd = defineChooseCommand(app, choose);
+
+  EnsembleArgs ensemble;
+  CLI::App* ensembleCmd = defineEnsembleCommand(app, ensemble);
 
   CLI11_PARSE(app, argc, argv);
   if (*runCmd)

@@ -233,6 +233,66 @@ Population TrustRegionEs::ask() const {
                     options_.sampling.sigma * state_.scale);
 }
 
+namespace {
+
+// The model's samples at the accepted point after a tell: this step's
+// (Hessian coefficients (f_i − f0) / N per candidate), and after a return
+// from a rejected step also the earlier ones at this point, averaged in
+// (those older than maxModelAge dropped). Returns how many earlier samples
+// were kept: they come first.
+size_t takeModelSamples(TrustRegionEs::State& state, const TrustRegionOptions& tr,
+                        const Eigen::VectorXd& gradient, double value,
+                        const DirectionalSamples& samples, const std::vector<size_t>& directions,
+                        bool antithetic) {
+  const auto kept = static_cast<Eigen::Index>(directions.size());
+  const double used = double(antithetic ? 2 * kept : kept);
+  std::vector<double> coefficients(static_cast<size_t>(kept));
+  for (Eigen::Index k = 0; k < kept; ++k) {
+    double sum = samples.plus[k] - samples.baseline;
+    if (antithetic)
+      sum += samples.minus[k] - samples.baseline;
+    coefficients[static_cast<size_t>(k)] = sum / used;
+  }
+  const double newWeight = state.returnedAfterReject ? 0.5 : 1.0;
+  if (state.returnedAfterReject) {
+    // Average with what was learnt at this point before the rejected step.
+    state.modelGradient = 0.5 * gradient + 0.5 * state.modelGradient;
+    state.acceptedValue = 0.5 * value + 0.5 * state.acceptedValue;
+    size_t keptOld = 0;
+    for (size_t i = 0; i < state.hessianCoefficients.size(); ++i) {
+      if (state.hessianAges[i] + 1 > tr.maxModelAge)
+        continue;
+      state.hessianSteps[keptOld] = state.hessianSteps[i];
+      state.hessianDirections[keptOld] = state.hessianDirections[i];
+      state.hessianCoefficients[keptOld] = 0.5 * state.hessianCoefficients[i];
+      state.hessianAges[keptOld] = state.hessianAges[i] + 1;
+      ++keptOld;
+    }
+    state.hessianSteps.resize(keptOld);
+    state.hessianDirections.resize(keptOld);
+    state.hessianCoefficients.resize(keptOld);
+    state.hessianAges.resize(keptOld);
+    state.returnedAfterReject = false;
+  } else {
+    state.modelGradient = gradient;
+    state.acceptedValue = value;
+    state.hessianSteps.clear();
+    state.hessianDirections.clear();
+    state.hessianCoefficients.clear();
+    state.hessianAges.clear();
+  }
+  const size_t oldSamples = state.hessianCoefficients.size();
+  for (Eigen::Index k = 0; k < kept; ++k) {
+    state.hessianSteps.push_back(state.step);
+    state.hessianDirections.push_back(static_cast<int64_t>(directions[static_cast<size_t>(k)]));
+    state.hessianCoefficients.push_back(newWeight * coefficients[static_cast<size_t>(k)]);
+    state.hessianAges.push_back(0);
+  }
+  return oldSamples;
+}
+
+} // namespace
+
 Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> rewards) {
   Population population = ask();
   if (rewards.size() != population.size())
@@ -288,51 +348,8 @@ Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> 
   Eigen::VectorXd gradient = estimateGradient(samples, options_.estimator, options_.sampling.sigma);
   record.gradientNorm = gradient.norm();
 
-  // Hessian coefficients of the new samples: (f_i − f0) / N per candidate.
-  const double used = double(antithetic ? 2 * kept : kept);
-  std::vector<double> coefficients(static_cast<size_t>(kept));
-  for (Eigen::Index k = 0; k < kept; ++k) {
-    double sum = samples.plus[k] - samples.baseline;
-    if (antithetic)
-      sum += samples.minus[k] - samples.baseline;
-    coefficients[static_cast<size_t>(k)] = sum / used;
-  }
-  const double newWeight = state_.returnedAfterReject ? 0.5 : 1.0;
-  if (state_.returnedAfterReject) {
-    // Average with what was learnt at this point before the rejected step.
-    state_.modelGradient = 0.5 * gradient + 0.5 * state_.modelGradient;
-    state_.acceptedValue = 0.5 * value + 0.5 * state_.acceptedValue;
-    size_t keptOld = 0;
-    for (size_t i = 0; i < state_.hessianCoefficients.size(); ++i) {
-      if (state_.hessianAges[i] + 1 > tr.maxModelAge)
-        continue;
-      state_.hessianSteps[keptOld] = state_.hessianSteps[i];
-      state_.hessianDirections[keptOld] = state_.hessianDirections[i];
-      state_.hessianCoefficients[keptOld] = 0.5 * state_.hessianCoefficients[i];
-      state_.hessianAges[keptOld] = state_.hessianAges[i] + 1;
-      ++keptOld;
-    }
-    state_.hessianSteps.resize(keptOld);
-    state_.hessianDirections.resize(keptOld);
-    state_.hessianCoefficients.resize(keptOld);
-    state_.hessianAges.resize(keptOld);
-    state_.returnedAfterReject = false;
-  } else {
-    state_.modelGradient = gradient;
-    state_.acceptedValue = value;
-    state_.hessianSteps.clear();
-    state_.hessianDirections.clear();
-    state_.hessianCoefficients.clear();
-    state_.hessianAges.clear();
-  }
-  const size_t oldSamples = state_.hessianCoefficients.size();
-  for (Eigen::Index k = 0; k < kept; ++k) {
-    state_.hessianSteps.push_back(state_.step);
-    state_.hessianDirections.push_back(
-        static_cast<int64_t>(selected->directions[static_cast<size_t>(k)]));
-    state_.hessianCoefficients.push_back(newWeight * coefficients[static_cast<size_t>(k)]);
-    state_.hessianAges.push_back(0);
-  }
+  const size_t oldSamples =
+      takeModelSamples(state_, tr, gradient, value, samples, selected->directions, antithetic);
   state_.hasModel = true;
   state_.acceptedPoint = state_.point;
 

@@ -589,11 +589,9 @@ Expected<std::vector<std::string>> Hdf5File::children(std::string_view groupPath
   Place place{path_, groupPath};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> group = openGroup(id_, place);
-  if (!group)
-    return group.error();
+  MLGO_ASSIGN_OR_RETURN(const Id group, openGroup(id_, place));
   std::vector<std::string> names;
-  if (H5Literate(group->get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLinkName, &names) < 0)
+  if (H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLinkName, &names) < 0)
     return place.hdf5Error("cannot list the group");
   std::sort(names.begin(), names.end());
   return names;
@@ -648,11 +646,9 @@ template <Hdf5Element T> Expected<Array<T>> Hdf5File::readDataset(std::string_vi
   Place place{path_, path};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> dataset = openDataset(id_, place);
-  if (!dataset)
-    return dataset.error();
-  Id type(H5Dget_type(dataset->get()), H5Tclose);
-  Id space(H5Dget_space(dataset->get()), H5Sclose);
+  MLGO_ASSIGN_OR_RETURN(const Id dataset, openDataset(id_, place));
+  Id type(H5Dget_type(dataset.get()), H5Tclose);
+  Id space(H5Dget_space(dataset.get()), H5Sclose);
   if (!type.valid() || !space.valid())
     return place.hdf5Error("cannot inspect dataset");
   Expected<Shape> shape = spaceShape(place, space.get());
@@ -660,7 +656,7 @@ template <Hdf5Element T> Expected<Array<T>> Hdf5File::readDataset(std::string_vi
     return shape.error();
   Expected<std::vector<T>> values =
       readValues<T>(place, type.get(), space.get(), product(*shape),
-                    [datasetId = dataset->get()](hid_t memory, void* buffer) {
+                    [datasetId = dataset.get()](hid_t memory, void* buffer) {
                       return H5Dread(datasetId, memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
                     });
   if (!values)
@@ -684,10 +680,8 @@ Expected<Shape> Hdf5File::datasetShape(std::string_view path) const {
   Place place{path_, path};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> dataset = openDataset(id_, place);
-  if (!dataset)
-    return dataset.error();
-  Id space(H5Dget_space(dataset->get()), H5Sclose);
+  MLGO_ASSIGN_OR_RETURN(const Id dataset, openDataset(id_, place));
+  Id space(H5Dget_space(dataset.get()), H5Sclose);
   if (!space.valid())
     return place.hdf5Error("cannot inspect dataset");
   return spaceShape(place, space.get());
@@ -698,10 +692,8 @@ Expected<ElementType> Hdf5File::datasetType(std::string_view path) const {
   Place place{path_, path};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> dataset = openDataset(id_, place);
-  if (!dataset)
-    return dataset.error();
-  Id type(H5Dget_type(dataset->get()), H5Tclose);
+  MLGO_ASSIGN_OR_RETURN(const Id dataset, openDataset(id_, place));
+  Id type(H5Dget_type(dataset.get()), H5Tclose);
   if (!type.valid())
     return place.hdf5Error("cannot inspect dataset");
   if (std::optional<ElementType> element = classify(type.get()))
@@ -765,11 +757,9 @@ Status Hdf5File::appendRows(std::string_view path, std::span<const T> values) {
   Place place{path_, path};
   if (Status usable = checkUsable(place, id_, true, writable_); !usable)
     return usable;
-  Expected<Id> dataset = openDataset(id_, place);
-  if (!dataset)
-    return dataset.error();
-  Id type(H5Dget_type(dataset->get()), H5Tclose);
-  Id space(H5Dget_space(dataset->get()), H5Sclose);
+  MLGO_ASSIGN_OR_RETURN(const Id dataset, openDataset(id_, place));
+  Id type(H5Dget_type(dataset.get()), H5Tclose);
+  Id space(H5Dget_space(dataset.get()), H5Sclose);
   if (!type.valid() || !space.valid())
     return place.hdf5Error("cannot inspect dataset");
   if (Status matches = checkReadable<T>(place, type.get()); !matches)
@@ -794,9 +784,9 @@ Status Hdf5File::appendRows(std::string_view path, std::span<const T> values) {
   std::vector<hsize_t> oldDims(shape->begin(), shape->end());
   std::vector<hsize_t> newDims = oldDims;
   newDims[0] += rows;
-  if (H5Dset_extent(dataset->get(), newDims.data()) < 0)
+  if (H5Dset_extent(dataset.get(), newDims.data()) < 0)
     return place.hdf5Error("cannot extend");
-  Id fileSpace(H5Dget_space(dataset->get()), H5Sclose);
+  Id fileSpace(H5Dget_space(dataset.get()), H5Sclose);
   std::vector<hsize_t> start(newDims.size(), 0), count = newDims;
   start[0] = oldDims[0];
   count[0] = rows;
@@ -807,13 +797,13 @@ Status Hdf5File::appendRows(std::string_view path, std::span<const T> values) {
       H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
                           nullptr) >= 0)
     written =
-        writeValues<T>(values, [datasetId = dataset->get(), memorySpaceId = memorySpace.get(),
+        writeValues<T>(values, [datasetId = dataset.get(), memorySpaceId = memorySpace.get(),
                                 fileSpaceId = fileSpace.get()](hid_t memory, const void* buffer) {
           return H5Dwrite(datasetId, memory, memorySpaceId, fileSpaceId, H5P_DEFAULT, buffer);
         });
   if (written < 0) {
     Error error = place.hdf5Error("cannot append " + std::to_string(rows) + " rows");
-    H5Dset_extent(dataset->get(), oldDims.data()); // leave no half-written rows behind
+    H5Dset_extent(dataset.get(), oldDims.data()); // leave no half-written rows behind
     H5Eclear2(H5E_DEFAULT);
     return error;
   }
@@ -836,17 +826,15 @@ Status Hdf5File::writeAttribute(std::string_view objectPath, std::string_view na
   if constexpr (std::is_same_v<T, std::string>)
     if (Status clean = checkNoNul(attributePlace, std::span(&value, 1)); !clean)
       return clean;
-  Expected<Id> object = openObject(id_, place);
-  if (!object)
-    return object.error();
+  MLGO_ASSIGN_OR_RETURN(const Id object, openObject(id_, place));
   std::string attributeName(name);
-  htri_t exists = H5Aexists(object->get(), attributeName.c_str());
-  if (exists < 0 || (exists > 0 && H5Adelete(object->get(), attributeName.c_str()) < 0))
+  htri_t exists = H5Aexists(object.get(), attributeName.c_str());
+  if (exists < 0 || (exists > 0 && H5Adelete(object.get(), attributeName.c_str()) < 0))
     return attributePlace.hdf5Error("cannot replace");
   Id space(H5Screate(H5S_SCALAR), H5Sclose);
   Id type = fileType<T>();
-  Id attribute(H5Acreate2(object->get(), attributeName.c_str(), type.get(), space.get(),
-                          H5P_DEFAULT, H5P_DEFAULT),
+  Id attribute(H5Acreate2(object.get(), attributeName.c_str(), type.get(), space.get(), H5P_DEFAULT,
+                          H5P_DEFAULT),
                H5Aclose);
   if (!attribute.valid())
     return attributePlace.hdf5Error("cannot create");
@@ -863,15 +851,13 @@ namespace {
 
 Expected<Id> openAttribute(hid_t file, const Place& objectPlace, const Place& attributePlace,
                            const std::string& name) {
-  Expected<Id> object = openObject(file, objectPlace);
-  if (!object)
-    return object.error();
-  htri_t exists = H5Aexists(object->get(), name.c_str());
+  MLGO_ASSIGN_OR_RETURN(const Id object, openObject(file, objectPlace));
+  htri_t exists = H5Aexists(object.get(), name.c_str());
   if (exists < 0)
     return attributePlace.hdf5Error("cannot look up");
   if (exists == 0)
     return attributePlace.error("no such attribute");
-  Id attribute(H5Aopen(object->get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+  Id attribute(H5Aopen(object.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
   if (!attribute.valid())
     return attributePlace.hdf5Error("cannot open");
   return attribute;
@@ -887,11 +873,10 @@ Expected<T> Hdf5File::readAttribute(std::string_view objectPath, std::string_vie
   Place attributePlace{path_, where};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> attribute = openAttribute(id_, place, attributePlace, std::string(name));
-  if (!attribute)
-    return attribute.error();
-  Id type(H5Aget_type(attribute->get()), H5Tclose);
-  Id space(H5Aget_space(attribute->get()), H5Sclose);
+  MLGO_ASSIGN_OR_RETURN(const Id attribute,
+                        openAttribute(id_, place, attributePlace, std::string(name)));
+  Id type(H5Aget_type(attribute.get()), H5Tclose);
+  Id space(H5Aget_space(attribute.get()), H5Sclose);
   if (!type.valid() || !space.valid())
     return attributePlace.hdf5Error("cannot inspect");
   hssize_t count = H5Sget_simple_extent_npoints(space.get());
@@ -899,7 +884,7 @@ Expected<T> Hdf5File::readAttribute(std::string_view objectPath, std::string_vie
     return attributePlace.error("holds " + std::to_string(count) + " values, not one");
   Expected<std::vector<T>> values =
       readValues<T>(attributePlace, type.get(), space.get(), 1,
-                    [attributeId = attribute->get()](hid_t memory, void* buffer) {
+                    [attributeId = attribute.get()](hid_t memory, void* buffer) {
                       return H5Aread(attributeId, memory, buffer);
                     });
   if (!values)
@@ -912,10 +897,8 @@ Expected<bool> Hdf5File::hasAttribute(std::string_view objectPath, std::string_v
   Place place{path_, objectPath};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> object = openObject(id_, place);
-  if (!object)
-    return object.error();
-  htri_t exists = H5Aexists(object->get(), std::string(name).c_str());
+  MLGO_ASSIGN_OR_RETURN(const Id object, openObject(id_, place));
+  htri_t exists = H5Aexists(object.get(), std::string(name).c_str());
   if (exists < 0)
     return place.hdf5Error("cannot look up attribute \"" + std::string(name) + "\"");
   return exists > 0;
@@ -929,10 +912,9 @@ Expected<ElementType> Hdf5File::attributeType(std::string_view objectPath,
   Place attributePlace{path_, where};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> attribute = openAttribute(id_, place, attributePlace, std::string(name));
-  if (!attribute)
-    return attribute.error();
-  Id type(H5Aget_type(attribute->get()), H5Tclose);
+  MLGO_ASSIGN_OR_RETURN(const Id attribute,
+                        openAttribute(id_, place, attributePlace, std::string(name)));
+  Id type(H5Aget_type(attribute.get()), H5Tclose);
   if (!type.valid())
     return attributePlace.hdf5Error("cannot inspect");
   if (std::optional<ElementType> element = classify(type.get()))
@@ -946,12 +928,10 @@ Expected<std::vector<std::string>> Hdf5File::attributeNames(std::string_view obj
   Place place{path_, objectPath};
   if (Status usable = checkUsable(place, id_, false, writable_); !usable)
     return usable.error();
-  Expected<Id> object = openObject(id_, place);
-  if (!object)
-    return object.error();
+  MLGO_ASSIGN_OR_RETURN(const Id object, openObject(id_, place));
   std::vector<std::string> names;
-  if (H5Aiterate2(object->get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectAttributeName,
-                  &names) < 0)
+  if (H5Aiterate2(object.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectAttributeName, &names) <
+      0)
     return place.hdf5Error("cannot list attributes");
   std::sort(names.begin(), names.end());
   return names;

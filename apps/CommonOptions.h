@@ -53,64 +53,138 @@ struct EvaluatorArgs {
   bool noBaselineCache = false;
   FilterArgs filters;
 
+  // One row per evaluator flag, in --help's and the stored config's order:
+  // its definition, and whether --resume may change it (where and how fast
+  // compilations run, never the numbers: the run's results stay the same).
+  struct Flag {
+    const char* name;
+    bool resumable;
+    CLI::Option* (*add)(CLI::App&, EvaluatorArgs&);
+  };
+  static const std::vector<Flag>& flags() {
+    static const std::vector<Flag> table = {
+        {"--backend", false,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--backend", a.backend,
+                           "How modules are compiled: inprocess (clang's cc1 inside long-lived "
+                           "worker processes, the policy called directly) or clang (a clang-22 "
+                           "process per module, the policy over a pipe)")
+               ->capture_default_str()
+               ->check(CLI::IsMember({"inprocess", "clang"}));
+         }},
+        {"--task", false,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_option("--task", a.task, "What the compiler decides: " + taskChoices())
+               ->capture_default_str()
+               ->check(CLI::IsMember(evaluators::CompilerTask::names()));
+         }},
+        {"--measure", false,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--measure", a.measure,
+                           "What jobs are measured and rewarded by (lower is better); default: "
+                           "the task's (" +
+                               taskMeasures() + ")")
+               ->check(CLI::IsMember(evaluators::measureNames()));
+         }},
+        {"--ir2vec-vocabulary", false,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_option("--ir2vec-vocabulary", a.ir2vecVocabulary,
+                                 "IR2Vec vocabulary (JSON, from mlgo-eval ir2vec-vocab): the "
+                                 "inliner also sends caller_embedding and callee_embedding; "
+                                 "policies trained with them need the same vocabulary wherever "
+                                 "they run");
+         }},
+        {"--inprocess-worker", false,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--inprocess-worker", a.inprocessWorker,
+                           "mlgo-inprocess-worker executable (in-process backend)")
+               ->capture_default_str();
+         }},
+        {"--no-decision-cache", false,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_flag("--no-decision-cache", a.noDecisionCache,
+                               "In-process backend: always compile to the end, even when this "
+                               "run has seen the module's decision sequence before");
+         }},
+        {"--no-replay", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_flag("--no-replay", a.noReplay,
+                               "Compile every job, even when its policy follows a trajectory "
+                               "this run has compiled before to the end (replay answers those "
+                               "without a compiler)");
+         }},
+        {"--replay-memory", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--replay-memory", a.replayMemoryMiB,
+                           "MiB the known trajectories may take; the least recently used "
+                           "modules are forgotten first")
+               ->capture_default_str()
+               ->check(kAtLeastOne);
+         }},
+        {"--replay-verify", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_flag(
+               "--replay-verify", a.replayVerify,
+               "Compile every replayed job anyway and stop the run at the first difference");
+         }},
+        {"--clang", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_option("--clang", a.clang, "clang-22 executable")->capture_default_str();
+         }},
+        {"--workers", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("-j,--workers", a.workers,
+                           "Concurrent compilations (under MPI: per rank); 0: one per hardware "
+                           "thread, shared by the ranks on a node")
+               ->capture_default_str()
+               ->check(kAtLeastZero);
+         }},
+        {"--timeout", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--timeout", a.timeoutSeconds, "Per-compilation deadline in seconds")
+               ->capture_default_str();
+         }},
+        {"--rank-deadline", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--rank-deadline", a.rankDeadlineSeconds,
+                           "Under MPI: end the job when a rank has sent nothing for this many "
+                           "seconds (stopped, hung, cut off; ranks send a heartbeat every "
+                           "second)")
+               ->capture_default_str();
+         }},
+        {"--scratch", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app
+               .add_option("--scratch", a.scratch,
+                           "Directory for FIFOs and objects of running jobs")
+               ->capture_default_str();
+         }},
+        {"--baseline-cache", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_option("--baseline-cache", a.baselineCache, "On-disk cache of -Oz sizes")
+               ->capture_default_str();
+         }},
+        {"--no-baseline-cache", true,
+         [](CLI::App& app, EvaluatorArgs& a) {
+           return app.add_flag("--no-baseline-cache", a.noBaselineCache,
+                               "Compile every baseline afresh");
+         }},
+    };
+    return table;
+  }
+
   void addTo(CLI::App& app) {
-    app.add_option("--backend", backend,
-                   "How modules are compiled: inprocess (clang's cc1 inside long-lived worker "
-                   "processes, the policy called directly) or clang (a clang-22 process per "
-                   "module, the policy over a pipe)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"inprocess", "clang"}));
-    app.add_option("--task", task, "What the compiler decides: " + taskChoices())
-        ->capture_default_str()
-        ->check(CLI::IsMember(evaluators::CompilerTask::names()));
-    app.add_option("--measure", measure,
-                   "What jobs are measured and rewarded by (lower is better); default: the "
-                   "task's (" +
-                       taskMeasures() + ")")
-        ->check(CLI::IsMember(evaluators::measureNames()));
-    app.add_option("--ir2vec-vocabulary", ir2vecVocabulary,
-                   "IR2Vec vocabulary (JSON, from mlgo-eval ir2vec-vocab): the inliner "
-                   "also sends caller_embedding and callee_embedding; policies trained with "
-                   "them need the same vocabulary wherever they run");
-    app.add_option("--inprocess-worker", inprocessWorker,
-                   "mlgo-inprocess-worker executable (in-process backend)")
-        ->capture_default_str();
-    app.add_flag("--no-decision-cache", noDecisionCache,
-                 "In-process backend: always compile to the end, even when this run has seen "
-                 "the module's decision sequence before");
-    app.add_flag("--no-replay", noReplay,
-                 "Compile every job, even when its policy follows a trajectory this run has "
-                 "compiled before to the end (replay answers those without a compiler)");
-    app.add_option("--replay-memory", replayMemoryMiB,
-                   "MiB the known trajectories may take; the least recently used modules are "
-                   "forgotten first")
-        ->capture_default_str()
-        ->check(kAtLeastOne);
-    app.add_flag("--replay-verify", replayVerify,
-                 "Compile every replayed job anyway and stop the run at the first difference");
-    app.add_option("--clang", clang, "clang-22 executable")->capture_default_str();
-    app.add_option("-j,--workers", workers,
-                   "Concurrent compilations (under MPI: per rank); 0: one per hardware thread, "
-                   "shared by the ranks on a node")
-        ->capture_default_str()
-        ->check(kAtLeastZero);
-    app.add_option("--timeout", timeoutSeconds, "Per-compilation deadline in seconds")
-        ->capture_default_str();
-    app.add_option("--rank-deadline", rankDeadlineSeconds,
-                   "Under MPI: end the job when a rank has sent nothing for this many seconds "
-                   "(stopped, hung, cut off; ranks send a heartbeat every second)")
-        ->capture_default_str();
-    app.add_option("--scratch", scratch, "Directory for FIFOs and objects of running jobs")
-        ->capture_default_str();
-    app.add_option("--baseline-cache", baselineCache, "On-disk cache of -Oz sizes")
-        ->capture_default_str();
-    app.add_flag("--no-baseline-cache", noBaselineCache, "Compile every baseline afresh");
+    for (const Flag& flag : flags())
+      flag.add(app, *this)->group("Evaluator");
     filters.addTo(app);
-    for (const char* flag :
-         {"--task", "--measure", "--ir2vec-vocabulary", "--backend", "--inprocess-worker",
-          "--no-decision-cache", "--no-replay", "--replay-memory", "--replay-verify", "--clang",
-          "--workers", "--timeout", "--rank-deadline", "--scratch", "--baseline-cache",
-          "--no-baseline-cache", "--delete-flag", "--replace-flag", "--add-flag"})
+    for (const char* flag : {"--delete-flag", "--replace-flag", "--add-flag"})
       app.get_option(flag)->group("Evaluator");
   }
 
@@ -307,35 +381,32 @@ inline int withStdoutWritten(int status, const char* program) {
   return status;
 }
 
-// What --resume may change: where and how fast compilations run.
-inline constexpr auto kResumeValueFlags =
-    std::to_array<const char*>({"--clang", "--workers", "--timeout", "--rank-deadline", "--scratch",
-                                "--baseline-cache", "--replay-memory"});
-inline constexpr auto kResumeSwitches =
-    std::to_array<const char*>({"--no-baseline-cache", "--no-replay", "--replay-verify"});
+// What --resume may change (EvaluatorArgs::flags()' resumable rows: where
+// and how fast compilations run), as CLI11 names them on `app`.
+inline std::vector<std::string> resumableFlags() {
+  std::vector<std::string> names;
+  for (const EvaluatorArgs::Flag& flag : EvaluatorArgs::flags())
+    if (flag.resumable)
+      names.push_back(flag.name);
+  return names;
+}
 
 // Any other flag with --resume is an error, not silently dropped: the run
 // continues exactly as it was configured.
 inline Status checkResumeFlags(const CLI::App& commandLine, const std::string& program) {
+  const std::vector<std::string> allowed = resumableFlags();
   for (const CLI::Option* option : commandLine.get_options()) {
     if (option->count() == 0)
       continue;
     std::string name = option->get_name();
     if (name == "--resume" || name == "--help" ||
-        std::find(kResumeValueFlags.begin(), kResumeValueFlags.end(), name) !=
-            kResumeValueFlags.end() ||
-        std::find(kResumeSwitches.begin(), kResumeSwitches.end(), name) != kResumeSwitches.end())
+        std::find(allowed.begin(), allowed.end(), name) != allowed.end())
       continue;
     // The list the check uses, so the message cannot fall behind it.
-    std::string allowed;
-    for (const char* flag : kResumeValueFlags)
-      allowed += std::string(allowed.empty() ? "" : ", ") + flag;
-    for (size_t i = 0; i < kResumeSwitches.size(); ++i)
-      allowed += std::string(i + 1 == kResumeSwitches.size() ? " and " : ", ") + kResumeSwitches[i];
     return makeError(name +
                      " cannot be given with --resume: a resumed run keeps the config "
                      "stored in its run file (only " +
-                     allowed +
+                     evaluators::alternatives(allowed) +
                      " may change); to train longer or differently, start a new run from its "
                      "policy (" +
                      program + " --initial-policy …)");
@@ -353,15 +424,18 @@ inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
                                  (program + "-resume-" + std::to_string(getpid()) + ".toml");
   std::ofstream(config) << storedToml;
   std::vector<std::string> args{program, "--config", config.string()};
-  for (const char* flag : kResumeValueFlags)
-    if (commandLine.count(flag))
-      for (const std::string& r : commandLine[flag]->results()) {
+  for (const std::string& flag : resumableFlags()) {
+    if (!commandLine.count(flag))
+      continue;
+    const CLI::Option* option = commandLine[flag];
+    if (option->get_expected_max() == 0) // a switch
+      args.push_back(flag);
+    else
+      for (const std::string& r : option->results()) {
         args.push_back(flag);
         args.push_back(r);
       }
-  for (const char* flag : kResumeSwitches)
-    if (commandLine.count(flag))
-      args.push_back(flag);
+  }
   std::vector<const char*> argv;
   for (const std::string& a : args)
     argv.push_back(a.c_str());

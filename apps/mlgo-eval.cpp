@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -874,45 +875,27 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RunArgs run;
-  CLI::App* runCmd = defineRunCommand(app, run);
-
   ReportArgs report;
-  CLI::App* reportCmd = defineReportCommand(app, report);
-
-  SearchArgs searchArgs;
-  CLI::App* searchCmd = defineSearchCommand(app, searchArgs);
-
+  SearchArgs search;
   VocabArgs vocab;
-  CLI::App* vocabCmd = defineVocabCommand(app, vocab);
-
   Ir2VecArgs ir2vec;
-  CLI::App* ir2vecCmd = addIr2VecCommand(app, ir2vec);
-
   InitArgs init;
-  CLI::App* initCmd = defineInitCommand(app, init);
-
   ChooseArgs choose;
-  CLI::App* chooseCmd = defineChooseCommand(app, choose);
-
   EnsembleArgs ensemble;
-  CLI::App* ensembleCmd = defineEnsembleCommand(app, ensemble);
-
+  // Each subcommand and what runs it, in --help's order.
+  const std::pair<CLI::App*, std::function<int()>> commands[] = {
+      {defineRunCommand(app, run), [&] { return runEvaluate(run); }},
+      {defineReportCommand(app, report), [&] { return runReport(report); }},
+      {defineSearchCommand(app, search), [&] { return runSearch(search); }},
+      {defineVocabCommand(app, vocab), [&] { return runVocab(vocab); }},
+      {addIr2VecCommand(app, ir2vec), [&] { return runIr2VecVocabulary(ir2vec); }},
+      {defineInitCommand(app, init), [&] { return runInitMlp(init); }},
+      {defineChooseCommand(app, choose), [&] { return runChoose(choose); }},
+      {defineEnsembleCommand(app, ensemble), [&] { return runEnsemble(ensemble); }},
+  };
   CLI11_PARSE(app, argc, argv);
-  if (*runCmd)
-    return mlgo::apps::withStdoutWritten(runEvaluate(run), "mlgo-eval");
-  if (*reportCmd)
-    return mlgo::apps::withStdoutWritten(runReport(report), "mlgo-eval");
-  if (*searchCmd)
-    return mlgo::apps::withStdoutWritten(runSearch(searchArgs), "mlgo-eval");
-  if (*vocabCmd)
-    return mlgo::apps::withStdoutWritten(runVocab(vocab), "mlgo-eval");
-  if (*ir2vecCmd)
-    return mlgo::apps::withStdoutWritten(runIr2VecVocabulary(ir2vec), "mlgo-eval");
-  if (*initCmd)
-    return mlgo::apps::withStdoutWritten(runInitMlp(init), "mlgo-eval");
-  if (*chooseCmd)
-    return mlgo::apps::withStdoutWritten(runChoose(choose), "mlgo-eval");
-  if (*ensembleCmd)
-    return mlgo::apps::withStdoutWritten(runEnsemble(ensemble), "mlgo-eval");
+  for (const auto& [command, body] : commands)
+    if (*command)
+      return mlgo::apps::withStdoutWritten(body(), "mlgo-eval");
   return 1;
 }

@@ -1,5 +1,7 @@
 #include "ClusterProtocol.h"
 
+#include <type_traits>
+
 #include "Wire.h"
 
 namespace mlgo::evaluators::cluster {
@@ -67,39 +69,37 @@ EvaluatorOptions readOptions(Reader& r) {
   return o;
 }
 
+// Every field of the task (CompilerTask::forEachField), so a new field
+// travels to the ranks without a change here. The task's process-global LLVM
+// options (an IR2Vec vocabulary) matter most: without them a rank would
+// compile without the embedding features rank 0's policy reads.
 void writeTask(Writer& w, const CompilerTask& t) {
-  w.text(t.name);
-  w.texts(t.interactiveArguments);
-  // Process-global LLVM options (an IR2Vec vocabulary): without them a rank
-  // would compile without the embedding features rank 0's policy reads.
-  w.texts(t.llvmOptions);
-  w.text(t.adviceName);
-  w.text(t.defaultDecisionFeature);
-  w.texts(t.sizeSections);
-  w.value<double>(t.reward.delta);
-  w.value(static_cast<uint8_t>(t.inProcess));
-  w.value<int64_t>(t.neutralAdvice);
-  w.text(t.candidateMask);
-  w.text(t.baselineName);
-  w.value<uint8_t>(static_cast<uint8_t>(t.measure));
-  w.value<int64_t>(t.actions);
+  CompilerTask::forEachField(
+      [&](const auto& field) {
+        using Field = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<Field, std::string>)
+          w.text(field);
+        else if constexpr (std::is_same_v<Field, std::vector<std::string>>)
+          w.texts(field);
+        else
+          w.value(field);
+      },
+      t);
 }
 
 CompilerTask readTask(Reader& r) {
   CompilerTask t;
-  t.name = r.text();
-  t.interactiveArguments = r.texts();
-  t.llvmOptions = r.texts();
-  t.adviceName = r.text();
-  t.defaultDecisionFeature = r.text();
-  t.sizeSections = r.texts();
-  t.reward.delta = r.value<double>();
-  t.inProcess = static_cast<InProcessRoute>(r.value<uint8_t>());
-  t.neutralAdvice = r.value<int64_t>();
-  t.candidateMask = r.text();
-  t.baselineName = r.text();
-  t.measure = static_cast<Measure>(r.value<uint8_t>());
-  t.actions = static_cast<int>(r.value<int64_t>());
+  CompilerTask::forEachField(
+      [&](auto& field) {
+        using Field = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<Field, std::string>)
+          field = r.text();
+        else if constexpr (std::is_same_v<Field, std::vector<std::string>>)
+          field = r.texts();
+        else
+          field = r.template value<Field>();
+      },
+      t);
   return t;
 }
 

@@ -70,5 +70,22 @@ TEST(CompilerTask, PolicyOptionsKeepTheDefaultDecisionOutOfTheInputs) {
   EXPECT_TRUE(noDefault.policyOptions({}).residualFeature.empty());
 }
 
+// What carries a whole task (the cluster protocol) goes through
+// forEachField: a registered task copied field by field into a default one
+// is the task again, so no field a task sets is left out.
+TEST(CompilerTask, ForEachFieldCoversEveryField) {
+  for (const CompilerTask& task : CompilerTask::all()) {
+    SCOPED_TRACE(task.name);
+    CompilerTask copy;
+    ASSERT_FALSE(copy == task);
+    CompilerTask::forEachField([](auto& to, const auto& from) { to = from; }, copy, task);
+    EXPECT_TRUE(copy == task);
+  }
+  size_t fields = 0;
+  CompilerTask task = CompilerTask::inliningForSize();
+  CompilerTask::forEachField([&](const auto&) { ++fields; }, task);
+  EXPECT_EQ(fields, 14u);
+}
+
 } // namespace
 } // namespace mlgo::evaluators

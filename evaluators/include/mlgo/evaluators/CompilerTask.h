@@ -25,6 +25,7 @@ namespace mlgo::evaluators {
 struct RelativeReward {
   double delta = 0.01;
   double operator()(double measured, double baseline) const;
+  bool operator==(const RelativeReward& other) const = default;
 };
 
 // What a job is measured by (lower is better); its reward is the relative
@@ -110,6 +111,29 @@ struct CompilerTask {
   int actions = 2;
   // How reports name the baseline (the module's plain compile).
   std::string baselineName = "-Oz";
+
+  // f(field of each task…) for every field, in declaration order, over one
+  // or more tasks at once: what carries a whole task (the cluster protocol
+  // writes and reads it with this) never lists the fields itself. A new
+  // field is added here as well (CompilerTask.ForEachFieldCoversEveryField
+  // copies each registered task through it).
+  template <class F, class... Tasks> static void forEachField(F&& f, Tasks&... tasks) {
+    f(tasks.name...);
+    f(tasks.summary...);
+    f(tasks.interactiveArguments...);
+    f(tasks.llvmOptions...);
+    f(tasks.adviceName...);
+    f(tasks.defaultDecisionFeature...);
+    f(tasks.sizeSections...);
+    f(tasks.reward.delta...);
+    f(tasks.measure...);
+    f(tasks.inProcess...);
+    f(tasks.neutralAdvice...);
+    f(tasks.candidateMask...);
+    f(tasks.actions...);
+    f(tasks.baselineName...);
+  }
+  bool operator==(const CompilerTask& other) const = default;
 
   // The task's policy architecture from `base` (the user's layers and
   // options): a candidate-scoring network for candidate-index advice, the

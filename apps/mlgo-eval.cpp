@@ -126,13 +126,6 @@ double percentChange(double value, double base) {
   return base ? 100.0 * (value / base - 1) : 0.0;
 }
 
-// One value in the measure's own format ("1234" bytes, "12.5" score).
-std::string formatValue(const evaluators::MeasureTraits& measure, double value) {
-  char text[48];
-  std::snprintf(text, sizeof text, measure.valueFormat, value);
-  return text;
-}
-
 void printModules(const evaluators::EvaluationResult& result,
                   const std::vector<const corpus::ModuleSpec*>& modules,
                   const std::string& baselineName) {
@@ -379,9 +372,9 @@ void printSearchSummary(const training::DecisionSearchResult& result,
   }
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(task.measure);
   auto compared = [&](double value) { // e.g. ".text 1234 bytes vs -Oz 1300 (-5.077%"
-    std::string text = std::string(measure.column) + " " + formatValue(measure, value) + " " +
+    std::string text = std::string(measure.column) + " " + measure.format(value) + " " +
                        std::string(measure.unit) + " vs " + task.baselineName + " " +
-                       formatValue(measure, baseline);
+                       measure.format(baseline);
     char change[32];
     std::snprintf(change, sizeof change, " (%+.3f%%", percentChange(value, baseline));
     return text + change;
@@ -655,9 +648,7 @@ int runChoose(const ChooseArgs& args) {
   for (size_t c = 0; c < reports.size(); ++c) {
     std::string line;
     for (const training::CodeBaseReport& r : reports[c]) {
-      char delta[32];
-      std::snprintf(delta, sizeof delta, "%+.3f %%", r.deltaPercent());
-      line += " " + r.name + " " + delta + ";";
+      line += " " + r.name + " " + training::percentText(r.deltaPercent()) + ";";
     }
     const bool eligible = training::codeBasesAboveBaseline(reports[c]).empty();
     std::fprintf(stderr, "%s:%s%s%s\n", names[c].c_str(), line.c_str(), eligible ? " eligible" : "",

@@ -2,6 +2,7 @@
 #include "mlgo/evaluators/Scorer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace mlgo::evaluators {
@@ -23,6 +24,12 @@ const MeasureTraits& traitsOf(Measure measure) {
     if (traits.measure == measure)
       return traits;
   return kMeasures[0]; // unreachable: every enumerator has a row
+}
+
+std::string MeasureTraits::format(double value) const {
+  char text[48];
+  std::snprintf(text, sizeof text, valueFormat, value);
+  return text;
 }
 
 std::string_view measureName(Measure measure) {

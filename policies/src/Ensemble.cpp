@@ -6,7 +6,8 @@ namespace mlgo::policies {
 
 namespace {
 
-// What member `index` (1-based) has that the first has not, or "".
+// The part in which `other` differs from `first` ("inputs", "vocabulary",
+// "architecture"), or "".
 std::string differenceFromFirst(const MlpStructure& first, const MlpStructure& other) {
   if (other.inputs() != first.inputs())
     return "inputs";

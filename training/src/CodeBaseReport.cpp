@@ -40,13 +40,13 @@ void keepLargest(std::vector<ModuleDelta>& regressions, size_t count) {
     regressions.resize(count);
 }
 
-std::string percent(double value) {
+} // namespace
+
+std::string percentText(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.3f %%", value);
   return text;
 }
-
-} // namespace
 
 Expected<CodeBaseSplit> CodeBaseSplit::read(const std::filesystem::path& file) {
   const std::string origin = file.string();
@@ -168,11 +168,7 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
       reports.empty() ? evaluators::Measure::TextSize : reports.front().measure);
   const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
   const std::string what(measure.column);
-  auto value = [&](double v) {
-    char text[48];
-    std::snprintf(text, sizeof text, measure.valueFormat, v);
-    return std::string(text);
-  };
+  auto value = [&](double v) { return measure.format(v); };
   std::ostringstream out;
   out << "### " << title << "\n\n"
       << "| code base | modules | failed | " << base << " " << what << " | policy " << what
@@ -180,7 +176,8 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
       << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   auto row = [&](const CodeBaseReport& r, bool bold) {
     std::string name = bold ? "**" + r.name + "**" : r.name;
-    std::string delta = bold ? "**" + percent(r.deltaPercent()) + "**" : percent(r.deltaPercent());
+    std::string delta =
+        bold ? "**" + percentText(r.deltaPercent()) + "**" : percentText(r.deltaPercent());
     out << "| " << name << " | " << r.modules << " | " << r.failed << " | " << value(r.baseline)
         << " | " << value(r.policy) << " | " << delta << " | " << r.smaller << " | " << r.larger
         << " | " << r.same << " |\n";
@@ -297,7 +294,7 @@ std::vector<std::string> codeBasesAboveBaseline(std::span<const CodeBaseReport> 
   std::vector<std::string> above;
   for (const CodeBaseReport& r : reports)
     if (r.policy > r.baseline)
-      above.push_back(r.name + " " + percent(r.deltaPercent()));
+      above.push_back(r.name + " " + percentText(r.deltaPercent()));
   return above;
 }
 
@@ -321,7 +318,7 @@ std::string reportVerdict(std::span<const CodeBaseReport> reports) {
   const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(
       reports.empty() ? evaluators::Measure::TextSize : reports.front().measure);
-  const std::string delta = percent(total.deltaPercent());
+  const std::string delta = percentText(total.deltaPercent());
   const std::string verdict = delta.starts_with("-")        ? std::string(measure.lower)
                               : delta.starts_with("+0.000") ? "no better"
                                                             : std::string(measure.higher);

@@ -52,6 +52,8 @@ struct MeasureTraits {
   // becomes the measured value); otherwise only the in-process worker on the
   // task's route measures it, and sets JobResult::measured itself.
   bool ofObjectSize;
+
+  std::string format(double value) const; // one value in valueFormat: "1234"
 };
 const MeasureTraits& traitsOf(Measure measure);
 std::string_view measureName(Measure measure); // traitsOf(measure).name

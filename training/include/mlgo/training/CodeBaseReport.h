@@ -83,6 +83,9 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
                                  size_t regressions, std::string baselineName = "-Oz",
                                  bool bestOf = false);
 
+// A percent change as reports print it: "+0.123 %".
+std::string percentText(double value);
+
 // All code bases summed (regressions merged, still the largest first).
 CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions);
 

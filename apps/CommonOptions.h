@@ -4,6 +4,7 @@
 
 #include "ClusterSession.h"
 #include "FilterOptions.h"
+#include "SchemaFlags.h"
 #include "Validators.h"
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/evaluators/BaselineCache.h"
@@ -52,141 +53,111 @@ struct EvaluatorArgs {
   std::string baselineCache = evaluators::defaultBaselineCacheDirectory().string();
   bool noBaselineCache = false;
   FilterArgs filters;
+  // The binding of a command that has only these flags bound (addTo(app)).
+  std::shared_ptr<SchemaFlags> ownFlags;
 
-  // One row per evaluator flag, in --help's and the stored config's order:
-  // its definition, and whether --resume may change it (where and how fast
-  // compilations run, never the numbers: the run's results stay the same).
-  struct Flag {
-    const char* name;
-    bool resumable;
-    CLI::Option* (*add)(CLI::App&, EvaluatorArgs&);
-  };
-  static const std::vector<Flag>& flags() {
-    static const std::vector<Flag> table = {
-        {"--backend", false,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--backend", a.backend,
-                           "How modules are compiled: inprocess (clang's cc1 inside long-lived "
-                           "worker processes, the policy called directly) or clang (a clang-22 "
-                           "process per module, the policy over a pipe)")
-               ->capture_default_str()
-               ->check(CLI::IsMember({"inprocess", "clang"}));
-         }},
-        {"--task", false,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_option("--task", a.task, "What the compiler decides: " + taskChoices())
-               ->capture_default_str()
-               ->check(CLI::IsMember(evaluators::CompilerTask::names()));
-         }},
-        {"--measure", false,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--measure", a.measure,
-                           "What jobs are measured and rewarded by (lower is better); default: "
-                           "the task's (" +
-                               taskMeasures() + ")")
-               ->check(CLI::IsMember(evaluators::measureNames()));
-         }},
-        {"--ir2vec-vocabulary", false,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_option("--ir2vec-vocabulary", a.ir2vecVocabulary,
-                                 "IR2Vec vocabulary (JSON, from mlgo-eval ir2vec-vocab): the "
-                                 "inliner also sends caller_embedding and callee_embedding; "
-                                 "policies trained with them need the same vocabulary wherever "
-                                 "they run");
-         }},
-        {"--inprocess-worker", false,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--inprocess-worker", a.inprocessWorker,
-                           "mlgo-inprocess-worker executable (in-process backend)")
-               ->capture_default_str();
-         }},
-        {"--no-decision-cache", false,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_flag("--no-decision-cache", a.noDecisionCache,
-                               "In-process backend: always compile to the end, even when this "
-                               "run has seen the module's decision sequence before");
-         }},
-        {"--no-replay", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_flag("--no-replay", a.noReplay,
-                               "Compile every job, even when its policy follows a trajectory "
-                               "this run has compiled before to the end (replay answers those "
-                               "without a compiler)");
-         }},
-        {"--replay-memory", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--replay-memory", a.replayMemoryMiB,
-                           "MiB the known trajectories may take; the least recently used "
-                           "modules are forgotten first")
-               ->capture_default_str()
-               ->check(kAtLeastOne);
-         }},
-        {"--replay-verify", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_flag(
-               "--replay-verify", a.replayVerify,
-               "Compile every replayed job anyway and stop the run at the first difference");
-         }},
-        {"--clang", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_option("--clang", a.clang, "clang-22 executable")->capture_default_str();
-         }},
-        {"--workers", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("-j,--workers", a.workers,
-                           "Concurrent compilations (under MPI: per rank); 0: one per hardware "
-                           "thread, shared by the ranks on a node")
-               ->capture_default_str()
-               ->check(kAtLeastZero);
-         }},
-        {"--timeout", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--timeout", a.timeoutSeconds, "Per-compilation deadline in seconds")
-               ->capture_default_str();
-         }},
-        {"--rank-deadline", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--rank-deadline", a.rankDeadlineSeconds,
-                           "Under MPI: end the job when a rank has sent nothing for this many "
-                           "seconds (stopped, hung, cut off; ranks send a heartbeat every "
-                           "second)")
-               ->capture_default_str();
-         }},
-        {"--scratch", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app
-               .add_option("--scratch", a.scratch,
-                           "Directory for FIFOs and objects of running jobs")
-               ->capture_default_str();
-         }},
-        {"--baseline-cache", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_option("--baseline-cache", a.baselineCache, "On-disk cache of -Oz sizes")
-               ->capture_default_str();
-         }},
-        {"--no-baseline-cache", true,
-         [](CLI::App& app, EvaluatorArgs& a) {
-           return app.add_flag("--no-baseline-cache", a.noBaselineCache,
-                               "Compile every baseline afresh");
-         }},
-    };
-    return table;
+  // Every evaluator flag, in --help's and the stored config's order. The
+  // resumable ones say where and how fast compilations run, never the
+  // numbers: --resume may change them (the run's results stay the same).
+  static const OptionSchema<EvaluatorArgs>& schema() {
+    static const OptionSchema<EvaluatorArgs> schema = [] {
+      OptionSchema<EvaluatorArgs> s;
+      s.group("Evaluator");
+      s.choice(
+          "backend",
+          "How modules are compiled: inprocess (clang's cc1 inside long-lived worker "
+          "processes, the policy called directly) or clang (a clang-22 process per module, "
+          "the policy over a pipe)",
+          [](auto& a) -> auto& { return a.backend; },
+          {std::string("inprocess"), std::string("clang")},
+          [](const std::string& name) { return name; });
+      s.choice(
+          "task", "What the compiler decides: " + taskChoices(),
+          [](auto& a) -> auto& { return a.task; }, evaluators::CompilerTask::names(),
+          [](const std::string& name) { return name; });
+      s.value(
+          "measure",
+          "What jobs are measured and rewarded by (lower is better), one of " +
+              evaluators::alternatives(evaluators::measureNames()) + "; default: the task's (" +
+              taskMeasures() + ")",
+          [](auto& a) -> auto& { return a.measure; });
+      s.value(
+          "ir2vec-vocabulary",
+          "IR2Vec vocabulary (JSON, from mlgo-eval ir2vec-vocab): the inliner also sends "
+          "caller_embedding and callee_embedding; policies trained with them need the same "
+          "vocabulary wherever they run",
+          [](auto& a) -> auto& { return a.ir2vecVocabulary; });
+      s.value(
+          "inprocess-worker", "mlgo-inprocess-worker executable (in-process backend)",
+          [](auto& a) -> auto& { return a.inprocessWorker; });
+      s.flag(
+          "no-decision-cache",
+          "In-process backend: always compile to the end, even when this run has seen the "
+          "module's decision sequence before",
+          [](auto& a) -> auto& { return a.noDecisionCache; });
+      s.flag(
+           "no-replay",
+           "Compile every job, even when its policy follows a trajectory this run has "
+           "compiled before to the end (replay answers those without a compiler)",
+           [](auto& a) -> auto& { return a.noReplay; })
+          .resumable();
+      s.value(
+           "replay-memory",
+           "MiB the known trajectories may take; the least recently used modules are "
+           "forgotten first",
+           [](auto& a) -> auto& { return a.replayMemoryMiB; })
+          .atLeast(1)
+          .resumable();
+      s.flag(
+           "replay-verify",
+           "Compile every replayed job anyway and stop the run at the first difference",
+           [](auto& a) -> auto& { return a.replayVerify; })
+          .resumable();
+      s.value(
+           "clang", "clang-22 executable", [](auto& a) -> auto& { return a.clang; })
+          .resumable();
+      s.value(
+           "workers",
+           "Concurrent compilations (under MPI: per rank); 0: one per hardware thread, "
+           "shared by the ranks on a node",
+           [](auto& a) -> auto& { return a.workers; })
+          .shortName("j")
+          .resumable();
+      s.value(
+           "timeout", "Per-compilation deadline in seconds",
+           [](auto& a) -> auto& { return a.timeoutSeconds; })
+          .resumable();
+      s.value(
+           "rank-deadline",
+           "Under MPI: end the job when a rank has sent nothing for this many seconds "
+           "(stopped, hung, cut off; ranks send a heartbeat every second)",
+           [](auto& a) -> auto& { return a.rankDeadlineSeconds; })
+          .resumable();
+      s.value(
+           "scratch", "Directory for FIFOs and objects of running jobs",
+           [](auto& a) -> auto& { return a.scratch; })
+          .resumable();
+      s.value(
+           "baseline-cache", "On-disk cache of -Oz sizes",
+           [](auto& a) -> auto& { return a.baselineCache; })
+          .resumable();
+      s.flag(
+           "no-baseline-cache", "Compile every baseline afresh",
+           [](auto& a) -> auto& { return a.noBaselineCache; })
+          .resumable();
+      s.include(
+          FilterArgs::schema(), [](auto& a) -> auto& { return a.filters; });
+      return s;
+    }();
+    return schema;
   }
 
-  void addTo(CLI::App& app) {
-    for (const Flag& flag : flags())
-      flag.add(app, *this)->group("Evaluator");
-    filters.addTo(app);
-    for (const char* flag : {"--delete-flag", "--replace-flag", "--add-flag"})
-      app.get_option(flag)->group("Evaluator");
-  }
+  // The evaluator flags on `app`, bound with the command's other schemas.
+  void addTo(CLI::App& app, SchemaFlags& flags) { flags.bind(app, schema(), *this); }
+  // A command whose only schema these flags are.
+  void addTo(CLI::App& app) { ownFlags = SchemaFlags::bindAlone(app, schema(), *this); }
+  // A flag's error, when this command's own binding found one.
+  Status flagStatus() const { return ownFlags ? ownFlags->status() : Status::ok(); }
 
   // "name (summary) or …" over the registered tasks, for --task's help.
   static std::string taskChoices() {
@@ -204,6 +175,7 @@ struct EvaluatorArgs {
   }
 
   Expected<evaluators::CompilerTask> toTask() const {
+    MLGO_TRY(flagStatus());
     Expected<evaluators::CompilerTask> named = evaluators::CompilerTask::named(task);
     if (!named)
       return makeError("--task: " + named.error().message);
@@ -226,6 +198,7 @@ struct EvaluatorArgs {
   }
 
   Expected<evaluators::EvaluatorOptions> toOptions() const {
+    MLGO_TRY(flagStatus());
     evaluators::EvaluatorOptions options;
     Expected<evaluators::BackendKind> parsedBackend = evaluators::parseBackendKind(backend);
     if (!parsedBackend)
@@ -257,118 +230,6 @@ struct EvaluatorArgs {
   }
 };
 
-// --- Shared by the trainers (bc-train, ppo-train) -----------------------------
-
-// An enumerated option held as its name, so --help and the stored config show
-// names, not codes; checked against the library's own spellings and converted
-// once parsing is done.
-template <class E> struct EnumOption {
-  std::string text;
-  std::vector<E> values;
-  std::function<std::string_view(E)> name;
-
-  EnumOption(E initial, std::vector<E> all, std::function<std::string_view(E)> nameOf)
-      : text(nameOf(initial)), values(std::move(all)), name(std::move(nameOf)) {}
-  std::vector<std::string> names() const {
-    std::vector<std::string> result;
-    for (E v : values)
-      result.emplace_back(name(v));
-    return result;
-  }
-  CLI::Option* addTo(CLI::App& app, const std::string& flag, const std::string& help,
-                     const std::string& group) {
-    std::string joined;
-    for (const std::string& n : names())
-      joined += (joined.empty() ? "" : " | ") + n;
-    return app.add_option(flag, text, help + ": " + joined)
-        ->check(CLI::IsMember(names()))
-        ->capture_default_str()
-        ->group(group);
-  }
-  E value() const {
-    for (E v : values)
-      if (name(v) == text)
-        return v;
-    return values.front(); // unreachable: IsMember checked the text
-  }
-};
-
-// Choices the trainers share, offered the same way by each.
-inline EnumOption<corpus::SamplingStrategy> samplingOption(corpus::SamplingStrategy initial) {
-  return {initial,
-          {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
-           corpus::SamplingStrategy::BucketRoundRobin},
-          corpus::samplingStrategyName};
-}
-
-inline EnumOption<policies::Activation> activationOption(policies::Activation initial) {
-  return {
-      initial, {policies::Activation::Relu, policies::Activation::Tanh}, policies::activationName};
-}
-
-// A TOML scalar: numbers and booleans as they are, anything else quoted.
-inline std::string tomlValue(const std::string& value) {
-  if (value == "true" || value == "false")
-    return value;
-  if (!value.empty()) {
-    char* end = nullptr;
-    std::strtod(value.c_str(), &end);
-    if (end == value.c_str() + value.size())
-      return value;
-  }
-  std::string quoted = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\')
-      quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-// The effective config of a parsed `app`: every long option with a value
-// (given, or its default), as TOML that --config reads back and flattened to
-// key → value. Flags are stored as true/false; --help, --config and --resume
-// are not stored.
-inline void effectiveConfig(const CLI::App& app, std::string& toml,
-                            std::map<std::string, std::string, std::less<>>& values) {
-  toml.clear();
-  values.clear();
-  for (const CLI::Option* option : app.get_options()) {
-    if (option->get_lnames().empty())
-      continue;
-    const std::string& name = option->get_lnames().front();
-    if (name == "help" || name == "config" || name == "resume")
-      continue;
-    std::vector<std::string> results = option->results();
-    if (option->get_expected_max() == 0) {
-      results = {option->count() > 0 && option->as<bool>() ? "true" : "false"};
-    } else if (option->count() == 0) {
-      results.clear();
-      std::string defaults = option->get_default_str();
-      if (!defaults.empty() && defaults.front() == '[' && defaults.back() == ']')
-        defaults = defaults.substr(1, defaults.size() - 2);
-      for (size_t begin = 0; !defaults.empty() && begin <= defaults.size();) {
-        size_t comma = defaults.find(',', begin);
-        results.push_back(
-            defaults.substr(begin, comma == std::string::npos ? comma : comma - begin));
-        if (comma == std::string::npos)
-          break;
-        begin = comma + 1;
-      }
-    }
-    if (results.empty())
-      continue;
-    std::string joined, list;
-    for (const std::string& v : results) {
-      joined += (joined.empty() ? "" : ",") + v;
-      list += (list.empty() ? "" : ", ") + tomlValue(v);
-    }
-    values[name] = joined;
-    bool many = option->get_items_expected_max() > 1;
-    toml += name + " = " + (many ? "[" + list + "]" : list) + "\n";
-  }
-}
-
 // A tool's exit status once its standard output is flushed: output that
 // could not be written (a full disk, a closed pipe) is an error, not exit 0.
 inline int withStdoutWritten(int status, const char* program) {
@@ -381,13 +242,13 @@ inline int withStdoutWritten(int status, const char* program) {
   return status;
 }
 
-// What --resume may change (EvaluatorArgs::flags()' resumable rows: where
-// and how fast compilations run), as CLI11 names them on `app`.
+// What --resume may change (the evaluator schema's resumable fields: where
+// and how fast compilations run), as CLI11 names them.
 inline std::vector<std::string> resumableFlags() {
   std::vector<std::string> names;
-  for (const EvaluatorArgs::Flag& flag : EvaluatorArgs::flags())
-    if (flag.resumable)
-      names.push_back(flag.name);
+  for (const OptionField<EvaluatorArgs>& field : EvaluatorArgs::schema().fields())
+    if (field.resumable)
+      names.push_back("--" + field.name);
   return names;
 }
 
@@ -414,65 +275,23 @@ inline Status checkResumeFlags(const CLI::App& commandLine, const std::string& p
   return Status::ok();
 }
 
-// For --resume: parses a run's stored config into `replay` (an App already
-// given the tool's options), with the evaluator flags given on `commandLine`
-// on top: they change where and how fast compilations run, never the numbers.
-inline Status parseStoredConfig(CLI::App& replay, const std::string& program,
-                                const std::string& storedToml, const CLI::App& commandLine,
-                                const std::string& origin) {
-  std::filesystem::path config = std::filesystem::temp_directory_path() /
-                                 (program + "-resume-" + std::to_string(getpid()) + ".toml");
-  std::ofstream(config) << storedToml;
-  std::vector<std::string> args{program, "--config", config.string()};
-  for (const std::string& flag : resumableFlags()) {
-    if (!commandLine.count(flag))
+// The evaluator flags of a resumed run: those of its stored config
+// (`stored`), with the resumable flags given on `commandLine` (into
+// `given`) on top.
+inline Expected<EvaluatorArgs> resumedEvaluatorArgs(ConfigValues stored, const std::string& origin,
+                                                    const EvaluatorArgs& given,
+                                                    const CLI::App& commandLine) {
+  for (const OptionField<EvaluatorArgs>& field : EvaluatorArgs::schema().fields()) {
+    if (!field.resumable || commandLine.count("--" + field.name) == 0)
       continue;
-    const CLI::Option* option = commandLine[flag];
-    if (option->get_expected_max() == 0) // a switch
-      args.push_back(flag);
-    else
-      for (const std::string& r : option->results()) {
-        args.push_back(flag);
-        args.push_back(r);
-      }
+    std::erase_if(stored, [&](const auto& entry) { return entry.first == field.name; });
+    stored.emplace_back(field.name, field.get(given));
   }
-  std::vector<const char*> argv;
-  for (const std::string& a : args)
-    argv.push_back(a.c_str());
-  Status status;
-  try {
-    replay.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
-  } catch (const CLI::ParseError& e) {
-    status = makeError(origin + ": stored config does not parse: " + e.what());
-  }
-  std::filesystem::remove(config);
-  return status;
-}
-
-// --resume for a trainer: replaces `args` by the run's stored config (with
-// the evaluator flags of `commandLine` on top), pointed at the run file, and
-// finishes it with the trainer's own `finish`.
-template <class Args>
-Status resumeArguments(Args& args, const CLI::App& commandLine, const std::string& program,
-                       void (*define)(CLI::App&, Args&), Status (*finish)(Args&, const CLI::App&)) {
-  if (Status flags = checkResumeFlags(commandLine, program); !flags)
-    return flags;
-  Expected<results::RunRecord> stored = results::readRunFile(args.resume);
-  if (!stored)
-    return stored.error();
-  if (stored->trainer != program)
-    return makeError(args.resume + " is a run of " + stored->trainer + ", not of " + program +
-                     ": resume it with " + stored->trainer + " --resume " + args.resume);
-  CLI::App replay;
-  Args restored;
-  define(replay, restored);
-  if (Status parsed =
-          parseStoredConfig(replay, program, stored->configToml, commandLine, args.resume);
-      !parsed)
-    return parsed;
-  restored.run.output = args.resume;
-  args = std::move(restored);
-  return finish(args, replay);
+  EvaluatorArgs restored;
+  OptionNotes notes;
+  if (Status applied = EvaluatorArgs::schema().apply(restored, stored, notes); !applied)
+    return makeError(origin + ": " + applied.error().message);
+  return restored;
 }
 
 } // namespace mlgo::apps

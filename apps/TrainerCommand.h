@@ -21,11 +21,10 @@
 namespace mlgo::apps {
 
 // A tool's part, found by argument-dependent lookup on its Args type (so
-// each tool declares them beside its Args):
+// each tool declares them beside its Args; its flags are its Options'
+// schema, TrainerArgs::define):
 //   Args::program, Args::description, Args::verb ("training"), and
 //   Args::missingData (the error when no data is named);
-//   void defineOptions(CLI::App&, Args&);   every option, bound to Args
-//   Status finishOptions(Args&, const CLI::App&);
 //   bool hasData(const Args&);              the command line names data
 //   bool compiles(const Args&);             the run needs an evaluator
 //   void printProgress(const Args&, const Trainer's progress&);
@@ -44,13 +43,14 @@ Expected<Trainer> openTrainer(bool resuming, Options options, evaluators::Evalua
                   : Trainer::create(std::move(options), *evaluator);
 }
 
-// The tool's define/finish as the plain function pointers resumeArguments
-// takes.
-template <class Args> void define(CLI::App& app, Args& args) {
-  defineOptions(app, args);
-}
-template <class Args> Status finish(Args& args, const CLI::App& app) {
-  return finishOptions(args, app);
+// A new run's options as parsed: the flags' errors and warnings, then the
+// run's threads and effective config.
+template <class Args> Status finishNewRun(Args& args) {
+  MLGO_TRY(args.flags.status());
+  for (const std::string& warning : args.flags.unusedWarnings())
+    std::fprintf(stderr, "%s: warning: %s\n", Args::program, warning.c_str());
+  args.finishRun();
+  return Status::ok();
 }
 
 } // namespace detail
@@ -62,24 +62,22 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   };
   CLI::App app{Args::description};
   Args args;
-  defineOptions(app, args);
+  args.define(app);
   CLI11_PARSE(app, argc, argv);
   StopOnSignal stop(joinedCluster() != nullptr);
   const bool resuming = !args.resume.empty();
   if (resuming) {
     // The run's own config, with this command line's evaluator flags on top.
-    if (Status s =
-            resumeArguments(args, app, Args::program, detail::define<Args>, detail::finish<Args>);
-        !s)
+    if (Status s = args.restore(app, Args::program, &Trainer::storedOptions); !s)
       return fail(s.error());
   } else {
     if (!hasData(args))
       return fail(makeError(std::string(Args::missingData) + " (or --resume RUN.h5)"));
-    if (Status s = finishOptions(args, app); !s)
+    if (Status s = detail::finishNewRun(args); !s)
       return fail(s.error());
     const std::filesystem::path& output = args.options.run.output;
     std::error_code ec;
-    if (!args.run.overwrite && std::filesystem::is_regular_file(output, ec))
+    if (!args.overwrite && std::filesystem::is_regular_file(output, ec))
       return fail(makeError(output.string() +
                             " already holds a run (replacing it loses its checkpoint): continue "
                             "it with --resume " +
@@ -88,8 +86,7 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
     std::fflush(stdout);
   }
   // One writer per run file, for the whole run (the lock file beside it).
-  // (On --resume, resumeArguments has pointed the options at the resumed file
-  // and cleared args.resume.)
+  // (On --resume, the restored options point at the resumed file.)
   const std::filesystem::path runFile = args.options.run.output;
   if (Status replaceable = checkReplaceable(runFile); !replaceable)
     return fail(replaceable.error());

@@ -1,14 +1,11 @@
-// The option groups the trainer CLIs (es-train, ppo-train, bc-train) share,
-// defined once: Data (the training corpus), Policy (where the MLP starts),
-// Run (length, seed, files) and Evaluator (CommonOptions.h). Each group binds
-// its flags to the matching training:: option group, so a default shown by
-// --help is the library's own.
-//
-// The order in which a tool adds its groups is the order of its stored
-// config (the run file's /config/toml): keep it.
+// What the trainer CLIs (es-train, ppo-train, bc-train) share: their
+// arguments (the trainer's options as its schema describes them, the
+// evaluator's flags), Ctrl-C handling, and how they print a run's header,
+// progress and ending.
 #pragma once
 
 #include "CommonOptions.h"
+#include "SchemaFlags.h"
 #include "TomlConfig.h"
 #include "WriteLimits.h"
 #include "mlgo/rl/Adam.h"
@@ -27,215 +24,81 @@
 
 namespace mlgo::apps {
 
-// --- Data: the code a compiling trainer learns from (es-train, ppo-train).
-struct CorpusArgs {
-  std::string corpus;
-  std::string validationCorpus;
-  EnumOption<corpus::SamplingStrategy> sampling =
-      samplingOption(corpus::SamplingStrategy::BucketRoundRobin);
-
-  // `modulesFlag` and `unit` name the trainer's step ("--modules-per-step",
-  // "step").
-  void addTo(CLI::App& app, training::CorpusOptions& o, const std::string& modulesFlag,
-             const std::string& unit) {
-    const char* group = "Data";
-    sampling.text = std::string(corpus::samplingStrategyName(o.sampling));
-    app.add_option("--corpus", corpus, "Training corpus (merge several code bases)")->group(group);
-    app.add_option("--validation-corpus", validationCorpus,
-                   "Held-out corpus, compiled with the argmax policy every validation interval; "
-                   "the best policy is chosen on it")
-        ->group(group);
-    app.add_option("--validation-interval", o.validationInterval, "Validate every N " + unit + "s")
-        ->capture_default_str()
-        ->group(group);
-    app.add_option(modulesFlag, o.modulesPerStep, "Modules compiled per " + unit)
-        ->capture_default_str()
-        ->check(kAtLeastOne)
-        ->group(group);
-    sampling.addTo(app, "--module-sampling", "How the " + unit + "'s modules are drawn", group);
-  }
-  void finish(training::CorpusOptions& o) const {
-    o.corpus = corpus;
-    o.validationCorpus.reset();
-    if (!validationCorpus.empty())
-      o.validationCorpus = validationCorpus;
-    o.sampling = sampling.value();
-  }
-};
-
-// --- Policy: where the MLP starts and its architecture.
-struct PolicyArgs {
-  std::string initialPolicy;
-  std::string vocabulary;
-  EnumOption<policies::Activation> activation = activationOption(policies::Activation::Relu);
-
-  // `offerInitialPolicy`: whether the tool can start from a policy file
-  // (bc-train always starts from random weights).
-  void addTo(CLI::App& app, training::PolicyStartOptions& o, bool offerInitialPolicy) {
-    const char* group = "Policy";
-    activation.text = std::string(policies::activationName(o.mlp.activation));
-    if (offerInitialPolicy)
-      app.add_option("--initial-policy", initialPolicy,
-                     "Start from this MLP policy file (e.g. from bc-train); default: random MLP")
-          ->group(group);
-    app.add_option("--vocabulary", vocabulary,
-                   "Quantile vocabulary (.buckets directory) for a random start; default: built "
-                   "from the training data's decisions")
-        ->group(group);
-    app.add_option("--vocabulary-quantiles", o.vocabularyQuantiles,
-                   "Quantiles per feature when the vocabulary is built here")
-        ->capture_default_str()
-        ->group(group);
-    app.add_option("--hidden", o.mlp.hiddenLayers, "Hidden layer widths of a random MLP")
-        ->delimiter(',')
-        ->capture_default_str()
-        ->group(group);
-    activation.addTo(app, "--activation", "Activation of a random MLP", group);
-    app.add_flag("--with-sqrt,!--no-with-sqrt", o.mlp.withSqrt,
-                 "Also feed sqrt of each normalised feature")
-        ->group(group);
-    app.add_option("--residual-margin", o.mlp.residualMargin,
-                   "A random MLP residual around the compiler's own decision: add this to "
-                   "the logit of the task's default decision's action and start with a zero "
-                   "output layer (exactly the task's baseline); 0: a plain MLP")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str()
-        ->group(group);
-  }
-  void finish(training::PolicyStartOptions& o) const {
-    o.initialPolicy.reset();
-    if (!initialPolicy.empty())
-      o.initialPolicy = initialPolicy;
-    o.vocabulary.reset();
-    if (!vocabulary.empty())
-      o.vocabulary = vocabulary;
-    o.mlp.activation = activation.value();
-  }
-};
-
-// --- Run: length, seed and files.
-struct RunArgs {
-  std::string output;
-  std::string policyOutput;
+// What every trainer tool's arguments hold: the run file to resume, the
+// trainer's options (every flag of Options::schema()), --overwrite and the
+// evaluator's flags, all bound through one SchemaFlags.
+template <class Options> struct TrainerArgs {
+  std::string resume;
   // A new run refuses an existing run file (its checkpoint would be lost)
   // unless this is set; the trainers' library API leaves that to callers.
   bool overwrite = false;
-
-  // `stepsFlag`/`unit`: "--steps"/"step", "--iterations"/"iteration", … The
-  // policy-file flag is offered when the options have a default for it.
-  void addTo(CLI::App& app, training::RunOptions& o, const std::string& stepsFlag,
-             const std::string& stepsHelp, const std::string& unit, const std::string& seedHelp) {
-    const char* group = "Run";
-    output = o.output.string();
-    app.add_option(stepsFlag, o.steps, stepsHelp)->capture_default_str()->group(group);
-    app.add_option("--seed", o.seed, seedHelp)->capture_default_str()->group(group);
-    app.add_option("--max-seconds", o.maxSeconds,
-                   "Wall-clock budget of this invocation: the " + unit +
-                       " expected to end past it is the run's last (validated, policy written; "
-                       "--resume continues); 0: none")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str()
-        ->group(group);
-    app.add_option("-o,--output", output, "The run's HDF5 file")
-        ->capture_default_str()
-        ->group(group);
-    app.add_flag("--overwrite", overwrite,
-                 "Replace an existing run file at -o (without it, a new run refuses one)")
-        ->group(group);
-    if (o.policyOutput) {
-      // Empty: beside the run file (-o with .json), not in the working directory.
-      policyOutput.clear();
-      app.add_option("--policy-output", policyOutput,
-                     "The final policy file (for mlgo-eval and --initial-policy); default: the "
-                     "run file's path with .json")
-          ->group(group);
-    }
-    app.add_option("--snapshot-interval", o.snapshotInterval,
-                   "Store the policy every N " + unit + "s")
-        ->capture_default_str()
-        ->group(group);
-  }
-  // `threads`: the evaluator's workers, which also parallelise the updates.
-  void finish(training::RunOptions& o, size_t threads) const {
-    o.output = output;
-    if (o.policyOutput) {
-      std::filesystem::path beside = std::filesystem::path(output).replace_extension(".json");
-      if (beside == std::filesystem::path(output))
-        beside += ".policy.json";
-      o.policyOutput = policyOutput.empty() ? beside : std::filesystem::path(policyOutput);
-    }
-    o.threads = threads;
-  }
-};
-
-// What every trainer tool's arguments hold besides its own: the run file to
-// resume, the trainer's options, and the shared Policy, Run and Evaluator
-// groups (the Data group is not bc-train's).
-template <class Options> struct TrainerArgs {
-  std::string resume;
   Options options;
-  PolicyArgs policy;
-  RunArgs run;
   EvaluatorArgs evaluator;
+  SchemaFlags flags;
 
-  // --config and --resume, the first options of every trainer.
-  void addConfigAndResume(CLI::App& app) {
+  // --config and --resume, the trainer's schema, --overwrite, the
+  // evaluator's flags: the order of --help and of the stored config.
+  void define(CLI::App& app) {
     app.set_config("--config", "", "Read options from a TOML file (keys are the long flag names)");
     mlgo::apps::useStrictTomlConfig(app);
     app.add_option("--resume", resume,
                    "Continue the run in this HDF5 file from its checkpoint (its stored config is "
                    "used; only evaluator flags such as --workers may be given)");
+    flags.bind(app, Options::schema(), options);
+    app.add_flag("--overwrite", overwrite,
+                 "Replace an existing run file at -o (without it, a new run refuses one)")
+        ->group("Run");
+    evaluator.addTo(app, flags);
+    flags.install(app);
   }
-  // The last of a tool's finishOptions: the run's files and threads, then
-  // the effective config (which then holds every flag as given).
-  Status finishRun(const CLI::App& app) {
-    run.finish(options.run, evaluator.resolvedWorkers());
-    effectiveConfig(app, options.run.configToml, options.run.configValues);
+
+  // The run's threads (the evaluator's workers, which also parallelise the
+  // updates) and its effective config (the trainer's and the evaluator's
+  // schemas written out: every flag's value, given or default).
+  void finishRun() {
+    options.run.threads = evaluator.resolvedWorkers();
+    options.run.configToml =
+        Options::schema().toToml(options) + EvaluatorArgs::schema().toToml(evaluator);
+    options.run.configValues.clear();
+    Options::schema().toValues(options, options.run.configValues);
+    EvaluatorArgs::schema().toValues(evaluator, options.run.configValues);
+  }
+
+  // --resume: the run's own options and evaluator flags, read back from its
+  // stored config (the evaluator flags given on `commandLine` on top).
+  // `storedOptions` is the trainer's (Trainer::storedOptions).
+  Status restore(const CLI::App& commandLine, const std::string& program,
+                 Expected<Options> (*storedOptions)(const results::RunRecord&,
+                                                    const std::filesystem::path&)) {
+    MLGO_TRY(checkResumeFlags(commandLine, program));
+    MLGO_ASSIGN_OR_RETURN(results::RunRecord stored, results::readRunFile(resume));
+    if (stored.trainer != program)
+      return makeError(resume + " is a run of " + stored.trainer + ", not of " + program +
+                       ": resume it with " + stored.trainer + " --resume " + resume);
+    const std::string origin = resume + " (its stored config)";
+    MLGO_ASSIGN_OR_RETURN(ConfigValues values, parseFlatToml(stored.configToml, origin));
+    for (const auto& [key, texts] : values)
+      if (!Options::schema().find(key) && !EvaluatorArgs::schema().find(key) && key != "overwrite")
+        return makeError(origin + ": unknown option '" + key + "' (a run of another version?)");
+    MLGO_ASSIGN_OR_RETURN(options, storedOptions(stored, resume));
+    MLGO_ASSIGN_OR_RETURN(evaluator, resumedEvaluatorArgs(values, origin, evaluator, commandLine));
+    finishRun();
     return Status::ok();
   }
 };
 
-// A trainer that compiles a training corpus (es-train, ppo-train): the Data
-// group besides the shared ones.
+// A trainer that compiles a training corpus (es-train, ppo-train).
 template <class Options> struct CorpusTrainerArgs : TrainerArgs<Options> {
   static constexpr const char* verb = "training";
   static constexpr const char* missingData = "--corpus is required";
-  CorpusArgs data;
-
-  // The Data and Policy groups, first after --config and --resume.
-  void addDataAndPolicy(CLI::App& app, const std::string& modulesFlag, const std::string& unit) {
-    this->addConfigAndResume(app);
-    data.addTo(app, this->options.data, modulesFlag, unit);
-    this->policy.addTo(app, this->options.policy, true);
-  }
-  void finishDataAndPolicy() {
-    data.finish(this->options.data);
-    this->policy.finish(this->options.policy);
-  }
 };
 
 // Found by TrainerCommand through the tools' Args.
 template <class Options> bool hasData(const CorpusTrainerArgs<Options>& args) {
-  return !args.data.corpus.empty();
+  return !args.options.data.corpus.empty();
 }
 template <class Options> bool compiles(const CorpusTrainerArgs<Options>&) {
   return true;
-}
-
-// Adam's flags (ppo-train, bc-train). `maxGradientNorm` 0 means no clipping.
-inline void addAdamOptions(CLI::App& app, rl::AdamOptions& adam, double& maxGradientNorm,
-                           const std::string& group) {
-  app.add_option("--learning-rate", adam.learningRate, "Adam step size")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--beta1", adam.beta1, "Adam β1")->capture_default_str()->group(group);
-  app.add_option("--beta2", adam.beta2, "Adam β2")->capture_default_str()->group(group);
-  app.add_option("--epsilon", adam.epsilon, "Adam ε (TensorFlow 1 form)")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--max-gradient-norm", maxGradientNorm, "Clip the gradient (0: no clipping)")
-      ->capture_default_str()
-      ->group(group);
 }
 
 // Ctrl-C during training: the first asks the run to stop after the step in

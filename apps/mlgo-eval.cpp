@@ -575,10 +575,8 @@ struct InitArgs {
   std::string trace;
   std::string vocabulary;
   std::string output;
-  std::vector<int> hidden = {64, 64};
-  std::string activation = "relu";
-  bool withSqrt = false;
-  double residualMargin = 0;
+  policies::MlpOptions mlp; // MlpOptions::schema()'s flags
+  std::shared_ptr<apps::SchemaFlags> mlpFlags;
   uint64_t seed = 0;
 };
 
@@ -592,15 +590,9 @@ int runInitMlp(const InitArgs& args) {
   Expected<evaluators::CompilerTask> task = evaluators::CompilerTask::named(args.task);
   if (!task)
     return fail(makeError("--task: " + task.error().message));
-  policies::MlpOptions options;
-  options.hiddenLayers = args.hidden;
-  Expected<policies::Activation> activation = policies::parseActivation(args.activation);
-  if (!activation)
-    return fail(activation.error());
-  options.activation = *activation;
-  options.withSqrt = args.withSqrt;
-  options.residualMargin = args.residualMargin;
-  options = task->policyOptions(options);
+  if (Status flags = args.mlpFlags->status(); !flags)
+    return fail(flags.error());
+  policies::MlpOptions options = task->policyOptions(args.mlp);
   if (Status valid = options.validate(); !valid)
     return fail(valid.error());
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
@@ -812,18 +804,7 @@ CLI::App* defineInitCommand(CLI::App& app, InitArgs& init) {
       ->check(CLI::IsMember(evaluators::CompilerTask::names()));
   initCmd->add_option("--vocab", init.vocabulary, "Vocabulary directory")->required();
   initCmd->add_option("-o,--output", init.output, "Policy file to write")->required();
-  initCmd->add_option("--hidden", init.hidden, "Hidden layer widths")
-      ->capture_default_str()
-      ->delimiter(',');
-  initCmd->add_option("--activation", init.activation, "relu | tanh")->capture_default_str();
-  initCmd->add_flag("--with-sqrt", init.withSqrt, "Also feed sqrt of each normalised feature");
-  initCmd
-      ->add_option("--residual-margin", init.residualMargin,
-                   "Residual around the compiler's decision: add this to the logit of the "
-                   "task's default decision's action, zero output layer (exactly the "
-                   "baseline); 0: plain MLP")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  init.mlpFlags = apps::SchemaFlags::bindAlone(*initCmd, policies::MlpOptions::schema(), init.mlp);
   initCmd->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();
   return initCmd;
 }

@@ -21,104 +21,13 @@ using namespace mlgo;
 
 namespace {
 
+// Every flag is PpoTrainerOptions::schema()'s, plus the evaluator's.
 struct Args : apps::CorpusTrainerArgs<training::PpoTrainerOptions> {
   static constexpr const char* program = "ppo-train";
   static constexpr const char* description =
       "ppo-train: train an inlining-for-size policy with PPO on real clang-22 "
       "compilations";
-
-  apps::EnumOption<rl::AdvantageNormalization> normalization{
-      options.update.advantageNormalization,
-      {rl::AdvantageNormalization::None, rl::AdvantageNormalization::MiniBatch,
-       rl::AdvantageNormalization::Iteration},
-      rl::advantageNormalizationName};
-  double maxGradientNorm = 0;
-  int64_t updatesPerIteration = options.update.updatesPerIteration.value_or(0);
 };
-
-void defineLossOptions(CLI::App& app, Args& args) {
-  rl::PpoLossOptions& loss = args.options.update.loss;
-  auto* group = "Loss";
-  app.add_option("--clip", loss.clip, "Importance-ratio clipping ε (0: unclipped surrogate)")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--entropy", loss.entropyCoefficient, "Entropy bonus coefficient")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--policy-l2", loss.policyL2, "L2 coefficient on the weight matrices")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--kl-beta", loss.initialKlBeta,
-                 "Initial adaptive KL penalty coefficient (0: no adaptive penalty)")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--kl-target", loss.klTarget, "KL target of the adaptive penalty")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--kl-tolerance", loss.klTolerance, "Relative tolerance around the KL target")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--kl-cutoff-factor", loss.klCutoffFactor,
-                 "Cutoff penalty above this times the KL target (0: no cutoff penalty)")
-      ->capture_default_str()
-      ->group(group);
-  app.add_option("--kl-cutoff-coefficient", loss.klCutoffCoefficient,
-                 "Coefficient of the squared KL cutoff penalty")
-      ->capture_default_str()
-      ->group(group);
-}
-
-void defineOptimizerOptions(CLI::App& app, Args& args) {
-  rl::PpoUpdateOptions& update = args.options.update;
-  auto* opt = "Optimiser";
-  apps::addAdamOptions(app, update.adam, args.maxGradientNorm, opt);
-  app.add_option("--minibatch-size", update.minibatchSize, "Decisions per mini-batch")
-      ->capture_default_str()
-      ->group(opt);
-  app.add_option("--epochs", update.epochs,
-                 "Passes over each iteration's decisions (with --updates-per-iteration 0)")
-      ->capture_default_str()
-      ->group(opt);
-  app.add_option("--updates-per-iteration", args.updatesPerIteration,
-                 "Exactly this many mini-batch updates per iteration, whatever the data size "
-                 "(0: --epochs decides)")
-      ->capture_default_str()
-      ->group(opt);
-}
-
-// Every option of ppo-train, bound to `args`; used twice on --resume (the
-// command line, then the run's stored config).
-void defineOptions(CLI::App& app, Args& args) {
-  training::PpoTrainerOptions& o = args.options;
-  args.addDataAndPolicy(app, "--modules-per-iteration", "iteration");
-
-  auto* reward = "Reward";
-  app.add_option("--moving-average-decay", o.movingAverageDecay,
-                 "Per-module baseline: reward against a moving average of the module's sizes "
-                 "(starting at -Oz) with this decay; 1: always against -Oz")
-      ->capture_default_str()
-      ->group(reward);
-  args.normalization.addTo(app, "--advantage-normalization",
-                           "Standardise advantages over each mini-batch, the iteration, or not",
-                           reward);
-  defineLossOptions(app, args);
-  defineOptimizerOptions(app, args);
-  args.run.addTo(app, o.run, "--iterations", "Policy iterations (collect, then update)",
-                 "iteration", "Seeds sampling, mini-batch order and the initial policy");
-  args.evaluator.addTo(app);
-}
-
-Status finishOptions(Args& args, const CLI::App& app) {
-  training::PpoTrainerOptions& o = args.options;
-  args.finishDataAndPolicy();
-  o.update.advantageNormalization = args.normalization.value();
-  if (args.maxGradientNorm > 0)
-    o.update.adam.maxGradientNorm = args.maxGradientNorm;
-  o.update.updatesPerIteration = args.updatesPerIteration > 0
-                                     ? std::optional<int64_t>(args.updatesPerIteration)
-                                     : std::nullopt;
-  return args.finishRun(app);
-}
 
 void printProgress(const Args&, const training::PpoProgress& p) {
   const training::PpoIteration& i = p.record;

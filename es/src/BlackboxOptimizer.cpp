@@ -1,4 +1,5 @@
 #include "mlgo/es/BlackboxOptimizer.h"
+#include "mlgo/support/OptionSchema.h"
 
 #include "Validation.h"
 
@@ -20,6 +21,30 @@ Status SamplingOptions::validate() const {
   MLGO_ES_RETURN_IF_ERROR(detail::requirePositive("sigma", sigma));
   MLGO_ES_RETURN_IF_ERROR(detail::requireClosed("minSuccessShare", minSuccessShare, 0, 1));
   return Status::ok();
+}
+
+const OptionSchema<SamplingOptions>& SamplingOptions::schema() {
+  static const OptionSchema<SamplingOptions> schema = [] {
+    OptionSchema<SamplingOptions> s;
+    s.choice(
+        "perturbations", "Perturbation sampling", [](auto& o) -> auto& { return o.sampling; },
+        {Sampling::Antithetic, Sampling::ForwardDifference}, samplingName);
+    s.value(
+        "directions", "Perturbation directions per step (antithetic: 2 candidates each)",
+        [](auto& o) -> auto& { return o.directions; });
+    s.value(
+        "sigma", "Perturbation scale σ", [](auto& o) -> auto& { return o.sigma; });
+    s.flag(
+         "evaluate-center", "Also compile the unperturbed policy each step",
+         [](auto& o) -> auto& { return o.evaluateCenter; })
+        .negatable();
+    s.value(
+        "min-success-share",
+        "Skip a step when fewer candidates than this share compiled everywhere",
+        [](auto& o) -> auto& { return o.minSuccessShare; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

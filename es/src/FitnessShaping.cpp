@@ -1,4 +1,5 @@
 #include "mlgo/es/FitnessShaping.h"
+#include "mlgo/support/OptionSchema.h"
 
 #include "Validation.h"
 
@@ -76,6 +77,21 @@ std::vector<size_t> topDirections(Sampling sampling, std::span<const double> rew
                    [&](size_t a, size_t b) { return score[a] > score[b]; });
   order.resize(std::min(k, directions));
   return order;
+}
+
+const OptionSchema<ShapingOptions>& ShapingOptions::schema() {
+  static const OptionSchema<ShapingOptions> schema = [] {
+    OptionSchema<ShapingOptions> s;
+    s.choice(
+        "shaping", "Fitness shaping", [](auto& o) -> auto& { return o.method; },
+        {FitnessShaping::None, FitnessShaping::ZScore, FitnessShaping::CentredRank},
+        fitnessShapingName);
+    s.zeroUnset(
+        "top-directions", "Keep only the k best directions (0: all)",
+        [](auto& o) -> auto& { return o.topDirections; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

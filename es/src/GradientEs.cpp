@@ -1,5 +1,7 @@
 #include "mlgo/es/GradientEs.h"
 
+#include "SampledOptionSchema.h"
+
 #include "SampleSelection.h"
 #include "Validation.h"
 
@@ -190,6 +192,18 @@ Expected<StepRecord> GradientEs::update(const ExplicitSamples& samples) {
   }
   ++state_.step;
   return record;
+}
+
+const OptionSchema<GradientEs::Options>& GradientEs::Options::schema() {
+  static const OptionSchema<Options> schema = [] {
+    OptionSchema<Options> s;
+    detail::describeSampling(s);
+    s.include(
+        StepRuleOptions::schema(), [](auto& o) -> auto& { return o.stepRule; });
+    detail::describeConvention(s);
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

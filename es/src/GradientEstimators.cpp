@@ -1,4 +1,5 @@
 #include "mlgo/es/GradientEstimators.h"
+#include "mlgo/support/OptionSchema.h"
 
 #include "Validation.h"
 
@@ -196,6 +197,22 @@ Eigen::VectorXd estimateGradient(const DirectionalSamples& samples, const Estima
   if (options.method == GradientEstimator::MonteCarlo)
     return monteCarloGradient(samples, sigma);
   return regressionGradient(samples, options);
+}
+
+const OptionSchema<EstimatorOptions>& EstimatorOptions::schema() {
+  static const OptionSchema<EstimatorOptions> schema = [] {
+    OptionSchema<EstimatorOptions> s;
+    s.choice(
+        "estimator", "Gradient estimator", [](auto& o) -> auto& { return o.method; },
+        {GradientEstimator::MonteCarlo, GradientEstimator::LeastSquares, GradientEstimator::Ridge,
+         GradientEstimator::Lasso},
+        gradientEstimatorName);
+    s.value(
+        "regularization", "Ridge/lasso penalty α",
+        [](auto& o) -> auto& { return o.regularization; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

@@ -1,5 +1,7 @@
 #include "mlgo/es/Optimizers.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include <utility>
 
 namespace mlgo::es {
@@ -16,7 +18,22 @@ template <class F> void forEachAlternative(F&& f) {
   (std::make_index_sequence<std::variant_size_v<OptimizerOptions>>());
 }
 
+template <class... Alternatives>
+OptionSchema<std::variant<Alternatives...>>
+schemaOf(std::type_identity<std::variant<Alternatives...>>) {
+  std::vector<std::string> names;
+  for (OptimizerKind kind : optimizerKinds())
+    names.emplace_back(optimizerKindName(kind));
+  return alternativesSchema<Alternatives...>("optimizer", "Blackbox optimiser", std::move(names));
+}
+
 } // namespace
+
+const OptionSchema<OptimizerOptions>& optimizerSchema() {
+  static const OptionSchema<OptimizerOptions> schema =
+      schemaOf(std::type_identity<OptimizerOptions>());
+  return schema;
+}
 
 OptimizerKind kindOf(const OptimizerOptions& options) {
   return std::visit([](const auto& o) { return OptimizerOf<std::decay_t<decltype(o)>>::kKind; },

@@ -1,4 +1,5 @@
 #include "mlgo/es/SepCmaEs.h"
+#include "mlgo/support/OptionSchema.h"
 
 #include "Validation.h"
 
@@ -221,6 +222,23 @@ Expected<StepRecord> SepCmaEs::tell(std::span<const std::optional<double>> rewar
   state_.covariancePath /= std::sqrt(drift);
   state_.sigma *= std::sqrt(drift);
   return finish();
+}
+
+const OptionSchema<SepCmaEs::Options>& SepCmaEs::Options::schema() {
+  static const OptionSchema<Options> schema = [] {
+    OptionSchema<Options> s;
+    s.value(
+        "min-success-share",
+        "Skip a step when fewer candidates than this share compiled everywhere",
+        [](auto& o) -> auto& { return o.minSuccessShare; });
+    s.value(
+        "cma-sigma", "sep-CMA-ES: initial σ", [](auto& o) -> auto& { return o.initialSigma; });
+    s.zeroUnset(
+        "cma-population", "sep-CMA-ES: candidates per step (0: 4 + 3 ln n)",
+        [](auto& o) -> auto& { return o.populationSize; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

@@ -1,4 +1,5 @@
 #include "mlgo/es/StepRules.h"
+#include "mlgo/support/OptionSchema.h"
 
 #include "Validation.h"
 
@@ -82,6 +83,32 @@ AscentStep ascentStep(const StepRuleOptions& options, StepRuleState& state,
   }
   }
   return result;
+}
+
+const OptionSchema<StepRuleOptions>& StepRuleOptions::schema() {
+  static const OptionSchema<StepRuleOptions> schema = [] {
+    OptionSchema<StepRuleOptions> s;
+    s.choice(
+        "step-rule", "Step rule", [](auto& o) -> auto& { return o.rule; },
+        {StepRule::Sgd, StepRule::Momentum, StepRule::Adam}, stepRuleName);
+    s.value(
+        "learning-rate", "Step size", [](auto& o) -> auto& { return o.learningRate; });
+    s.value(
+        "momentum", "Momentum μ", [](auto& o) -> auto& { return o.momentum; });
+    s.value(
+        "beta1", "Adam β1", [](auto& o) -> auto& { return o.beta1; });
+    s.value(
+        "beta2", "Adam β2", [](auto& o) -> auto& { return o.beta2; });
+    s.value(
+        "epsilon", "Adam ε", [](auto& o) -> auto& { return o.epsilon; });
+    s.value(
+        "weight-decay", "L2 weight decay λ", [](auto& o) -> auto& { return o.weightDecay; });
+    s.zeroUnset(
+        "max-gradient-norm", "Clip the gradient (0: no clipping)",
+        [](auto& o) -> auto& { return o.maxGradientNorm; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

@@ -1,5 +1,7 @@
 #include "mlgo/es/TrustRegion.h"
 
+#include "SampledOptionSchema.h"
+
 #include "SampleSelection.h"
 #include "Validation.h"
 
@@ -382,6 +384,22 @@ Expected<StepRecord> TrustRegionEs::tell(std::span<const std::optional<double>> 
   record.stepNorm = solution.step.norm();
   record.diagnostics.push_back({kSubproblemIterations, static_cast<double>(solution.iterations)});
   return finish();
+}
+
+const OptionSchema<TrustRegionEs::Options>& TrustRegionEs::Options::schema() {
+  static const OptionSchema<Options> schema = [] {
+    OptionSchema<Options> s;
+    detail::describeSampling(s);
+    detail::describeConvention(s);
+    s.value(
+        "tr-initial-radius", "Trust region: initial radius",
+        [](auto& o) -> auto& { return o.trustRegion.initialRadius; });
+    s.value(
+        "tr-minimum-radius", "Trust region: smallest radius",
+        [](auto& o) -> auto& { return o.trustRegion.minimumRadius; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::es

@@ -1,5 +1,7 @@
 #include "mlgo/policies/Mlp.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include "TensorSpecInternal.h"
 #include "VocabularyInternal.h"
 
@@ -573,6 +575,32 @@ double MlpPolicy::accumulateEntropyGradient(FeatureValues features, double scale
     d = std::exp(d) > 0 ? -scale * std::exp(d) * (d + h) : 0.0;
   backwardLogits(features, work, work.dLogits, gradient);
   return h;
+}
+
+const OptionSchema<MlpOptions>& MlpOptions::schema() {
+  static const OptionSchema<MlpOptions> schema = [] {
+    OptionSchema<MlpOptions> s;
+    s.value(
+         "hidden", "Hidden layer widths of a random MLP",
+         [](auto& o) -> auto& { return o.hiddenLayers; })
+        .delimiter(',');
+    s.choice(
+        "activation", "Activation of a random MLP", [](auto& o) -> auto& { return o.activation; },
+        {Activation::Relu, Activation::Tanh}, activationName);
+    s.flag(
+         "with-sqrt", "Also feed sqrt of each normalised feature",
+         [](auto& o) -> auto& { return o.withSqrt; })
+        .negatable();
+    s.value(
+         "residual-margin",
+         "A random MLP residual around the compiler's own decision: add this to the logit of "
+         "the task's default decision's action and start with a zero output layer (exactly "
+         "the task's baseline); 0: a plain MLP",
+         [](auto& o) -> auto& { return o.residualMargin; })
+        .atLeast(0);
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::policies

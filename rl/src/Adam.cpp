@@ -1,5 +1,7 @@
 #include "mlgo/rl/Adam.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include <cassert>
 #include <cmath>
 #include <string>
@@ -99,6 +101,25 @@ AdamUpdate adamStep(const AdamOptions& options, AdamState& state, std::span<cons
   theta -= step;
   update.stepNorm = step.norm();
   return update;
+}
+
+const OptionSchema<AdamOptions>& AdamOptions::schema() {
+  static const OptionSchema<AdamOptions> schema = [] {
+    OptionSchema<AdamOptions> s;
+    s.value(
+        "learning-rate", "Adam step size", [](auto& o) -> auto& { return o.learningRate; });
+    s.value(
+        "beta1", "Adam β1", [](auto& o) -> auto& { return o.beta1; });
+    s.value(
+        "beta2", "Adam β2", [](auto& o) -> auto& { return o.beta2; });
+    s.value(
+        "epsilon", "Adam ε (TensorFlow 1 form)", [](auto& o) -> auto& { return o.epsilon; });
+    s.zeroUnset(
+        "max-gradient-norm", "Clip the gradient (0: no clipping)",
+        [](auto& o) -> auto& { return o.maxGradientNorm; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::rl

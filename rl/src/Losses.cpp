@@ -1,5 +1,7 @@
 #include "mlgo/rl/Losses.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -378,6 +380,39 @@ std::vector<double> logDistributions(const MlpPolicy& policy, const DecisionSet&
   for (size_t r = 0; r < all.size(); ++r)
     logSoftmax({logits.data() + r * actions, actions}, {result.data() + r * actions, actions});
   return result;
+}
+
+const OptionSchema<PpoLossOptions>& PpoLossOptions::schema() {
+  static const OptionSchema<PpoLossOptions> schema = [] {
+    OptionSchema<PpoLossOptions> s;
+    s.group("Loss");
+    s.value(
+        "clip", "Importance-ratio clipping ε (0: unclipped surrogate)",
+        [](auto& o) -> auto& { return o.clip; });
+    s.value(
+        "entropy", "Entropy bonus coefficient",
+        [](auto& o) -> auto& { return o.entropyCoefficient; });
+    s.value(
+        "policy-l2", "L2 coefficient on the weight matrices",
+        [](auto& o) -> auto& { return o.policyL2; });
+    s.value(
+        "kl-beta", "Initial adaptive KL penalty coefficient (0: no adaptive penalty)",
+        [](auto& o) -> auto& { return o.initialKlBeta; });
+    s.value(
+        "kl-target", "KL target of the adaptive penalty",
+        [](auto& o) -> auto& { return o.klTarget; });
+    s.value(
+        "kl-tolerance", "Relative tolerance around the KL target",
+        [](auto& o) -> auto& { return o.klTolerance; });
+    s.value(
+        "kl-cutoff-factor", "Cutoff penalty above this times the KL target (0: no cutoff penalty)",
+        [](auto& o) -> auto& { return o.klCutoffFactor; });
+    s.value(
+        "kl-cutoff-coefficient", "Coefficient of the squared KL cutoff penalty",
+        [](auto& o) -> auto& { return o.klCutoffCoefficient; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::rl

@@ -1,5 +1,7 @@
 #include "mlgo/rl/Updates.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include "mlgo/rl/MiniBatches.h"
 #include "mlgo/support/Random.h"
 
@@ -122,6 +124,52 @@ BcEpochStats bcEpoch(policies::MlpPolicy& policy, const DecisionSet& data,
     ++stats.batches;
   }
   return stats;
+}
+
+const OptionSchema<PpoUpdateOptions>& PpoUpdateOptions::schema() {
+  static const OptionSchema<PpoUpdateOptions> schema = [] {
+    OptionSchema<PpoUpdateOptions> s;
+    s.choice(
+        "advantage-normalization",
+        "Standardise advantages over each mini-batch, the iteration, or not",
+        [](auto& o) -> auto& { return o.advantageNormalization; },
+        {AdvantageNormalization::None, AdvantageNormalization::MiniBatch,
+         AdvantageNormalization::Iteration},
+        advantageNormalizationName);
+    s.include(
+        PpoLossOptions::schema(), [](auto& o) -> auto& { return o.loss; });
+    s.group("Optimiser");
+    s.include(
+        AdamOptions::schema(), [](auto& o) -> auto& { return o.adam; });
+    s.value(
+        "minibatch-size", "Decisions per mini-batch",
+        [](auto& o) -> auto& { return o.minibatchSize; });
+    s.value(
+        "epochs", "Passes over each iteration's decisions (with --updates-per-iteration 0)",
+        [](auto& o) -> auto& { return o.epochs; });
+    s.zeroUnset(
+        "updates-per-iteration",
+        "Exactly this many mini-batch updates per iteration, whatever the data size (0: "
+        "--epochs decides)",
+        [](auto& o) -> auto& { return o.updatesPerIteration; });
+    return s;
+  }();
+  return schema;
+}
+
+const OptionSchema<BcUpdateOptions>& BcUpdateOptions::schema() {
+  static const OptionSchema<BcUpdateOptions> schema = [] {
+    OptionSchema<BcUpdateOptions> s;
+    s.include(
+        AdamOptions::schema(), [](auto& o) -> auto& { return o.adam; });
+    s.value(
+        "minibatch-size", "Decisions per mini-batch",
+        [](auto& o) -> auto& { return o.minibatchSize; });
+    s.value(
+        "l2", "L2 coefficient on the weight matrices", [](auto& o) -> auto& { return o.l2; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::rl

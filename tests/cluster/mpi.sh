@@ -32,7 +32,7 @@ mpi() { mpirun --oversubscribe --bind-to none -np "$@"; }
 # also left out: where and how jobs ran (workers per rank, the output name,
 # and the counts of cached and replayed jobs, which depend on scheduling).
 compare() {
-  "$build/apps/mlgo-results" diff "$@" --ignore workers output overwrite cache_hits \
+  "$build/apps/mlgo-results" diff "$@" --ignore workers output policy-output overwrite cache_hits \
     cache_lookups replays replays_verified full_compiles
 }
 fail() {

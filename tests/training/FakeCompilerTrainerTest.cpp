@@ -100,10 +100,12 @@ BcTrainerOptions bcRun(const Corpora& corpora, const fs::path& output) {
 }
 
 // Runs `stopAt` steps, stopped by the progress callback, then resumes with a
-// fresh trainer (and a fresh compiler, as a new process would have): the run
-// file must equal an uninterrupted run's.
+// fresh trainer (and a fresh compiler, as a new process would have) on the
+// options the library reads back from the run file's stored config: the
+// run file must equal an uninterrupted run's.
 template <class Trainer, class Options, class Progress>
 void expectResumeEqualsUninterrupted(Options whole, Options parts, int64_t stopAt) {
+  parts.run.configToml = Options::schema().toToml(parts);
   FakeCompiler compiler;
   Expected<Trainer> a = Trainer::create(whole, compiler);
   ASSERT_TRUE(a) << a.error().message;
@@ -122,7 +124,11 @@ void expectResumeEqualsUninterrupted(Options whole, Options parts, int64_t stopA
     EXPECT_NE(stopped->message.find("--resume"), std::string::npos) << stopped->message;
   }
   FakeCompiler fresh;
-  Expected<Trainer> b = Trainer::resume(parts, fresh);
+  Expected<Options> stored = Trainer::storedOptions(parts.run.output);
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(Options::schema().toToml(*stored), parts.run.configToml);
+  EXPECT_EQ(stored->run.output, parts.run.output);
+  Expected<Trainer> b = Trainer::resume(*stored, fresh);
   ASSERT_TRUE(b) << b.error().message;
   auto rest = b->run();
   ASSERT_TRUE(rest) << rest.error().message;

@@ -1,5 +1,7 @@
 #include "mlgo/training/BcTrainer.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include "TrainerSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/CompilerTask.h"
@@ -467,6 +469,61 @@ Expected<BcTrainerSummary> BcTrainer::run(const ProgressCallback& progress,
   if (summary)
     describeData(bc, record(), *summary);
   return summary;
+}
+
+const OptionSchema<BcTrainerOptions>& BcTrainerOptions::schema() {
+  static const OptionSchema<BcTrainerOptions> schema = [] {
+    const StepNames names{"", "epochs", "Passes over the training decisions", "epoch",
+                          "Seeds the split, the initial weights and the order"};
+    OptionSchema<BcTrainerOptions> s;
+    s.group("Data");
+    s.value(
+        "trace",
+        "Trace file(s) of the heuristic's decisions (mlgo-eval run heuristic CORPUS --trace "
+        "FILE); repeat for several",
+        [](auto& o) -> auto& { return o.traces; });
+    s.value(
+        "corpus", "Record the heuristic's decisions on this corpus first (used like a trace)",
+        [](auto& o) -> auto& { return o.corpus; });
+    s.value(
+        "recorded-trace",
+        "Where the recording goes (default: beside the run file, <stem>.trace.h5; reused when "
+        "it exists)",
+        [](auto& o) -> auto& { return o.recordedTrace; });
+    s.flag(
+        "imitate-actions",
+        "Imitate the actions the traces' policies took (e.g. a trace of mlgo-eval search's "
+        "flip-set policy) instead of the heuristic's decisions",
+        [](auto& o) -> auto& { return o.imitateActions; });
+    s.value(
+         "deviation-weight",
+         "With --imitate-actions: loss weight of decisions whose label differs from the "
+         "heuristic's (others: 1)",
+         [](auto& o) -> auto& { return o.deviationWeight; })
+        .positive();
+    s.flag(
+        "outcome-weights",
+        "Weigh each decision by the bytes its trace row's size differs from its baseline "
+        "(traces of mlgo-eval search --tried: the bytes the flip saved or cost)",
+        [](auto& o) -> auto& { return o.outcomeWeights; });
+    s.value(
+        "outcome-weight-floor",
+        "With --outcome-weights: the least weight of a decision (0: flips that changed "
+        "nothing are not learned from)",
+        [](auto& o) -> auto& { return o.outcomeWeightFloor; });
+    s.value(
+        "heldout-fraction", "Share of the modules held out (split by module, seeded)",
+        [](auto& o) -> auto& { return o.heldoutFraction; });
+    s.group("Policy").include(
+        PolicyStartOptions::schema(false), [](auto& o) -> auto& { return o.policy; });
+    s.group("Optimiser")
+        .include(
+            rl::BcUpdateOptions::schema(), [](auto& o) -> auto& { return o.update; });
+    s.group("Run").include(
+        RunOptions::schema(names, true), [](auto& o) -> auto& { return o.run; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::training

@@ -1,5 +1,7 @@
 #include "mlgo/training/EsTrainer.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include "TrainerSupport.h"
 #include "mlgo/training/CandidateFamilies.h"
 #include "mlgo/training/TrainingCorpus.h"
@@ -282,6 +284,39 @@ Expected<EsTrainerSummary> EsTrainer::run(const ProgressCallback& progress,
         summary.finalMeanReward = typed.record.rewardMean;
         return typed;
       });
+}
+
+const OptionSchema<EsTrainerOptions>& EsTrainerOptions::schema() {
+  static const OptionSchema<EsTrainerOptions> schema = [] {
+    const StepNames names{"modules-per-step", "steps", "Training steps", "step",
+                          "Seeds perturbations, module sampling, initial policy"};
+    OptionSchema<EsTrainerOptions> s;
+    s.group("Data").include(
+        CorpusOptions::schema(names), [](auto& o) -> auto& { return o.data; });
+    s.group("Policy").include(
+        PolicyStartOptions::schema(true), [](auto& o) -> auto& { return o.policy; });
+    s.flag(
+         "scale-by-weights", "Perturb each weight by |w| + 0.01 (for a pretrained start)",
+         [](auto& o) -> auto& { return o.scaleByWeights; })
+        .negatable();
+    s.group("Optimiser");
+    s.choice(
+        "candidate-reward",
+        "A candidate's reward over the step's modules: the mean of the modules' relative "
+        "rewards (each module alike), or the relative reward of their total size or score "
+        "(large modules weigh more)",
+        [](auto& o) -> auto& { return o.candidateReward; },
+        {CandidateReward::Mean, CandidateReward::Total},
+        [](CandidateReward r) -> std::string_view {
+          return r == CandidateReward::Total ? "total" : "mean";
+        });
+    s.include(
+        es::optimizerSchema(), [](auto& o) -> auto& { return o.optimizer; });
+    s.group("Run").include(
+        RunOptions::schema(names, false), [](auto& o) -> auto& { return o.run; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::training

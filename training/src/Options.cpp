@@ -1,5 +1,7 @@
 #include "mlgo/training/Options.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include <cmath>
 
 #include "mlgo/support/Files.h"
@@ -62,6 +64,93 @@ Status RunOptions::validate(bool policyFile) const {
     if (Status s = checkReplaceable(*policyOutput); !s)
       return makeError("policyOutput: " + s.error().message);
   return Status::ok();
+}
+
+OptionSchema<CorpusOptions> CorpusOptions::schema(const StepNames& names) {
+  OptionSchema<CorpusOptions> s;
+  s.value(
+      "corpus", "Training corpus (merge several code bases)",
+      [](auto& o) -> auto& { return o.corpus; });
+  s.value(
+      "validation-corpus",
+      "Held-out corpus, compiled with the argmax policy every validation interval; the best "
+      "policy is chosen on it",
+      [](auto& o) -> auto& { return o.validationCorpus; });
+  s.value(
+      "validation-interval", "Validate every N " + names.unit + "s",
+      [](auto& o) -> auto& { return o.validationInterval; });
+  s.value(
+       names.modulesFlag, "Modules compiled per " + names.unit,
+       [](auto& o) -> auto& { return o.modulesPerStep; })
+      .atLeast(1);
+  s.choice(
+      "module-sampling", "How the " + names.unit + "'s modules are drawn",
+      [](auto& o) -> auto& { return o.sampling; },
+      {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
+       corpus::SamplingStrategy::BucketRoundRobin},
+      corpus::samplingStrategyName);
+  return s;
+}
+
+OptionSchema<PolicyStartOptions> PolicyStartOptions::schema(bool offerInitialPolicy) {
+  OptionSchema<PolicyStartOptions> s;
+  if (offerInitialPolicy)
+    s.value(
+        "initial-policy",
+        "Start from this MLP policy file (e.g. from bc-train); default: random MLP",
+        [](auto& o) -> auto& { return o.initialPolicy; });
+  s.value(
+      "vocabulary",
+      "Quantile vocabulary (.buckets directory) for a random start; default: built from the "
+      "training data's decisions",
+      [](auto& o) -> auto& { return o.vocabulary; });
+  s.value(
+      "vocabulary-quantiles", "Quantiles per feature when the vocabulary is built here",
+      [](auto& o) -> auto& { return o.vocabularyQuantiles; });
+  s.include(
+      policies::MlpOptions::schema(), [](auto& o) -> auto& { return o.mlp; });
+  return s;
+}
+
+std::filesystem::path RunOptions::policyBeside(const std::filesystem::path& output) {
+  std::filesystem::path beside = std::filesystem::path(output).replace_extension(".json");
+  if (beside == output)
+    beside += ".policy.json";
+  return beside;
+}
+
+OptionSchema<RunOptions> RunOptions::schema(const StepNames& names, bool policyFile) {
+  OptionSchema<RunOptions> s;
+  s.value(
+      names.stepsFlag, names.stepsHelp, [](auto& o) -> auto& { return o.steps; });
+  s.value(
+      "seed", names.seedHelp, [](auto& o) -> auto& { return o.seed; });
+  s.value(
+       "max-seconds",
+       "Wall-clock budget of this invocation: the " + names.unit +
+           " expected to end past it is the run's last (validated, policy written; --resume "
+           "continues); 0: none",
+       [](auto& o) -> auto& { return o.maxSeconds; })
+      .atLeast(0);
+  s.value(
+       "output", "The run's HDF5 file", [](auto& o) -> auto& { return o.output; })
+      .shortName("o");
+  if (policyFile) {
+    s.value(
+         "policy-output",
+         "The final policy file (for mlgo-eval and --initial-policy); default: the run "
+         "file's path with .json",
+         [](auto& o) -> auto& { return o.policyOutput; })
+        .defaultNote("beside -o");
+    s.finish([](RunOptions& o, const auto& given) {
+      if (!given.contains("policy-output"))
+        o.policyOutput = policyBeside(o.output);
+    });
+  }
+  s.value(
+      "snapshot-interval", "Store the policy every N " + names.unit + "s",
+      [](auto& o) -> auto& { return o.snapshotInterval; });
+  return s;
 }
 
 } // namespace mlgo::training

@@ -1,5 +1,7 @@
 #include "mlgo/training/PpoTrainer.h"
 
+#include "mlgo/support/OptionSchema.h"
+
 #include "TrainerSupport.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/training/TrainingCorpus.h"
@@ -318,6 +320,30 @@ Expected<PpoTrainerSummary> PpoTrainer::run(const ProgressCallback& progress,
         summary.finalMeanReward = typed.record.rewardMean;
         return typed;
       });
+}
+
+const OptionSchema<PpoTrainerOptions>& PpoTrainerOptions::schema() {
+  static const OptionSchema<PpoTrainerOptions> schema = [] {
+    const StepNames names{"modules-per-iteration", "iterations",
+                          "Policy iterations (collect, then update)", "iteration",
+                          "Seeds sampling, mini-batch order and the initial policy"};
+    OptionSchema<PpoTrainerOptions> s;
+    s.group("Data").include(
+        CorpusOptions::schema(names), [](auto& o) -> auto& { return o.data; });
+    s.group("Policy").include(
+        PolicyStartOptions::schema(true), [](auto& o) -> auto& { return o.policy; });
+    s.group("Reward").value(
+        "moving-average-decay",
+        "Per-module baseline: reward against a moving average of the module's "
+        "sizes (starting at -Oz) with this decay; 1: always against -Oz",
+        [](auto& o) -> auto& { return o.movingAverageDecay; });
+    s.include(
+        rl::PpoUpdateOptions::schema(), [](auto& o) -> auto& { return o.update; });
+    s.group("Run").include(
+        RunOptions::schema(names, true), [](auto& o) -> auto& { return o.run; });
+    return s;
+  }();
+  return schema;
 }
 
 } // namespace mlgo::training

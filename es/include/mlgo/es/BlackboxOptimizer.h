@@ -21,6 +21,7 @@
 #include "mlgo/es/OptimizerState.h"
 #include "mlgo/es/Perturbations.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <Eigen/Core>
 
@@ -67,6 +68,9 @@ struct SamplingOptions {
   double minSuccessShare = 0.5;
 
   Status validate() const; // errors name the field, e.g. "sampling.sigma: …"
+  // Its flags: --perturbations, --directions, --sigma, --evaluate-center,
+  // --min-success-share (the seed is the run's).
+  static const OptionSchema<SamplingOptions>& schema();
 };
 
 // One of an optimiser's own values about its step (flags as 0/1).

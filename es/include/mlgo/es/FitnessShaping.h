@@ -4,6 +4,7 @@
 
 #include "mlgo/es/Perturbations.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <optional>
 #include <span>
@@ -37,6 +38,7 @@ struct ShapingOptions {
   std::optional<int> topDirections;
 
   Status validate() const; // errors name the field, e.g. "shaping.minimumStd: …"
+  static const OptionSchema<ShapingOptions>& schema(); // --shaping, --top-directions
 };
 
 // Population z-scores of `values` (floor on the std as above).

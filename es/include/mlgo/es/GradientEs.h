@@ -49,6 +49,8 @@ public:
     // positive, got -1".
     Status validate() const;
     void reseed(uint64_t seed) { sampling.seed = seed; }
+    // Its flags (sampling, shaping, estimator, step rule, --convention).
+    static const OptionSchema<Options>& schema();
 
     // ml-compiler-opt's MonteCarloBlackboxOptimizer with its Adam (β1 0.9,
     // β2 0.999, ε 1e-7) and reward normalisation: the given σ, sampling,

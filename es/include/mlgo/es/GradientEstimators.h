@@ -22,6 +22,7 @@
 
 #include "mlgo/es/Perturbations.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <Eigen/Core>
 
@@ -48,6 +49,7 @@ struct EstimatorOptions {
   double lassoTolerance = 1e-4;
 
   Status validate() const; // errors name the field, e.g. "estimator.regularization: …"
+  static const OptionSchema<EstimatorOptions>& schema(); // --estimator, --regularization
 };
 
 // The estimators' input after failures, shaping and top-k selection.

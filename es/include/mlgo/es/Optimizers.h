@@ -27,6 +27,10 @@ Status validateOptimizer(const OptimizerOptions& options);
 // Every optimiser's kind, in the variant's order, and one's default options.
 std::vector<OptimizerKind> optimizerKinds();
 OptimizerOptions defaultOptimizerOptions(OptimizerKind kind);
+// --optimizer (first), then every optimiser's own flags merged by name: a
+// flag several optimisers share (--directions) reaches whichever runs; one
+// the chosen optimiser lacks is noted as unused when set.
+const OptionSchema<OptimizerOptions>& optimizerSchema();
 
 // The optimiser `options` describe, at `parameters`, its random stream seeded
 // by `seed`; `scale`: each parameter's perturbation scale (ones if unset).

@@ -48,6 +48,8 @@ public:
 
     Status validate() const; // errors name the field, e.g. "initialSigma: …"
     void reseed(uint64_t newSeed) { seed = newSeed; }
+    // --cma-sigma, --cma-population, --min-success-share.
+    static const OptionSchema<Options>& schema();
   };
 
   struct State {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <Eigen/Core>
 
@@ -46,6 +47,7 @@ struct StepRuleOptions {
   std::optional<double> maxGradientNorm;
 
   Status validate() const; // errors name the field, e.g. "stepRule.learningRate: …"
+  static const OptionSchema<StepRuleOptions>& schema(); // --step-rule, --learning-rate, …
 };
 
 // The rule's memory. Both vectors have the parameters' size (zero at start);

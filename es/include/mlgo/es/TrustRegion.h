@@ -107,6 +107,9 @@ public:
     // Errors name the field with its struct, e.g. "trustRegion.growFactor: …".
     Status validate() const;
     void reseed(uint64_t seed) { sampling.seed = seed; }
+    // Its flags: GradientEs's but the step rule, and --tr-initial-radius,
+    // --tr-minimum-radius.
+    static const OptionSchema<Options>& schema();
   };
 
   struct State {

@@ -20,6 +20,7 @@
 
 #include "mlgo/policies/Policy.h"
 #include "mlgo/policies/Vocabulary.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <Eigen/Core>
 
@@ -78,6 +79,9 @@ struct MlpOptions {
 
   Status validate() const;
   bool operator==(const MlpOptions& other) const = default;
+  // A random MLP's flags: --hidden, --activation, --with-sqrt, --residual-margin
+  // (what the task sets is not a flag).
+  static const OptionSchema<MlpOptions>& schema();
 };
 
 // The architecture, inputs and vocabulary: everything but the weights. It is

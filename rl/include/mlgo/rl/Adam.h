@@ -10,6 +10,7 @@
 #pragma once
 
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 #include "mlgo/support/StateArchive.h"
 
 #include <Eigen/Core>
@@ -37,6 +38,8 @@ struct AdamOptions {
 
   // Errors name the field with `prefix`, e.g. "adam.learningRate: …".
   Status validate(std::string_view prefix = "adam") const;
+  // --learning-rate, --beta1, --beta2, --epsilon, --max-gradient-norm.
+  static const OptionSchema<AdamOptions>& schema();
 };
 
 // ml-compiler-opt's tf.train.AdamOptimizer settings in its BC and PPO gin

@@ -11,6 +11,7 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <cstddef>
 #include <functional>
@@ -119,6 +120,7 @@ struct PpoLossOptions {
   double klCutoffCoefficient = 1000.0;
 
   Status validate(std::string_view prefix = "loss") const; // names the field
+  static const OptionSchema<PpoLossOptions>& schema();     // --clip, --entropy, --kl-*, …
 };
 
 struct PpoLossTerms {

@@ -10,6 +10,7 @@
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/rl/Losses.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,8 @@ struct PpoUpdateOptions {
   int64_t epochs = 4;
 
   Status validate() const; // names the field
+  // --advantage-normalization; the Loss and Optimiser groups.
+  static const OptionSchema<PpoUpdateOptions>& schema();
 };
 
 struct PpoUpdateStats {
@@ -61,7 +64,8 @@ struct BcUpdateOptions {
   // L2 on the weight matrices: l2 · Σ w². Helps a small corpus generalise.
   double l2 = 0;
 
-  Status validate() const; // names the field
+  Status validate() const;                              // names the field
+  static const OptionSchema<BcUpdateOptions>& schema(); // Adam, --minibatch-size, --l2
 };
 
 struct BcEpochStats {

@@ -87,6 +87,9 @@ struct BcTrainerOptions {
   RunOptions run = runOptions("results/bc-run.h5", "results/bc-policy.json");
 
   Status validate() const; // names the bad field
+  // bc-train's flags: Data (traces, a corpus to record, weights), Policy,
+  // Optimiser, Run.
+  static const OptionSchema<BcTrainerOptions>& schema();
 };
 
 // One epoch, as the run file's /steps records it (bcStepColumns()).

@@ -48,6 +48,9 @@ struct EsTrainerOptions {
   RunOptions run = runOptions("results/es-run.h5");
 
   Status validate() const; // names the bad field, e.g. "data.corpus: …"
+  // es-train's flags: Data, Policy (and --scale-by-weights), Optimiser
+  // (--candidate-reward, --optimizer and every optimiser's own), Run.
+  static const OptionSchema<EsTrainerOptions>& schema();
 };
 
 // One ES step, as the run file's /steps records it (esStepColumns()).

@@ -7,6 +7,7 @@
 #include "mlgo/corpus/Sampler.h"
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchemaFwd.h"
 #include "mlgo/support/Threads.h"
 
 #include <cstdint>
@@ -19,6 +20,16 @@
 #include <utility>
 
 namespace mlgo::training {
+
+// The words a trainer's flags use for its step: ES steps, PPO iterations,
+// BC epochs.
+struct StepNames {
+  std::string modulesFlag; // "modules-per-step"
+  std::string stepsFlag;   // "steps"
+  std::string stepsHelp;   // "Training steps"
+  std::string unit;        // "step"
+  std::string seedHelp;    // what the seed seeds
+};
 
 // The code a compiling trainer (es-train, ppo-train) learns from and is
 // validated on.
@@ -39,6 +50,9 @@ struct CorpusOptions {
   corpus::SamplingStrategy sampling = corpus::SamplingStrategy::BucketRoundRobin;
 
   Status validate() const;
+  // --corpus, --validation-corpus, --validation-interval, the modules flag,
+  // --module-sampling.
+  static OptionSchema<CorpusOptions> schema(const StepNames& names);
 };
 
 // Where a trainer's MLP policy starts.
@@ -55,6 +69,9 @@ struct PolicyStartOptions {
   policies::MlpOptions mlp;
 
   Status validate() const;
+  // --initial-policy (when offered), --vocabulary, --vocabulary-quantiles and
+  // the MLP's flags.
+  static OptionSchema<PolicyStartOptions> schema(bool offerInitialPolicy);
 };
 
 // One run: how long, from which seed, into which files.
@@ -86,6 +103,11 @@ struct RunOptions {
 
   // `policyFile`: the trainer writes one, so policyOutput must be set.
   Status validate(bool policyFile = false) const;
+  // The steps flag, --seed, --max-seconds, -o, --policy-output (with
+  // `policyFile`: unset, it is -o's path with .json), --snapshot-interval.
+  static OptionSchema<RunOptions> schema(const StepNames& names, bool policyFile);
+  // Where the policy file goes when not given: beside the run file.
+  static std::filesystem::path policyBeside(const std::filesystem::path& output);
 };
 
 // A trainer's defaults for the shared groups.

@@ -66,6 +66,8 @@ struct PpoTrainerOptions {
   RunOptions run = runOptions("results/ppo-run.h5", "results/ppo-policy.json");
 
   Status validate() const; // names the bad field
+  // ppo-train's flags: Data, Policy, Reward, Loss, Optimiser, Run.
+  static const OptionSchema<PpoTrainerOptions>& schema();
 };
 
 // One PPO iteration, as the run file's /steps records it (ppoStepColumns()).

@@ -8,9 +8,11 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/results/RunFile.h"
 #include "mlgo/support/Expected.h"
+#include "mlgo/support/OptionSchema.h"
 #include "mlgo/training/TrainingLoop.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -29,6 +31,29 @@ public:
   // config); how the scorer compiles (workers, backend) may differ.
   static Expected<Derived> resume(Options options, evaluators::Scorer& scorer) {
     return open(std::move(options), &scorer, true);
+  }
+
+  // The options of the run in `runFile`, read back from the config it
+  // stores through Options::schema(): what resume() needs, without the
+  // command line that started the run. Keys other schemas own (a tool's
+  // evaluator flags) are left to their readers; run.output is `runFile`.
+  static Expected<Options> storedOptions(const std::filesystem::path& runFile) {
+    MLGO_ASSIGN_OR_RETURN(results::RunRecord stored, results::readRunFile(runFile));
+    return storedOptions(stored, runFile);
+  }
+  // The same from the run file's record, already read.
+  static Expected<Options> storedOptions(const results::RunRecord& stored,
+                                         const std::filesystem::path& runFile) {
+    const std::string origin = runFile.string() + " (its stored config)";
+    MLGO_ASSIGN_OR_RETURN(ConfigValues values, parseFlatToml(stored.configToml, origin));
+    Options options;
+    OptionNotes notes;
+    if (Status applied = Options::schema().apply(options, values, notes); !applied)
+      return makeError(origin + ": " + applied.error().message);
+    options.run.output = runFile;
+    options.run.configToml = stored.configToml;
+    options.run.configValues = stored.config;
+    return options;
   }
 
   const Options& options() const { return *options_; }

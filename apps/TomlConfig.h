@@ -1,7 +1,8 @@
-// --config files read by toml++ (a strict TOML parser) instead of CLI11's
-// lenient reader, which accepted `sigma = [1,2` as `sigma = 1`. Errors name
-// the file, line and column; keys no option knows are errors too (set
-// CLI::config_extras_mode::error, which useStrictTomlConfig does).
+// --config files read by toml++ (a strict TOML parser, through support's
+// parseToml) instead of CLI11's lenient reader, which accepted `sigma =
+// [1,2` as `sigma = 1`. Errors name the file, line and column; keys no
+// option knows are errors too (set CLI::config_extras_mode::error, which
+// useStrictTomlConfig does).
 #pragma once
 
 #include <CLI/CLI.hpp>

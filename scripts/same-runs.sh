@@ -9,6 +9,10 @@
 #
 #   scripts/same-runs.sh OTHER_BUILD_DIR [THIS_BUILD_DIR]
 #
+# SAME_RUNS_IGNORE="KEY…": config keys and datasets a change is meant to
+# alter (passed to mlgo-results diff --ignore), e.g. "overwrite" once the
+# stored config no longer holds that launcher-only flag.
+#
 # Build the other revision first, e.g.
 #   git worktree add /tmp/old REV && MLGO_BUILD_DIR=/tmp/old/build bash /tmp/old/scripts/build.sh
 # Both builds use the corpora of this build (build/corpora: zlib, lua).
@@ -65,6 +69,8 @@ runs "$this" "$work/this" > "$work/this.log" 2>&1 || { cat "$work/this.log"; exi
 status=0
 for run in bc es-val es-tr es-cma ppo ppo-rand evict-es evict-bc evict-ppo; do
   printf '%-9s ' "$run"
-  "$this/apps/mlgo-results" diff "$work/other/$run.h5" "$work/this/$run.h5" || status=1
+  # shellcheck disable=SC2086 # a list of keys
+  "$this/apps/mlgo-results" diff "$work/other/$run.h5" "$work/this/$run.h5" \
+    ${SAME_RUNS_IGNORE:+--ignore $SAME_RUNS_IGNORE} || status=1
 done
 exit $status

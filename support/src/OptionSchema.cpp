@@ -45,7 +45,40 @@ std::optional<std::string> scalarText(const toml::node& node) {
 
 } // namespace
 
-Expected<ConfigValues> parseFlatToml(std::string_view text, const std::string& origin) {
+namespace {
+
+Status collect(const toml::table& table, std::vector<std::string>& parents,
+               std::vector<ConfigEntry>& entries, const std::string& origin) {
+  for (const auto& [key, node] : table) {
+    std::string name(key.str());
+    if (const toml::table* section = node.as_table()) {
+      parents.push_back(name);
+      MLGO_TRY(collect(*section, parents, entries, origin));
+      parents.pop_back();
+      continue;
+    }
+    ConfigEntry entry{parents, name, {}};
+    const std::string where = origin + ": key '" + name + "'";
+    if (const toml::array* array = node.as_array()) {
+      for (const toml::node& element : *array) {
+        std::optional<std::string> text = scalarText(element);
+        if (!text)
+          return makeError(where + ": arrays may hold only strings, numbers or booleans");
+        entry.values.push_back(std::move(*text));
+      }
+    } else if (std::optional<std::string> text = scalarText(node)) {
+      entry.values.push_back(std::move(*text));
+    } else {
+      return makeError(where + ": unsupported value (dates and times are not options)");
+    }
+    entries.push_back(std::move(entry));
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Expected<std::vector<ConfigEntry>> parseToml(std::string_view text, const std::string& origin) {
   toml::table root;
   try {
     root = toml::parse(text, origin);
@@ -54,24 +87,20 @@ Expected<ConfigValues> parseFlatToml(std::string_view text, const std::string& o
     return makeError(origin + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
                      ": " + std::string(error.description()));
   }
+  std::vector<ConfigEntry> entries;
+  std::vector<std::string> parents;
+  MLGO_TRY(collect(root, parents, entries, origin));
+  return entries;
+}
+
+Expected<ConfigValues> parseFlatToml(std::string_view text, const std::string& origin) {
+  MLGO_ASSIGN_OR_RETURN(std::vector<ConfigEntry> entries, parseToml(text, origin));
   ConfigValues values;
-  for (const auto& [key, node] : root) {
-    std::string name(key.str());
-    std::vector<std::string> texts;
-    if (const toml::array* array = node.as_array()) {
-      for (const toml::node& element : *array) {
-        std::optional<std::string> t = scalarText(element);
-        if (!t)
-          return makeError(origin + ": key '" + name +
-                           "': arrays may hold only strings, numbers or booleans");
-        texts.push_back(std::move(*t));
-      }
-    } else if (std::optional<std::string> t = scalarText(node)) {
-      texts.push_back(std::move(*t));
-    } else {
-      return makeError(origin + ": key '" + name + "': not a flat option (a table, date or time)");
-    }
-    values.emplace_back(std::move(name), std::move(texts));
+  for (ConfigEntry& entry : entries) {
+    if (!entry.parents.empty())
+      return makeError(origin + ": key '" + entry.parents.front() +
+                       "': a section, where only flat options are read");
+    values.emplace_back(std::move(entry.name), std::move(entry.values));
   }
   return values;
 }

@@ -104,8 +104,16 @@ template <> struct TextCodec<std::filesystem::path> {
 // A TOML value: numbers and booleans as they are, strings quoted.
 std::string tomlScalar(const std::string& text, TextKind kind);
 
-// A config's keys and their values as text (an array gives several), in the
-// file's order; nested tables are refused (the configs are flat).
+// A TOML config's keys and their values as text (an array gives several),
+// in the file's order, each with the sections it is in. Errors name
+// `origin` with the line and column, or the key.
+struct ConfigEntry {
+  std::vector<std::string> parents;
+  std::string name;
+  std::vector<std::string> values;
+};
+Expected<std::vector<ConfigEntry>> parseToml(std::string_view toml, const std::string& origin);
+// The same for a flat config (a run file's): a section is an error.
 using ConfigValues = std::vector<std::pair<std::string, std::vector<std::string>>>;
 Expected<ConfigValues> parseFlatToml(std::string_view toml, const std::string& origin);
 
@@ -123,7 +131,8 @@ struct OptionNotes {
   std::vector<Unused> unused;
 };
 
-template <class Options> struct OptionField {
+// What a field is, apart from the struct it is in.
+struct OptionInfo {
   std::string name;      // the long flag without "--" and the config key
   std::string shortName; // a one-letter flag ("o" for -o), or empty
   std::string help;
@@ -136,6 +145,9 @@ template <class Options> struct OptionField {
   bool resumable = false;           // --resume may change it (never the run's numbers)
   std::vector<std::string> choices; // the values allowed; empty: any
   std::string defaultNote;          // --help's default when not the value ("beside -o")
+};
+
+template <class Options> struct OptionField : OptionInfo {
   // The value as text: what a config stores and --help shows as the default.
   // Empty: unset (not stored).
   std::function<std::vector<std::string>(const Options&)> get;
@@ -190,9 +202,10 @@ public:
     // Numeric bounds on every value given (whole numbers and numbers alike).
     Builder& atLeast(double minimum) {
       const bool whole = field().kind == TextKind::Integer;
-      return check([minimum](double v) { return v >= minimum; },
-                   std::string(whole ? "must be a whole number of at least " : "must be at least ") +
-                       TextCodec<double>::format(minimum));
+      return check(
+          [minimum](double v) { return v >= minimum; },
+          std::string(whole ? "must be a whole number of at least " : "must be at least ") +
+              TextCodec<double>::format(minimum));
     }
     Builder& positive() {
       return check([](double v) { return v > 0; }, "must be positive");
@@ -344,18 +357,9 @@ public:
   OptionSchema& include(const OptionSchema<Sub>& sub, Member member) {
     for (const OptionField<Sub>& s : sub.fields()) {
       Field f;
-      f.name = s.name;
-      f.shortName = s.shortName;
-      f.help = s.help;
-      f.group = s.group.empty() ? group_ : s.group;
-      f.kind = s.kind;
-      f.isSwitch = s.isSwitch;
-      f.negatable = s.negatable;
-      f.isList = s.isList;
-      f.delimiter = s.delimiter;
-      f.resumable = s.resumable;
-      f.choices = s.choices;
-      f.defaultNote = s.defaultNote;
+      static_cast<OptionInfo&>(f) = s;
+      if (f.group.empty())
+        f.group = group_;
       f.get = [get = s.get, member](const Options& o) { return get(member(o)); };
       f.set = [set = s.set, member](Options& o, const std::vector<std::string>& texts,
                                     OptionNotes& notes) { return set(member(o), texts, notes); };

@@ -309,10 +309,8 @@ Expected<std::vector<T>> readColumn(const Hdf5File& file, std::string_view datas
 
 Status checkFormat(const Hdf5File& file, int64_t* version) {
   const fs::path& path = file.path();
-  Expected<bool> hasFormat = file.hasAttribute("/", "format");
+  MLGO_ASSIGN_OR_RETURN(bool hasFormat, file.hasAttribute("/", "format"));
   if (!hasFormat)
-    return hasFormat.error();
-  if (!*hasFormat)
     return traceError(path, "not an mlgo trace file (no \"format\" attribute)");
   Expected<std::string> format = file.readAttribute<std::string>("/", "format");
   if (!format)
@@ -320,121 +318,93 @@ Status checkFormat(const Hdf5File& file, int64_t* version) {
   if (*format != kTraceFormat)
     return traceError(path, "not an mlgo trace file (format is \"" + *format + "\", expected \"" +
                                 std::string(kTraceFormat) + "\")");
-  Expected<int64_t> stored = file.readAttribute<int64_t>("/", "version");
-  if (!stored)
-    return stored.error();
-  if (*stored > kTraceVersion)
-    return traceError(path, "trace version " + std::to_string(*stored) +
+  MLGO_ASSIGN_OR_RETURN(int64_t stored, file.readAttribute<int64_t>("/", "version"));
+  if (stored > kTraceVersion)
+    return traceError(path, "trace version " + std::to_string(stored) +
                                 " is newer than this reader supports (" +
                                 std::to_string(kTraceVersion) + ")");
-  if (*stored < 1)
-    return traceError(path, "invalid trace version " + std::to_string(*stored));
-  *version = *stored;
+  if (stored < 1)
+    return traceError(path, "invalid trace version " + std::to_string(stored));
+  *version = stored;
   return Status::ok();
 }
 
 } // namespace
 
 Expected<Trace> readTrace(const fs::path& path) {
-  Expected<Hdf5File> opened = Hdf5File::open(path, OpenMode::ReadOnly);
-  if (!opened)
-    return opened.error();
-  const Hdf5File& file = *opened;
+  MLGO_ASSIGN_OR_RETURN(Hdf5File opened, Hdf5File::open(path, OpenMode::ReadOnly));
+  const Hdf5File& file = opened;
   Trace trace;
   if (Status format = checkFormat(file, &trace.version); !format)
     return format.error();
 
-  Expected<std::vector<std::string>> attributeNames = file.attributeNames("/");
-  if (!attributeNames)
-    return attributeNames.error();
-  for (const std::string& name : *attributeNames) {
+  MLGO_ASSIGN_OR_RETURN(std::vector<std::string> attributeNames, file.attributeNames("/"));
+  for (const std::string& name : attributeNames) {
     if (name == "format" || name == "version")
       continue;
     Expected<ElementType> type = file.attributeType("/", name);
     if (!type || *type != ElementType::String)
       continue; // not one of the free-form string attributes
-    Expected<std::string> value = file.readAttribute<std::string>("/", name);
-    if (!value)
-      return value.error();
-    trace.attributes.emplace(name, value.take());
+    MLGO_ASSIGN_OR_RETURN(std::string value, file.readAttribute<std::string>("/", name));
+    trace.attributes.emplace(name, std::move(value));
   }
 
   // Features.
-  Expected<std::vector<std::string>> names =
-      readColumn<std::string>(file, kFeatureNames, std::nullopt, "");
-  if (!names)
-    return names.error();
-  size_t featureCount = names->size();
-  Expected<std::vector<std::string>> types =
-      readColumn<std::string>(file, kFeatureTypes, featureCount, kFeatureNames);
-  if (!types)
-    return types.error();
-  Expected<std::vector<std::string>> shapes =
-      readColumn<std::string>(file, kFeatureShapes, featureCount, kFeatureNames);
-  if (!shapes)
-    return shapes.error();
-  Expected<std::vector<int64_t>> ports =
-      readColumn<int64_t>(file, kFeaturePorts, featureCount, kFeatureNames);
-  if (!ports)
-    return ports.error();
+  MLGO_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                        readColumn<std::string>(file, kFeatureNames, std::nullopt, ""));
+  size_t featureCount = names.size();
+  MLGO_ASSIGN_OR_RETURN(std::vector<std::string> types,
+                        readColumn<std::string>(file, kFeatureTypes, featureCount, kFeatureNames));
+  MLGO_ASSIGN_OR_RETURN(std::vector<std::string> shapes,
+                        readColumn<std::string>(file, kFeatureShapes, featureCount, kFeatureNames));
+  MLGO_ASSIGN_OR_RETURN(std::vector<int64_t> ports,
+                        readColumn<int64_t>(file, kFeaturePorts, featureCount, kFeatureNames));
   for (size_t i = 0; i < featureCount; ++i) {
     TensorSpec spec;
-    spec.name = (*names)[i];
-    Expected<policies::TensorType> type = policies::parseTensorType((*types)[i]);
+    spec.name = names[i];
+    Expected<policies::TensorType> type = policies::parseTensorType(types[i]);
     if (!type)
       return datasetError(path, std::string(kFeatureTypes) + "[" + std::to_string(i) + "]",
                           type.error().message);
     spec.type = *type;
-    std::optional<std::vector<int64_t>> shape = parseShapeJson((*shapes)[i]);
+    std::optional<std::vector<int64_t>> shape = parseShapeJson(shapes[i]);
     if (!shape)
       return datasetError(path, std::string(kFeatureShapes) + "[" + std::to_string(i) + "]",
-                          "\"" + (*shapes)[i] + "\" is not a JSON list of non-negative integers");
+                          "\"" + shapes[i] + "\" is not a JSON list of non-negative integers");
     spec.shape = std::move(*shape);
-    spec.port = static_cast<int>((*ports)[i]);
+    spec.port = static_cast<int>(ports[i]);
     trace.featureSpecs.push_back(std::move(spec));
   }
   trace.width = recordWidth(trace.featureSpecs);
 
   // Decisions.
-  Expected<Array<double>> observations = file.readDataset<double>(kObservations);
-  if (!observations)
-    return observations.error();
-  if (observations->shape.size() != 2 || observations->shape[1] != trace.width)
-    return datasetError(path, kObservations,
-                        "has shape " +
-                            shapeJson(std::vector<int64_t>(observations->shape.begin(),
-                                                           observations->shape.end())) +
-                            ", expected [N," + std::to_string(trace.width) +
-                            "] (N decisions of the features' element count)");
-  size_t decisions = observations->shape[0];
-  trace.observations = std::move(observations->values);
-  Expected<std::vector<int64_t>> defaults =
-      readColumn<int64_t>(file, kDefaultDecisions, decisions, kObservations);
-  if (!defaults)
-    return defaults.error();
-  trace.defaultDecisions = defaults.take();
-  Expected<std::vector<int64_t>> actions =
-      readColumn<int64_t>(file, kActions, decisions, kObservations);
-  if (!actions)
-    return actions.error();
-  trace.actions = actions.take();
-  Expected<std::vector<double>> logProbabilities =
-      readColumn<double>(file, kLogProbabilities, decisions, kObservations);
-  if (!logProbabilities)
-    return logProbabilities.error();
-  trace.logProbabilities = logProbabilities.take();
-  Expected<std::vector<int64_t>> decisionModules =
-      readColumn<int64_t>(file, kDecisionModules, decisions, kObservations);
-  if (!decisionModules)
-    return decisionModules.error();
-  trace.decisionModules = decisionModules.take();
+  MLGO_ASSIGN_OR_RETURN(Array<double> observations, file.readDataset<double>(kObservations));
+  if (observations.shape.size() != 2 || observations.shape[1] != trace.width)
+    return datasetError(
+        path, kObservations,
+        "has shape " +
+            shapeJson(std::vector<int64_t>(observations.shape.begin(), observations.shape.end())) +
+            ", expected [N," + std::to_string(trace.width) +
+            "] (N decisions of the features' element count)");
+  size_t decisions = observations.shape[0];
+  trace.observations = std::move(observations.values);
+  MLGO_ASSIGN_OR_RETURN(std::vector<int64_t> defaults,
+                        readColumn<int64_t>(file, kDefaultDecisions, decisions, kObservations));
+  trace.defaultDecisions = std::move(defaults);
+  MLGO_ASSIGN_OR_RETURN(std::vector<int64_t> actions,
+                        readColumn<int64_t>(file, kActions, decisions, kObservations));
+  trace.actions = std::move(actions);
+  MLGO_ASSIGN_OR_RETURN(std::vector<double> logProbabilities,
+                        readColumn<double>(file, kLogProbabilities, decisions, kObservations));
+  trace.logProbabilities = std::move(logProbabilities);
+  MLGO_ASSIGN_OR_RETURN(std::vector<int64_t> decisionModules,
+                        readColumn<int64_t>(file, kDecisionModules, decisions, kObservations));
+  trace.decisionModules = std::move(decisionModules);
 
   // Modules.
-  Expected<std::vector<std::string>> moduleNames =
-      readColumn<std::string>(file, kModuleNames, std::nullopt, "");
-  if (!moduleNames)
-    return moduleNames.error();
-  size_t moduleCount = moduleNames->size();
+  MLGO_ASSIGN_OR_RETURN(std::vector<std::string> moduleNames,
+                        readColumn<std::string>(file, kModuleNames, std::nullopt, ""));
+  size_t moduleCount = moduleNames.size();
   auto strings = [&](std::string_view dataset) {
     return readColumn<std::string>(file, dataset, moduleCount, kModuleNames);
   };
@@ -467,7 +437,7 @@ Expected<Trace> readTrace(const fs::path& path) {
 
   for (size_t m = 0; m < moduleCount; ++m) {
     TraceModule module;
-    module.name = (*moduleNames)[m];
+    module.name = moduleNames[m];
     module.status = (*statuses)[m];
     module.message = (*messages)[m];
     module.sizeBytes = (*sizes)[m];

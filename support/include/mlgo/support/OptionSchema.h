@@ -483,53 +483,91 @@ private:
 
 // --- Alternatives -------------------------------------------------------------
 
+namespace detail {
+
+// The variant holding alternative `index`, default-constructed.
+template <class... Alternatives> std::variant<Alternatives...> defaultAlternative(size_t index) {
+  std::variant<Alternatives...> result;
+  size_t i = 0;
+  ((i++ == index ? (void)(result = Alternatives{}) : (void)0), ...);
+  return result;
+}
+
+// The field that picks the alternative by name; a new choice starts from
+// that alternative's defaults.
+template <class... Alternatives>
+OptionField<std::variant<Alternatives...>> selectorField(std::string selector, std::string help,
+                                                         std::vector<std::string> names) {
+  using Variant = std::variant<Alternatives...>;
+  OptionField<Variant> f;
+  f.name = std::move(selector);
+  f.help = std::move(help);
+  f.choices = names;
+  f.get = [names](const Variant& v) { return std::vector<std::string>{names[v.index()]}; };
+  f.set = [names](Variant& v, const std::vector<std::string>& texts, OptionNotes&) -> Status {
+    const std::string given = texts.empty() ? std::string() : texts.back();
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == given) {
+        if (v.index() != i)
+          v = defaultAlternative<Alternatives...>(i);
+        return Status::ok();
+      }
+    return makeError("'" + given + "' is not one of " + OptionSchema<Variant>::join(names, " | "));
+  };
+  return f;
+}
+
+// One merged field from each alternative's projection of it (or none): it
+// reads and writes the chosen alternative's; one the chosen alternative
+// lacks shows its first declarer's default, is checked as that declarer
+// would, and is noted as unused when set away from that default.
+template <class... Alternatives>
+OptionField<std::variant<Alternatives...>>
+mergedField(std::vector<std::optional<OptionField<std::variant<Alternatives...>>>> byAlternative,
+            const std::string& selector, const std::vector<std::string>& names) {
+  using Variant = std::variant<Alternatives...>;
+  using Field = OptionField<Variant>;
+  size_t first = 0;
+  while (!byAlternative[first])
+    ++first;
+  Field f = *byAlternative[first];
+  auto own = std::make_shared<std::vector<std::optional<Field>>>(std::move(byAlternative));
+  const Variant firstDefault = defaultAlternative<Alternatives...>(first);
+  f.get = [own, first, firstDefault](const Variant& v) {
+    const auto& chosen = (*own)[v.index()];
+    return chosen ? chosen->get(v) : (*own)[first]->get(firstDefault);
+  };
+  f.set = [own, first, firstDefault, names, selector](
+              Variant& v, const std::vector<std::string>& texts, OptionNotes& notes) -> Status {
+    if (const auto& chosen = (*own)[v.index()])
+      return chosen->set(v, texts, notes);
+    const Field& declarer = *(*own)[first];
+    Variant scratch = firstDefault;
+    MLGO_TRY(declarer.set(scratch, texts, notes));
+    if (declarer.get(scratch) != declarer.get(firstDefault))
+      notes.unused.push_back({declarer.name, "--" + selector + " " + names[v.index()]});
+    return Status::ok();
+  };
+  f.applies = [own](const Variant& v) { return (*own)[v.index()].has_value(); };
+  return f;
+}
+
+} // namespace detail
+
 // The schema of a variant of Options structs (one optimiser's options of
 // several), each with its own static schema(): a selector field (`selector`,
 // first) that picks the alternative by name (`names`, in the variant's
-// order), then every alternative's fields merged by name. A merged field reads and writes the
-// chosen alternative; one the chosen alternative lacks shows its first declarer's default, and a
-// value given for it is noted as unused when it differs from that default. Rules run for the chosen
-// alternative.
+// order), then every alternative's fields merged by name
+// (detail::mergedField). Rules run for the chosen alternative.
 template <class... Alternatives>
 OptionSchema<std::variant<Alternatives...>>
 alternativesSchema(std::string selector, std::string help, std::vector<std::string> names) {
   using Variant = std::variant<Alternatives...>;
   using Field = OptionField<Variant>;
-  constexpr size_t count = sizeof...(Alternatives);
   OptionSchema<Variant> schema;
-  // Default alternatives by index.
-  auto makeDefault = [](size_t index) {
-    Variant result;
-    size_t i = 0;
-    ((i++ == index ? (void)(result = Alternatives{}) : (void)0), ...);
-    return result;
-  };
-  Field selectorField;
-  selectorField.name = selector;
-  selectorField.help = std::move(help);
-  selectorField.choices = names;
-  selectorField.get = [names](const Variant& v) {
-    return std::vector<std::string>{names[v.index()]};
-  };
-  selectorField.set = [names, makeDefault](Variant& v, const std::vector<std::string>& texts,
-                                           OptionNotes&) -> Status {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (!texts.empty() && names[i] == texts.back()) {
-        if (v.index() != i)
-          v = makeDefault(i);
-        return Status::ok();
-      }
-    return makeError("'" + (texts.empty() ? std::string() : texts.back()) + "' is not one of " +
-                     OptionSchema<Variant>::join(names, " | "));
-  };
-  schema.custom(std::move(selectorField));
-
-  // Per merged name: for each alternative, its projected field (or none).
-  struct Merged {
-    std::string name;
-    std::vector<std::optional<Field>> byAlternative;
-  };
-  std::vector<Merged> merged;
+  schema.custom(detail::selectorField<Alternatives...>(selector, std::move(help), names));
+  // Per name, in first-seen order: each alternative's projected field.
+  std::vector<std::pair<std::string, std::vector<std::optional<Field>>>> merged;
   auto mergeAlternative = [&]<size_t I>(std::integral_constant<size_t, I>, const auto& sub) {
     OptionSchema<Variant> projected;
     // Only reached for the chosen alternative, or a scratch one of its kind.
@@ -537,12 +575,11 @@ alternativesSchema(std::string selector, std::string help, std::vector<std::stri
         sub, [](auto& v) -> auto& { return std::get<I>(v); });
     for (const Field& f : projected.fields()) {
       auto it = std::find_if(merged.begin(), merged.end(),
-                             [&](const Merged& m) { return m.name == f.name; });
-      if (it == merged.end()) {
-        merged.push_back({f.name, std::vector<std::optional<Field>>(count)});
-        it = std::prev(merged.end());
-      }
-      it->byAlternative[I] = f;
+                             [&](const auto& m) { return m.first == f.name; });
+      if (it == merged.end())
+        it = merged.emplace(merged.end(), f.name,
+                            std::vector<std::optional<Field>>(sizeof...(Alternatives)));
+      it->second[I] = f;
     }
     for (const auto& rule : sub.rules())
       schema.rule([rule](const Variant& v) -> Status {
@@ -553,36 +590,8 @@ alternativesSchema(std::string selector, std::string help, std::vector<std::stri
     (mergeAlternative(std::integral_constant<size_t, I>{}, Alternatives::schema()), ...);
   }
   (std::index_sequence_for<Alternatives...>{});
-
-  for (const Merged& m : merged) {
-    size_t first = 0;
-    while (!m.byAlternative[first])
-      ++first;
-    Field f = *m.byAlternative[first];
-    auto perAlternative = std::make_shared<std::vector<std::optional<Field>>>(m.byAlternative);
-    const Variant firstDefault = makeDefault(first);
-    f.get = [perAlternative, first, firstDefault](const Variant& v) {
-      const auto& own = (*perAlternative)[v.index()];
-      return own ? own->get(v) : (*perAlternative)[first]->get(firstDefault);
-    };
-    f.set = [perAlternative, first, firstDefault, names, selector](
-                Variant& v, const std::vector<std::string>& texts, OptionNotes& notes) -> Status {
-      if (const auto& own = (*perAlternative)[v.index()])
-        return own->set(v, texts, notes);
-      // Not the chosen alternative's: check it as its declarer would, and
-      // note it when it changes that declarer's default.
-      const Field& declarer = *(*perAlternative)[first];
-      Variant scratch = firstDefault;
-      MLGO_TRY(declarer.set(scratch, texts, notes));
-      if (declarer.get(scratch) != declarer.get(firstDefault))
-        notes.unused.push_back({declarer.name, "--" + selector + " " + names[v.index()]});
-      return Status::ok();
-    };
-    f.applies = [perAlternative](const Variant& v) {
-      return (*perAlternative)[v.index()].has_value();
-    };
-    schema.custom(std::move(f));
-  }
+  for (auto& [name, byAlternative] : merged)
+    schema.custom(detail::mergedField<Alternatives...>(std::move(byAlternative), selector, names));
   return schema;
 }
 

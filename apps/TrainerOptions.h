@@ -266,7 +266,8 @@ inline void printEnding(const training::LoopSummary& summary) {
     std::printf("%s\n", summary.message.c_str());
   std::printf("results: %s\n", summary.output.c_str());
   if (summary.policyOutput)
-    std::printf("policy: %s\n", summary.policyOutput->c_str());
+    std::printf("policy: %s (kept: %s)\n", summary.policyOutput->c_str(),
+                summary.kept ? summary.kept->why().c_str() : "the final policy");
 }
 
 // The rest of a compiling trainer's "done:" line (its best validation

@@ -44,6 +44,9 @@ public:
 
   size_t sitesPerModule = 12;
   std::set<std::string> brokenBaselines; // their -Oz compile "fails"
+  // Modules that teach the opposite lesson: inlining where a > b costs 3
+  // bytes and saves 2 elsewhere (what training learns makes them larger).
+  std::set<std::string> invertedModules;
   FailurePredicate fails = [](uint64_t, size_t, const std::string&) { return false; };
 
   // The task the trainers are given (the inliner's), its reward included.
@@ -60,7 +63,7 @@ public:
       if (brokenBaselines.count(module->name))
         baseline.message = "baseline (-Oz) compile failed: made up";
       else {
-        baseline.sizeBytes = sizeOf(sites(module->name), defaults(module->name));
+        baseline.sizeBytes = sizeOf(module->name, sites(module->name), defaults(module->name));
         baseline.measured = static_cast<double>(*baseline.sizeBytes); // it measures the size
       }
       results.push_back(baseline);
@@ -108,11 +111,13 @@ private:
       inline_.push_back(static_cast<int64_t>(rows[s * 4 + 3]));
     return inline_;
   }
-  uint64_t sizeOf(const std::vector<double>& rows, const std::vector<int64_t>& actions) const {
+  uint64_t sizeOf(const std::string& module, const std::vector<double>& rows,
+                  const std::vector<int64_t>& actions) const {
+    const int64_t sign = invertedModules.count(module) ? -1 : 1;
     int64_t size = 2000;
     for (size_t s = 0; s < actions.size(); ++s)
       if (actions[s] == 1)
-        size -= rows[s * 4] > rows[s * 4 + 1] ? 3 : -2;
+        size -= sign * (rows[s * 4] > rows[s * 4 + 1] ? 3 : -2);
     return static_cast<uint64_t>(size);
   }
 
@@ -152,7 +157,7 @@ private:
     }
     job.status = evaluators::JobStatus::Ok;
     job.decisions = sitesPerModule;
-    job.sizeBytes = sizeOf(rows, trajectory.actions);
+    job.sizeBytes = sizeOf(module.name, rows, trajectory.actions);
     job.codeHash = job.sizeBytes;
     job.measured = static_cast<double>(job.sizeBytes);
     job.reward = evaluators::sizeReward(job.sizeBytes, *baseline);

@@ -8,6 +8,7 @@
 #include "RunRecordAssertions.h"
 #include "TestSupport.h"
 #include "mlgo/results/RunFile.h"
+#include "mlgo/support/Files.h"
 #include "mlgo/training/BcTrainer.h"
 #include "mlgo/training/EsTrainer.h"
 #include "mlgo/training/PpoTrainer.h"
@@ -72,7 +73,7 @@ EsTrainerOptions esRun(const Corpora& corpora, const fs::path& output) {
   std::get<es::GradientEs::Options>(o.optimizer).sampling.directions = 4;
   std::get<es::GradientEs::Options>(o.optimizer).sampling.sigma = 0.5;
   std::get<es::GradientEs::Options>(o.optimizer).stepRule.learningRate = 0.1;
-  o.run = shortRun(output, 6, 3, false);
+  o.run = shortRun(output, 6, 3, true);
   return o;
 }
 
@@ -200,7 +201,9 @@ TEST(EsTrainerOnAFakeCompiler, LearnsAndRecordsEveryStep) {
   const results::RunRecord& record = trainer->record();
   expectColumnsAreTheStepDatasets(esStepColumns(), record);
   EXPECT_EQ(record.attributes.at("compiler"), compiler.compilerIdentity());
-  ASSERT_EQ(record.validations.size(), 6u);
+  // The start (step 0), then every second step.
+  ASSERT_EQ(record.validations.size(), 7u);
+  EXPECT_EQ(record.validations.front().step, 0);
   // The made-up task is learnable: the policy ends better on unseen modules
   // than it started.
   EXPECT_GT(record.validations.back().totalReward, record.validations.front().totalReward);
@@ -272,6 +275,55 @@ TEST(EsTrainerOnAFakeCompiler, BestPolicyIsTheBestValidatedOne) {
   EXPECT_EQ(*summary->bestValidationTotalReward(), best->totalReward);
 }
 
+// The policy file is the kept policy: the best validated one, the start
+// included, so a run never keeps a policy that validates worse than where
+// it started.
+TEST(EsTrainerOnAFakeCompiler, KeepsTheStartWhenNothingValidatesBetter) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  EsTrainerOptions o = esRun(corpora, dir / "es.h5");
+  o.data.validationCorpus = corpora.validation;
+  o.data.validationInterval = 1;
+  o.policy.mlp.residualMargin = 0.5; // starts at the heuristic: reward 0
+  FakeCompiler compiler;
+  compiler.invertedModules = {"v0", "v1", "v2", "v3"}; // validation teaches the opposite
+  Expected<EsTrainer> trainer = EsTrainer::create(o, compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  Expected<EsTrainerSummary> summary = trainer->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  const results::RunRecord& record = trainer->record();
+  ASSERT_EQ(record.validations.size(), 7u);
+  EXPECT_EQ(record.validations[0].step, 0);
+  EXPECT_EQ(record.validations[0].totalReward, 0.0);
+  // Later policies validate no better (equal until they leave the
+  // heuristic's decisions; ties keep the earlier), and worse once they do.
+  for (size_t v = 1; v < record.validations.size(); ++v)
+    EXPECT_LE(record.validations[v].totalReward, 0.0) << "step " << record.validations[v].step;
+  EXPECT_LT(record.validations.back().totalReward, 0.0);
+  ASSERT_TRUE(summary->kept);
+  EXPECT_TRUE(summary->kept->validated);
+  EXPECT_EQ(summary->kept->step, 0);
+  EXPECT_NE(summary->kept->why().find("the start"), std::string::npos) << summary->kept->why();
+  Expected<std::string> file = readFileBytes(*summary->policyOutput);
+  ASSERT_TRUE(file);
+  EXPECT_EQ(*file, record.snapshots.front().policyJson);
+  EXPECT_NE(*file, record.finalPolicy->policyJson);
+
+  // Where training does carry over, a later step is kept, and said to be.
+  FakeCompiler plain;
+  o.run.output = dir / "es-plain.h5";
+  o.run.policyOutput = dir / "es-plain.json";
+  Expected<EsTrainer> learning = EsTrainer::create(o, plain);
+  ASSERT_TRUE(learning);
+  Expected<EsTrainerSummary> learned = learning->run();
+  ASSERT_TRUE(learned && learned->kept);
+  EXPECT_GT(learned->kept->step, 0);
+  EXPECT_GT(*learned->kept->validationTotalReward, *learned->kept->startValidationTotalReward);
+  Expected<std::string> kept = readFileBytes(*learned->policyOutput);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(*kept, learning->record().bestPolicy->policyJson);
+}
+
 TEST(EsTrainerOnAFakeCompiler, WithoutValidationTheBestIsThePointWithTheBestNeighbourhood) {
   ScratchDirectory dir;
   Corpora corpora = writeCorpora(dir);
@@ -336,7 +388,7 @@ TEST(EsTrainerOnAFakeCompiler, FailuresAreRecordedAndTheRunGoesOn) {
   }
   EXPECT_EQ(baselineFailures, 1u);
   EXPECT_EQ(stepFailures, 3u); // one per module of step 0
-  EXPECT_EQ(validationFailures, 2u);
+  EXPECT_EQ(validationFailures, 3u); // the start's, steps 3 and 6
   for (const std::vector<int64_t>& modules : r.stepModules)
     EXPECT_EQ(std::count(modules.begin(), modules.end(), t5), 0);
   // Step 0: candidate 1 has no reward, its antithetic pair is dropped.

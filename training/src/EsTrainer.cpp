@@ -313,7 +313,7 @@ const OptionSchema<EsTrainerOptions>& EsTrainerOptions::schema() {
     s.include(
         es::optimizerSchema(), [](auto& o) -> auto& { return o.optimizer; });
     s.group("Run").include(
-        RunOptions::schema(names, false), [](auto& o) -> auto& { return o.run; });
+        RunOptions::schema(names, true), [](auto& o) -> auto& { return o.run; });
     return s;
   }();
   return schema;

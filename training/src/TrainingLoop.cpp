@@ -5,6 +5,10 @@
 #include "mlgo/training/StepColumns.h"
 #include "mlgo/training/TrainingCorpus.h"
 
+#include "mlgo/support/Files.h"
+
+#include <cmath>
+#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -60,7 +64,22 @@ struct TrainingLoop::State {
   // `final`: run it as the run's last step although steps remain (budget).
   Expected<StepProgress> runStep(Clock::time_point runStart, bool final = false);
   Status save() const { return results::writeRunFile(run.output, record); }
+  KeptPolicy kept() const;
 };
+
+KeptPolicy TrainingLoop::State::kept() const {
+  KeptPolicy k;
+  k.step = stepsDone;
+  for (const results::ValidationRecord& v : record.validations)
+    if (v.step == 0 && std::isfinite(v.totalReward))
+      k.startValidationTotalReward = v.totalReward;
+  if (!validation.empty() && record.bestPolicy) {
+    k.validated = true;
+    k.step = record.bestPolicy->step;
+    k.validationTotalReward = bestValue;
+  }
+  return k;
+}
 
 void TrainingLoop::State::startBest(const StateArchive* stored) {
   keys = algorithm->bestPolicyKeys();
@@ -177,6 +196,24 @@ Expected<StepProgress> TrainingLoop::State::runStep(Clock::time_point runStart, 
   return progress;
 }
 
+std::string KeptPolicy::why() const {
+  char text[160];
+  if (!validated)
+    std::snprintf(text, sizeof text,
+                  "the final policy (step %lld; no validation corpus to choose on)",
+                  static_cast<long long>(step));
+  else if (step == 0)
+    std::snprintf(text, sizeof text,
+                  "the start (step 0): no later policy validated above its total reward %+.5f",
+                  startValidationTotalReward.value_or(kNaN));
+  else
+    std::snprintf(text, sizeof text,
+                  "step %lld's, the best on validation: total reward %+.5f, the start's %+.5f",
+                  static_cast<long long>(step), validationTotalReward.value_or(kNaN),
+                  startValidationTotalReward.value_or(kNaN));
+  return text;
+}
+
 TrainingLoop::TrainingLoop(std::unique_ptr<State> state) : state_(std::move(state)) {}
 TrainingLoop::TrainingLoop(TrainingLoop&&) noexcept = default;
 TrainingLoop& TrainingLoop::operator=(TrainingLoop&&) noexcept = default;
@@ -224,6 +261,13 @@ Expected<TrainingLoop> TrainingLoop::create(RunOptions run, int64_t validationIn
   if (s->run.output.has_parent_path())
     fs::create_directories(s->run.output.parent_path(), ec);
   r.snapshots.push_back({0, policyJson(policy)});
+  // The start is the first contender for the best policy: a run keeps a
+  // later one only when it validates better.
+  if (!s->validation.empty()) {
+    MLGO_ASSIGN_OR_RETURN(std::optional<double> start, s->validate(0));
+    if (start && s->improves(*start, {}))
+      s->setBest({0, policyJson(policy), *start, {}, s->validationMetric()});
+  }
   if (Status saved = s->save(); !saved)
     return makeError(saved.error().message + "; no run file was written and no step ran");
   return TrainingLoop(std::move(s));
@@ -371,11 +415,14 @@ Expected<LoopSummary> TrainingLoop::run(const Callback& callback,
   if (s.stepsDone >= s.run.steps || budgetEnded) {
     if (!budgetEnded)
       summary.termination = Termination::Completed;
+    summary.kept = s.kept();
     if (s.run.policyOutput) {
       std::error_code ec;
       if (s.run.policyOutput->has_parent_path())
         fs::create_directories(s.run.policyOutput->parent_path(), ec);
-      if (Status saved = policies::savePolicy(s.algorithm->policy(), *s.run.policyOutput); !saved)
+      const std::string json = summary.kept->validated ? s.record.bestPolicy->policyJson
+                                                       : policyJson(s.algorithm->policy());
+      if (Status saved = writeFileAtomically(*s.run.policyOutput, json); !saved)
         return saved.error();
       summary.policyOutput = s.run.policyOutput;
     }

@@ -45,7 +45,7 @@ struct EsTrainerOptions {
   // run.seed.
   es::OptimizerOptions optimizer;
 
-  RunOptions run = runOptions("results/es-run.h5");
+  RunOptions run = runOptions("results/es-run.h5", "results/es-policy.json");
 
   Status validate() const; // names the bad field, e.g. "data.corpus: …"
   // es-train's flags: Data, Policy (and --scale-by-weights), Optimiser

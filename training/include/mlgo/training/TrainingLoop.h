@@ -3,9 +3,10 @@
 // initial and restored state, and one step of collect + update — and the
 // loop owns the rest: the run file (create, resume checks, a rewrite after
 // every step), validation on held-out code, the best policy, snapshots, the
-// final policy and policy file, checkpoints, timings, progress and stopping.
+// final policy and the policy file (the kept policy: KeptPolicy), checkpoints, timings, progress and stopping.
 //
-//   new run:   loadData → initialise → snapshot 0 → file
+//   new run:   loadData → initialise → snapshot 0 → validate the start (with a
+//              validation corpus: the first contender for best) → file
 //   resume:    read file, check trainer/checkpoint/optimizer/steps → loadData
 //              → same module tables? → restore(checkpoint) → the file's record
 //   each step: runStep(step) → validate (every validationInterval steps and at
@@ -124,6 +125,19 @@ struct BestPolicy {
   std::string metric;
 };
 
+// The policy a run keeps: its policy file. With a validation corpus, the
+// best validated policy, the start's (step 0) included, so a run never
+// keeps a policy that validates worse than where it started; without one,
+// the final policy.
+struct KeptPolicy {
+  int64_t step = 0;
+  bool validated = false;
+  std::optional<double> validationTotalReward; // when validated
+  std::optional<double> startValidationTotalReward;
+  // One line on which policy and why, for the tools' endings.
+  std::string why() const;
+};
+
 // One invocation of run().
 struct LoopSummary {
   Termination termination = Termination::Completed;
@@ -135,6 +149,7 @@ struct LoopSummary {
   std::optional<std::filesystem::path> policyOutput; // written when the run completed
   bool validated = false;                            // the run has a validation corpus
   std::optional<BestPolicy> best;                    // once one was chosen
+  std::optional<KeptPolicy> kept;                    // when the run completed
 
   // The best policy's total reward on the validation corpus, if it has one.
   std::optional<double> bestValidationTotalReward() const {

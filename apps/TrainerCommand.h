@@ -82,7 +82,15 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
                             " already holds a run (replacing it loses its checkpoint): continue "
                             "it with --resume " +
                             output.string() + ", or give --overwrite to start again"));
-    std::printf("# effective config\n%s\n", args.options.run.configToml.c_str());
+    // What this run changed; every value is in the run file (a long list
+    // would hide the lines that say what the run does).
+    using Options = std::decay_t<decltype(args.options)>;
+    const Options defaults;
+    const EvaluatorArgs evaluatorDefaults;
+    std::printf("# options away from their defaults (all: mlgo-results config %s)\n%s%s\n",
+                args.options.run.output.c_str(),
+                Options::schema().toToml(args.options, &defaults).c_str(),
+                EvaluatorArgs::schema().toToml(args.evaluator, &evaluatorDefaults).c_str());
     std::fflush(stdout);
   }
   // One writer per run file, for the whole run (the lock file beside it).

@@ -176,6 +176,9 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
   std::fprintf(stderr, "%s %s, %s parameters, %s; run file %s\n", verb.c_str(),
                attribute("policy").c_str(), attribute("parameters").c_str(), modules.c_str(),
                output.c_str());
+  if (std::string start = attribute("initial_policy"); !start.empty())
+    std::fprintf(stderr, "%s from %s\n", verb == "resuming" ? "started" : "starting",
+                 start.c_str());
   // Modules whose -Oz baseline failed cannot be scored and are left out of
   // training: say so here, not only in the run file's failure table.
   size_t leftOut = 0;

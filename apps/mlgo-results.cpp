@@ -465,7 +465,20 @@ int main(int argc, char** argv) {
                    "changes only how the run computed and the counters it changes")
       ->take_all();
 
+  std::string configFile;
+  CLI::App* configCmd = app.add_subcommand(
+      "config", "A run's stored config: every option's value as TOML, which --config reads "
+                "(es-train --config <(mlgo-results config RUN.h5) --steps 200 -o NEW.h5)");
+  configCmd->add_option("run", configFile, "Run file")->required();
+
   CLI11_PARSE(app, argc, argv);
+  if (*configCmd) {
+    Expected<RunRecord> run = results::readRunFile(configFile);
+    if (!run)
+      return fail(run.error());
+    print(run->configToml);
+    return mlgo::apps::withStdoutWritten(0, "mlgo-results");
+  }
   if (*diffCmd)
     return mlgo::apps::withStdoutWritten(runDiff(diffFiles, diffTimings, diffIgnored),
                                          "mlgo-results");

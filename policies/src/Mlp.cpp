@@ -593,9 +593,9 @@ const OptionSchema<MlpOptions>& MlpOptions::schema() {
         .negatable();
     s.value(
          "residual-margin",
-         "A random MLP residual around the compiler's own decision: add this to the logit of "
-         "the task's default decision's action and start with a zero output layer (exactly "
-         "the task's baseline); 0: a plain MLP",
+         "A new MLP as a residual around the compiler's own decision: add this to the logit "
+         "of the task's default decision's action and start with a zero output layer "
+         "(exactly the task's baseline); 0: a plain random MLP",
          [](auto& o) -> auto& { return o.residualMargin; })
         .atLeast(0);
     return s;

@@ -41,6 +41,7 @@ directions = 2
 modules-per-step = 2
 hidden = [4]
 vocabulary-quantiles = 20
+residual-margin = 0  # random starts: runs that compile (slow enough to interrupt)
 
 [grid]
 learning-rate = [0.01, 0.05]

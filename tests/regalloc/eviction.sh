@@ -32,7 +32,7 @@ fail() {
 task=(--task regalloc-eviction -j 2)
 
 echo "== 1. es-train on the eviction task"
-"$build/apps/es-train" --corpus "$corpus" "${task[@]}" --steps 2 --directions 2 \
+"$build/apps/es-train" --corpus "$corpus" "${task[@]}" --steps 2 --directions 2 --residual-margin 0 \
   --modules-per-step 4 --hidden 8 --vocabulary-quantiles 20 --sigma 0.5 --seed 4 -o es.h5 \
   >es.log 2>&1 || { cat es.log; fail "es-train --task regalloc-eviction failed"; }
 grep -q "scoring 33 candidates" es.log || fail "not a candidate-scoring policy: $(grep training es.log)"

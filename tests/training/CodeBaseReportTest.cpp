@@ -92,6 +92,13 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
   EXPECT_EQ(bestOf.larger, 0u);
   EXPECT_EQ(bestOf.same, 3u);
   EXPECT_TRUE(bestOf.largestRegressions.empty());
+  // …and says what the policy does alone.
+  ASSERT_TRUE(bestOf.policyAlone);
+  EXPECT_EQ(*bestOf.policyAlone, report.policy);
+  EXPECT_FALSE(report.policyAlone);
+  const std::string table = formatReportMarkdown(std::span(&bestOf, 1), "guarded");
+  EXPECT_NE(table.find("| policy alone vs -Oz |"), std::string::npos) << table;
+  EXPECT_NE(table.find(percentText(*bestOf.aloneDeltaPercent())), std::string::npos) << table;
 
   CodeBaseReport other = report;
   other.name = "app";

@@ -169,7 +169,8 @@ TEST(PpoTrain, ResumedRunEndsWhereAnUninterruptedOneDoes) {
   ASSERT_TRUE(ra && rb);
   expectSameNumbers(*ra, *rb);
   EXPECT_EQ(ra->validations, rb->validations);
-  EXPECT_EQ(ra->validations.size(), 2u);
+  EXPECT_EQ(ra->validations.size(), 3u); // the start, iterations 2 and 3
+  EXPECT_EQ(ra->validations.front().step, 0);
   EXPECT_EQ(ra->bestPolicy, rb->bestPolicy);
 }
 

@@ -107,6 +107,12 @@ double CodeBaseReport::deltaPercent() const {
   return 100.0 * (policy / baseline - 1);
 }
 
+std::optional<double> CodeBaseReport::aloneDeltaPercent() const {
+  if (!policyAlone)
+    return std::nullopt;
+  return baseline == 0 ? 0 : 100.0 * (*policyAlone / baseline - 1);
+}
+
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
@@ -116,6 +122,8 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
   report.measure = result.measure;
   report.baselineName = std::move(baselineName);
   report.modules = modules.size();
+  if (bestOf)
+    report.policyAlone = 0.0;
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = result.job(candidate, m);
     const std::optional<double> baseline = result.baselineMeasure(m);
@@ -127,6 +135,8 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
         bestOf ? std::min(result.measured(job), *baseline) : result.measured(job);
     report.baseline += *baseline;
     report.policy += measured;
+    if (report.policyAlone)
+      *report.policyAlone += result.measured(job);
     if (measured < *baseline)
       ++report.smaller;
     else if (measured > *baseline) {
@@ -151,6 +161,8 @@ CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressio
     total.failed += r.failed;
     total.baseline += r.baseline;
     total.policy += r.policy;
+    if (r.policyAlone)
+      total.policyAlone = total.policyAlone.value_or(0) + *r.policyAlone;
     total.smaller += r.smaller;
     total.larger += r.larger;
     total.same += r.same;
@@ -169,18 +181,23 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
   const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
   const std::string what(measure.column);
   auto value = [&](double v) { return measure.format(v); };
+  // Behind the guard: the policy alone gets a column of its own.
+  const bool guarded = !reports.empty() && reports.front().policyAlone.has_value();
   std::ostringstream out;
   out << "### " << title << "\n\n"
       << "| code base | modules | failed | " << base << " " << what << " | policy " << what
-      << " | vs " << base << " | " << measure.lower << " | " << measure.higher << " | same |\n"
-      << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+      << " | vs " << base << (guarded ? " | policy alone vs " + base : "") << " | " << measure.lower
+      << " | " << measure.higher << " | same |\n"
+      << "| --- | ---: | ---: | ---: | ---: | ---: |" << (guarded ? " ---: |" : "")
+      << " ---: | ---: | ---: |\n";
   auto row = [&](const CodeBaseReport& r, bool bold) {
     std::string name = bold ? "**" + r.name + "**" : r.name;
     std::string delta =
         bold ? "**" + percentText(r.deltaPercent()) + "**" : percentText(r.deltaPercent());
     out << "| " << name << " | " << r.modules << " | " << r.failed << " | " << value(r.baseline)
-        << " | " << value(r.policy) << " | " << delta << " | " << r.smaller << " | " << r.larger
-        << " | " << r.same << " |\n";
+        << " | " << value(r.policy) << " | " << delta
+        << (guarded ? " | " + percentText(r.aloneDeltaPercent().value_or(0)) : "") << " | "
+        << r.smaller << " | " << r.larger << " | " << r.same << " |\n";
   };
   for (const CodeBaseReport& r : reports)
     row(r, false);

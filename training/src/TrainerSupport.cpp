@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mlgo/policies/PolicyFile.h"
+#include "mlgo/support/OptionSchema.h"
 
 namespace mlgo::training::detail {
 
@@ -139,7 +140,14 @@ Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, 
       policies::MlpStructure::create(*specs, *vocabulary, mlp);
   if (!structure)
     return structure.error();
-  record.attributes["initial_policy"] = "random (seed " + std::to_string(seed) + ")";
+  // A residual start is exactly the compiler's decisions (a zero output
+  // layer): say so, as that is what a run's first screen reports.
+  record.attributes["initial_policy"] =
+      mlp.residualMargin > 0
+          ? "the compiler's own decisions (" + mlp.residualFeature + ", residual margin " +
+                TextCodec<double>::format(mlp.residualMargin) + "; random hidden layers, seed " +
+                std::to_string(seed) + ")"
+          : "random (seed " + std::to_string(seed) + ")";
   return policies::MlpPolicy::initialised(*structure, seed);
 }
 

@@ -419,12 +419,13 @@ public:
   }
 
   // Every field with a value, as TOML a config reads back ("name = value",
-  // lists as arrays), in the schema's order.
-  std::string toToml(const Options& options) const {
+  // lists as arrays), in the schema's order; with `unlessAsIn`, only the
+  // fields whose value differs from theirs (what a run changed).
+  std::string toToml(const Options& options, const Options* unlessAsIn = nullptr) const {
     std::string toml;
     for (const Field& f : fields_) {
       std::vector<std::string> values = f.get(options);
-      if (values.empty())
+      if (values.empty() || (unlessAsIn && values == f.get(*unlessAsIn)))
         continue;
       std::string list;
       for (const std::string& v : values)

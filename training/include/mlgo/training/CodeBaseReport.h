@@ -64,11 +64,16 @@ struct CodeBaseReport {
   size_t smaller = 0; // better: smaller measure
   size_t larger = 0;
   size_t same = 0;
+  // Behind the guard (best of policy and baseline per module): the policy's
+  // own total as well, so a report says what the policy does alone.
+  std::optional<double> policyAlone;
   // The modules that grew most, largest first (ties by name).
   std::vector<ModuleDelta> largestRegressions;
 
   // (policy / baseline − 1) × 100; 0 for an empty code base.
   double deltaPercent() const;
+  // The same for the policy alone, when the report is behind the guard.
+  std::optional<double> aloneDeltaPercent() const;
 };
 
 // Candidate `candidate` of `result` over `modules` (the request's modules,

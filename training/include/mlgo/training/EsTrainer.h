@@ -30,7 +30,8 @@ namespace mlgo::training {
 
 struct EsTrainerOptions {
   CorpusOptions data;
-  PolicyStartOptions policy;
+  // Without an initial policy: exactly the compiler's decisions.
+  PolicyStartOptions policy = residualStartOptions(policies::MlpOptions{}, 1.0);
   // Perturb each weight in proportion to its size (|w| + 0.01), which suits a
   // pretrained start; otherwise all weights alike.
   bool scaleByWeights = false;
@@ -41,9 +42,11 @@ struct EsTrainerOptions {
   enum class CandidateReward { Mean, Total };
   CandidateReward candidateReward = CandidateReward::Mean;
 
-  // The optimiser and its options (gradient ES by default); its seed is
-  // run.seed.
-  es::OptimizerOptions optimizer;
+  // The optimiser and its options; its seed is run.seed. By default
+  // gradient ES with the σ, step size and directions measured for the
+  // residual start on the inlining split's training code (defaultOptimizer).
+  es::OptimizerOptions optimizer = defaultOptimizer();
+  static es::OptimizerOptions defaultOptimizer();
 
   RunOptions run = runOptions("results/es-run.h5", "results/es-policy.json");
 

@@ -53,7 +53,7 @@ struct PpoTrainerOptions {
   // ml-compiler-opt's network (rl::ppoNetworkDefaults) unless a policy file
   // (e.g. from bc-train) gives the start, as ml-compiler-opt warm-starts PPO
   // from behavioural cloning.
-  PolicyStartOptions policy = policyStartOptions(rl::ppoNetworkDefaults());
+  PolicyStartOptions policy = residualStartOptions(rl::ppoNetworkDefaults(), 3.0);
 
   // ml-compiler-opt's moving_average_decay_rate (0.8 in ppo_nn_agent.gin):
   // the per-module baseline the training reward is computed against moves

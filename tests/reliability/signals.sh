@@ -31,8 +31,9 @@ wait_for() {
   done
   return 1
 }
-# es-train's progress lines start with "step N/M".
-"$bin/es-train" "${common[@]}" --steps 50 -o run.h5 >term.out 2>term.err &
+# es-train's progress lines start with "step N/M". Eight steps: enough for
+# SIGTERM to land mid-run, few enough for --resume to finish them quickly.
+"$bin/es-train" "${common[@]}" --steps 8 -o run.h5 >term.out 2>term.err &
 pid=$!
 wait_for term.err '^step 1/' "$pid" || fail "es-train printed no step: $(cat term.err)"
 kill -TERM "$pid"

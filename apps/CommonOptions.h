@@ -45,6 +45,8 @@ struct EvaluatorArgs {
   bool noReplay = false;
   size_t replayMemoryMiB = defaults.replayMemoryBytes >> 20;
   bool replayVerify = false;
+  bool incremental = false;
+  bool incrementalVerify = false;
   std::string clang = defaults.clang;
   size_t workers = 0; // 0: the hardware threads, shared by the MPI ranks on a node
   double timeoutSeconds = defaults.compileTimeout.count();
@@ -112,6 +114,19 @@ struct EvaluatorArgs {
            "replay-verify",
            "Compile every replayed job anyway and stop the run at the first difference",
            [](auto& a) -> auto& { return a.replayVerify; })
+          .resumable();
+      s.flag(
+           "incremental",
+           "Answer a search's tried decisions by forking each from one compile of its module "
+           "at that decision (exact: the same results; not faster yet, see "
+           "docs/ARCHITECTURE.md 'Incremental trials')",
+           [](auto& a) -> auto& { return a.incremental; })
+          .resumable();
+      s.flag(
+           "verify-incremental",
+           "With --incremental: compile every incrementally answered decision in full as well "
+           "and stop at the first difference, naming its module and decision",
+           [](auto& a) -> auto& { return a.incrementalVerify; })
           .resumable();
       s.value(
            "clang", "clang-22 executable", [](auto& a) -> auto& { return a.clang; })
@@ -209,6 +224,8 @@ struct EvaluatorArgs {
     options.replay = !noReplay;
     options.replayMemoryBytes = replayMemoryMiB << 20;
     options.replayVerify = replayVerify;
+    options.incremental = incremental;
+    options.incrementalVerify = incrementalVerify;
     options.clang = clang;
     // Under mpirun (ClusterSession.h) rank 0 spreads the jobs over every
     // rank; the ranks' own slots are resolved on each rank.

@@ -349,6 +349,7 @@ struct SearchArgs {
   size_t sample = 0;
   uint64_t seed = 0;
   std::string order = "first";
+  size_t trialsPerRound = training::DecisionSearchOptions().trialsPerRound;
   std::string tried;       // trace of the tried decisions, if given
   std::string startPolicy; // the decisions to start from, if not -Oz's
   apps::EvaluatorArgs evaluator;
@@ -387,6 +388,16 @@ void printSearchSummary(const training::DecisionSearchResult& result,
               result.rounds, result.compilations, tried, kept, smaller, result.modules.size(),
               std::string(measure.lower).c_str(), compared(best).c_str(), output.c_str(),
               output.c_str());
+  std::string full;
+  size_t fullCount = 0;
+  for (const auto& [why, count] : result.fullCompiles) {
+    full += (full.empty() ? "" : ", ") + std::to_string(count) + " " + why;
+    fullCount += count;
+  }
+  std::printf("trials: %zu answered incrementally%s, %zu compiled in full%s\n", result.incremental,
+              result.verified ? (" (" + std::to_string(result.verified) + " verified)").c_str()
+                              : "",
+              fullCount, full.empty() ? "" : (" (" + full + ")").c_str());
 }
 
 int runSearch(const SearchArgs& args) {
@@ -403,6 +414,7 @@ int runSearch(const SearchArgs& args) {
   search.order =
       args.order == "random" ? training::SearchOrder::Random : training::SearchOrder::First;
   search.seed = args.seed;
+  search.trialsPerRound = args.trialsPerRound;
   std::unique_ptr<policies::Policy> start;
   if (!args.startPolicy.empty()) {
     Expected<std::unique_ptr<policies::Policy>> loaded =
@@ -746,9 +758,7 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       ->required();
   searchCmd->add_option("-o,--output", searchArgs.output, "Flip-set policy file to write")
       ->required();
-  searchCmd
-      ->add_option("--max-decisions", searchArgs.maxDecisions,
-                   "Decisions tried per module (one round each)")
+  searchCmd->add_option("--max-decisions", searchArgs.maxDecisions, "Decisions tried per module")
       ->capture_default_str();
   searchCmd
       ->add_option("--max-seconds", searchArgs.maxSeconds,
@@ -763,6 +773,12 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
                    "Which decision a round tries: first (the r-th in round r) or random (a "
                    "seeded order over the whole trajectory)")
       ->check(CLI::IsMember({"first", "random"}))
+      ->capture_default_str();
+  searchCmd
+      ->add_option("--trials-per-round", searchArgs.trialsPerRound,
+                   "Decisions a module tries per round when one compile answers them all "
+                   "(incremental evaluation); the search's result does not depend on it")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   searchCmd->add_option("--tried", searchArgs.tried,
                         "Also write every tried decision with its outcome as a trace (labels "

@@ -337,8 +337,12 @@ std::optional<std::string> replayDifference(const JobResult& replayed, const Job
   if (!compiled.ok())
     return "the compile failed (" + std::string(jobStatusName(compiled.status)) +
            "): " + compiled.message;
-  if (replayed.measured != compiled.measured)
-    return "another measured value";
+  if (replayed.measured != compiled.measured) {
+    auto text = [](const std::optional<double>& v) {
+      return v ? std::to_string(*v) : std::string("none");
+    };
+    return "measured " + text(replayed.measured) + " vs " + text(compiled.measured);
+  }
   if (replayed.sizeBytes != compiled.sizeBytes || replayed.codeHash != compiled.codeHash)
     return "size " + std::to_string(replayed.sizeBytes) + " vs " +
            std::to_string(compiled.sizeBytes) + " bytes, or another code hash";
@@ -645,6 +649,108 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   countReplays(request, result);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
+}
+
+} // namespace mlgo::evaluators
+
+namespace mlgo::evaluators {
+
+bool Evaluator::incrementalTrials() const {
+  return options_.incremental && primary_ && primary_->kind() == BackendKind::InProcess &&
+         task_.inProcess == InProcessRoute::InlineAdvisor;
+}
+
+void Evaluator::answerIncrementally(
+    const TrialRequest& request, TrialResults& results,
+    std::vector<std::vector<std::optional<std::string>>>& fullCompile) {
+  const uint64_t generation = nextGeneration_++;
+  std::mutex reasons;
+  forEachJob(request.batches.size(), [&](size_t b) {
+    const TrialBatch& batch = request.batches[b];
+    std::optional<SerializedPolicy> serialized = serialize(*batch.base, generation);
+    JobSpec base{.module = batch.module, .policy = batch.base, .recordTrajectory = true};
+    std::vector<Backend::TrialOutcome> outcomes =
+        primary_->compileTrials(base, serialized ? &*serialized : nullptr, batch.trials);
+    for (size_t t = 0; t < batch.trials.size(); ++t) {
+      if (outcomes[t].result) {
+        results.jobs[b][t] = std::move(*outcomes[t].result);
+        requireMeasure(results.jobs[b][t], *batch.module);
+        fullCompile[b][t].reset();
+      } else {
+        fullCompile[b][t] = outcomes[t].fullCompileReason;
+      }
+    }
+  });
+}
+
+TrialResults Evaluator::evaluateTrials(const TrialRequest& request) {
+  const auto start = Clock::now();
+  TrialResults results;
+  // Which trials are compiled in full, and why (nullopt: answered).
+  std::vector<std::vector<std::optional<std::string>>> fullCompile;
+  for (const TrialBatch& batch : request.batches) {
+    results.jobs.emplace_back(batch.trials.size());
+    fullCompile.emplace_back(batch.trials.size(), std::string("incremental evaluation off"));
+    results.trials += batch.trials.size();
+  }
+  const bool incremental = incrementalTrials();
+  if (incremental)
+    answerIncrementally(request, results, fullCompile);
+
+  // The rest, each its own job with its base's flip set toggled at the
+  // trial's state: replay and the decision cache apply as to any job. With
+  // verification the answered ones too, to compare.
+  struct FullJob {
+    size_t batch, trial;
+    bool verify; // answered incrementally: compiled only to compare
+    policies::FlipSetPolicy policy;
+    std::optional<SerializedPolicy> serialized;
+  };
+  std::vector<FullJob> full;
+  const uint64_t generation = nextGeneration_++;
+  for (size_t b = 0; b < request.batches.size(); ++b)
+    for (size_t t = 0; t < request.batches[b].trials.size(); ++t) {
+      const bool verify = !fullCompile[b][t];
+      results.incremental += verify;
+      if (fullCompile[b][t] || options_.incrementalVerify)
+        full.push_back({b, t, verify, trialPolicy(request.batches[b], request.batches[b].trials[t]),
+                        std::nullopt});
+    }
+  for (FullJob& job : full)
+    job.serialized = serialize(job.policy, generation);
+  EvaluationResult counts; // replay problems of the full compiles
+  std::vector<JobResult> compiled(full.size());
+  forEachJob(full.size(), [&](size_t j) {
+    const FullJob& f = full[j];
+    JobSpec job{.module = request.batches[f.batch].module,
+                .policy = &f.policy,
+                .recordTrajectory = true,
+                .allowDecisionCache = !f.verify};
+    // A verifying compile is a whole compile: no replay, no decision cache.
+    compiled[j] = f.verify ? dispatch(job, f.serialized ? &*f.serialized : nullptr)
+                           : runJob(job, f.serialized ? &*f.serialized : nullptr, counts);
+  });
+  for (size_t j = 0; j < full.size(); ++j) {
+    const FullJob& f = full[j];
+    JobResult& slot = results.jobs[f.batch][f.trial];
+    if (!f.verify) {
+      ++results.fullCompiles[*fullCompile[f.batch][f.trial]];
+      slot = std::move(compiled[j]);
+    } else if (std::optional<std::string> difference = replayDifference(slot, compiled[j])) {
+      if (!results.problem)
+        results.problem =
+            makeError("verify-incremental: module \"" + request.batches[f.batch].module->name +
+                      "\", the trial at decision " +
+                      std::to_string(request.batches[f.batch].trials[f.trial].position) +
+                      ": the incremental answer differs from the full compile: " + *difference);
+    } else {
+      ++results.verified;
+    }
+  }
+  if (counts.problem && !results.problem)
+    results.problem = counts.problem;
+  results.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return results;
 }
 
 } // namespace mlgo::evaluators

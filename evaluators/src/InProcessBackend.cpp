@@ -35,25 +35,12 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
       ScratchDirectory::create(options_.scratchDirectory, "mlgo-job-");
   if (!scratch)
     return run.finish(JobStatus::SetupFailed, scratch.error().message);
-  Expected<std::vector<std::string>> command =
-      corpus::buildCompileCommand(module, options_.filters, scratch->path() / "module.o");
-  if (!command)
-    return run.finish(JobStatus::SetupFailed, command.error().message);
-
-  protocol::JobMessage job;
-  job.mode = spec.mode;
-  job.rngKey = spec.rngKey;
-  job.recordTrajectory = spec.recordTrajectory && policy;
-  job.recordDefaults = spec.recordDefaults;
+  Expected<protocol::JobMessage> message =
+      jobMessage(spec, policy != nullptr, scratch->path() / "module.o");
+  if (!message)
+    return run.finish(JobStatus::SetupFailed, message.error().message);
+  protocol::JobMessage& job = *message;
   job.consultCache = options_.decisionCache && spec.allowDecisionCache && policy;
-  job.defaultDecisionFeature = task_.defaultDecisionFeature;
-  job.sizeSections = task_.sizeSections;
-  job.arguments = command.take();
-  job.moduleName = module.name;
-  job.route = task_.inProcess;
-  job.taskName = task_.name;
-  job.adviceName = task_.adviceName;
-  job.neutralAdvice = task_.neutralAdvice;
 
   std::optional<SequenceKey> asked;
   std::optional<CachedObject> known;
@@ -81,6 +68,103 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
   if (done && done->ok())
     learn(moduleKey, *done, outcome.result.decisionsAfterQuery, asked);
   return done;
+}
+
+Expected<protocol::JobMessage>
+InProcessBackend::jobMessage(const JobSpec& spec, bool withPolicy,
+                             const std::filesystem::path& object) const {
+  Expected<std::vector<std::string>> command =
+      corpus::buildCompileCommand(*spec.module, options_.filters, object);
+  if (!command)
+    return command.error();
+  protocol::JobMessage job;
+  job.mode = spec.mode;
+  job.rngKey = spec.rngKey;
+  job.recordTrajectory = spec.recordTrajectory && withPolicy;
+  job.recordDefaults = spec.recordDefaults;
+  job.defaultDecisionFeature = task_.defaultDecisionFeature;
+  job.sizeSections = task_.sizeSections;
+  job.arguments = command.take();
+  job.moduleName = spec.module->name;
+  job.route = task_.inProcess;
+  job.taskName = task_.name;
+  job.adviceName = task_.adviceName;
+  job.neutralAdvice = task_.neutralAdvice;
+  return job;
+}
+
+std::vector<Backend::TrialOutcome>
+InProcessBackend::compileTrials(const JobSpec& base, const SerializedPolicy* serialized,
+                                std::span<const DecisionTrial> trials) {
+  std::vector<TrialOutcome> outcomes(trials.size());
+  auto allFull = [&](const std::string& why) {
+    for (TrialOutcome& outcome : outcomes)
+      outcome = {std::nullopt, why};
+    return outcomes;
+  };
+  if (!serialized || task_.inProcess != InProcessRoute::InlineAdvisor)
+    return allFull("no incremental route");
+  {
+    std::lock_guard lock(mutex_);
+    if (unsupportedModules_.count(base.module->bitcode.string()))
+      return allFull("module not compiled in-process");
+  }
+  // The base's compile and every child's, one after the other.
+  JobRun run(*base.module, options_.compileTimeout * static_cast<double>(trials.size() + 1));
+  Expected<ScratchDirectory> scratch =
+      ScratchDirectory::create(options_.scratchDirectory, "mlgo-job-");
+  if (!scratch)
+    return allFull("no scratch directory");
+  Expected<protocol::JobMessage> message = jobMessage(base, true, scratch->path() / "module.o");
+  if (!message)
+    return allFull("no command");
+  // The worker meets decisions in order: it takes the trials by position.
+  std::vector<size_t> byPosition(trials.size());
+  for (size_t i = 0; i < trials.size(); ++i)
+    byPosition[i] = i;
+  std::stable_sort(byPosition.begin(), byPosition.end(),
+                   [&](size_t a, size_t b) { return trials[a].position < trials[b].position; });
+  // Two trials of one state are one trial: sent once.
+  std::vector<size_t> sentAs(trials.size());
+  for (size_t i : byPosition) {
+    if (message->trials.empty() || message->trials.back().position != trials[i].position ||
+        message->trials.back().state != trials[i].state)
+      message->trials.push_back({trials[i].position, trials[i].state});
+    sentAs[i] = message->trials.size() - 1;
+  }
+  message->trialSeconds = options_.compileTimeout.count();
+  WorkerOutcome outcome = pool_.run(*message, serialized, run.deadline,
+                                    [](const protocol::CacheQueryMessage&) { return false; });
+  {
+    std::lock_guard lock(mutex_);
+    ++statistics_.jobs;
+  }
+  if (outcome.kind != WorkerOutcome::Kind::Answered)
+    return allFull("worker lost");
+  if (outcome.result.trials.size() != message->trials.size())
+    return allFull(outcome.result.status == protocol::WorkerStatus::Unsupported
+                       ? "module not compiled in-process"
+                       : "base compile failed");
+  const double seconds = std::chrono::duration<double>(Clock::now() - run.start).count() /
+                         static_cast<double>(message->trials.size());
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const protocol::ResultMessage& answer = outcome.result.trials[sentAs[i]];
+    if (answer.status != protocol::WorkerStatus::Ok) {
+      // Anything but a measured trial is compiled in full: its result is
+      // then exactly what a full compile says, failures included.
+      outcomes[i].fullCompileReason = answer.message.empty() ? "trial failed" : answer.message;
+      continue;
+    }
+    JobResult& result = outcomes[i].result.emplace();
+    result.status = JobStatus::Ok;
+    result.decisions = answer.decisions;
+    result.trajectory = answer.trajectory;
+    result.sizeBytes = answer.sizeBytes;
+    result.codeHash = answer.codeHash;
+    result.measured = answer.measured;
+    result.seconds = seconds;
+  }
+  return outcomes;
 }
 
 std::optional<JobResult> InProcessBackend::resultOf(JobRun& run, WorkerOutcome& outcome,
@@ -126,6 +210,10 @@ std::optional<JobResult> InProcessBackend::resultOf(JobRun& run, WorkerOutcome& 
   }
   case protocol::WorkerStatus::PolicyMismatch:
     return run.finish(JobStatus::PolicyMismatch, answer.message);
+  case protocol::WorkerStatus::Crashed:
+  case protocol::WorkerStatus::TimedOut:
+  case protocol::WorkerStatus::NotIncremental: // a trial's statuses only
+    return run.finish(JobStatus::ProtocolError, "a trial's status for a plain job");
   case protocol::WorkerStatus::BadObject:
     return run.finish(JobStatus::BadObject, answer.message);
   case protocol::WorkerStatus::SetupFailed:

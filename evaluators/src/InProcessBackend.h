@@ -38,8 +38,17 @@ public:
   // file form.
   std::optional<JobResult> compile(const JobSpec& job, const SerializedPolicy* serialized) override;
   BackendStatistics statistics() const override;
+  // One worker job: the base compiled once, each trial forked at its
+  // decision (the worker's TrialForker). A trial the worker could not
+  // answer exactly comes back with the reason to compile it in full.
+  std::vector<TrialOutcome> compileTrials(const JobSpec& base, const SerializedPolicy* serialized,
+                                          std::span<const DecisionTrial> trials) override;
 
 private:
+  // The worker's job message for `spec` (command, task, policy options).
+  Expected<protocol::JobMessage> jobMessage(const JobSpec& spec, bool withPolicy,
+                                            const std::filesystem::path& object) const;
+
   struct CachedObject {
     uint64_t sizeBytes = 0;
     uint64_t codeHash = 0;

@@ -20,20 +20,11 @@ bool sectionCounts(llvm::StringRef name, const std::vector<std::string>& pattern
   return false;
 }
 
-} // namespace
-
-// The object's code size: the sizes of the task's sections (.text and
-// .text.* for size tasks, so -ffunction-sections builds count fully), and a
-// hash of their contents. Unreadable objects are errors.
-Expected<CodeMeasure> measureCode(const fs::path& object,
-                                  const std::vector<std::string>& sections) {
-  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> binary =
-      llvm::object::ObjectFile::createObjectFile(object.string());
-  if (!binary)
-    return makeError("not a readable object: " + llvm::toString(binary.takeError()));
+Expected<CodeMeasure> measureObject(const llvm::object::ObjectFile& object,
+                                    const std::vector<std::string>& sections) {
   // A module without code (only data, or nothing) is a valid 0-byte result.
   CodeMeasure measure;
-  for (const llvm::object::SectionRef& section : binary->getBinary()->sections()) {
+  for (const llvm::object::SectionRef& section : object.sections()) {
     llvm::Expected<llvm::StringRef> name = section.getName();
     if (!name) {
       llvm::consumeError(name.takeError());
@@ -49,6 +40,30 @@ Expected<CodeMeasure> measureCode(const fs::path& object,
     measure.hash = llvm::xxh3_64bits(*contents) ^ mix64(measure.hash);
   }
   return measure;
+}
+
+} // namespace
+
+// The object's code size: the sizes of the task's sections (.text and
+// .text.* for size tasks, so -ffunction-sections builds count fully), and a
+// hash of their contents. Unreadable objects are errors.
+Expected<CodeMeasure> measureCode(const fs::path& object,
+                                  const std::vector<std::string>& sections) {
+  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> binary =
+      llvm::object::ObjectFile::createObjectFile(object.string());
+  if (!binary)
+    return makeError("not a readable object: " + llvm::toString(binary.takeError()));
+  return measureObject(*binary->getBinary(), sections);
+}
+
+Expected<CodeMeasure> measureCodeBytes(std::string_view object,
+                                       const std::vector<std::string>& sections) {
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> binary =
+      llvm::object::ObjectFile::createObjectFile(
+          llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "object"));
+  if (!binary)
+    return makeError("not a readable object: " + llvm::toString(binary.takeError()));
+  return measureObject(**binary, sections);
 }
 
 } // namespace mlgo::evaluators

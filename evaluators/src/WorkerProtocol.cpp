@@ -107,6 +107,12 @@ std::string encode(const JobMessage& m) {
   w.text(m.taskName);
   w.text(m.adviceName);
   w.value(m.neutralAdvice);
+  w.value<uint64_t>(m.trials.size());
+  for (const TrialPoint& t : m.trials) {
+    w.value(t.position);
+    w.value(t.state);
+  }
+  w.value(m.trialSeconds);
   return w.take();
 }
 
@@ -139,6 +145,10 @@ std::string encode(const ResultMessage& m) {
   if (m.trajectory) {
     wire::writeTrajectory(w, *m.trajectory);
   }
+  std::vector<std::string> trials;
+  for (const ResultMessage& trial : m.trials)
+    trials.push_back(encode(trial));
+  w.texts(trials);
   return w.take();
 }
 
@@ -169,6 +179,14 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
   m.taskName = r.text();
   m.adviceName = r.text();
   m.neutralAdvice = r.value<int64_t>();
+  uint64_t trials = r.value<uint64_t>();
+  for (uint64_t i = 0; i < trials && i < payload.size(); ++i) {
+    TrialPoint t;
+    t.position = r.value<uint64_t>();
+    t.state = r.value<uint64_t>();
+    m.trials.push_back(t);
+  }
+  m.trialSeconds = r.value<double>();
   return r.finish(std::move(m), "job");
 }
 
@@ -202,6 +220,12 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   m.decisionsAfterQuery = r.value<uint8_t>() != 0;
   if (r.value<uint8_t>()) {
     m.trajectory = wire::readTrajectory(r, payload.size());
+  }
+  for (const std::string& trial : r.texts()) {
+    Expected<ResultMessage> decoded = decodeResult(trial);
+    if (!decoded)
+      return makeError("a trial's result: " + decoded.error().message);
+    m.trials.push_back(decoded.take());
   }
   return r.finish(std::move(m), "result");
 }

@@ -1,5 +1,6 @@
 #include "InProcessCompiler.h"
 #include "PolicyAdvisor.h"
+#include "TrialForker.h"
 
 #include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/support/Random.h"
@@ -19,6 +20,8 @@
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualOutputBackend.h>
+#include <llvm/Support/VirtualOutputFile.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
@@ -41,6 +44,8 @@ struct ActiveJob {
   llvm::ModuleAnalysisManager* moduleAnalyses = nullptr;
   AdvisorSession advisor;
   bool cacheHit = false;
+  TrialForker* trials = nullptr; // a trial job's
+  bool hollowBase = false;       // the base of a trial job, hollowed after the inliner
 };
 
 thread_local ActiveJob* activeJob = nullptr;
@@ -79,7 +84,17 @@ void afterPass(llvm::StringRef pass, llvm::Any ir, const llvm::PreservedAnalyses
       pass != "ModuleInlinerWrapperPass")
     return;
   job->advisor.inlinerDone = true;
-  if (!job->job->consultCache || job->advisor.mismatch || !job->askCache || !*job->askCache)
+  if (job->trials && job->trials->baseOnly()) {
+    // The base of a trial job is known to the trainer: only its trials count.
+    if (const llvm::Module* const* module = llvm::any_cast<const llvm::Module*>(&ir);
+        module && job->moduleAnalyses) {
+      job->hollowBase = true;
+      hollowOut(const_cast<llvm::Module&>(**module), *job->moduleAnalyses);
+    }
+    return;
+  }
+  if (job->trials || !job->job->consultCache || job->advisor.mismatch || !job->askCache ||
+      !*job->askCache)
     return;
   const llvm::Module* const* module = llvm::any_cast<const llvm::Module*>(&ir);
   if (!module || !job->moduleAnalyses)
@@ -94,6 +109,45 @@ void afterPass(llvm::StringRef pass, llvm::Any ir, const llvm::PreservedAnalyses
     hollowOut(const_cast<llvm::Module&>(**module), *job->moduleAnalyses);
   }
 }
+
+// clang's object file, kept in memory: no file to write, read back and
+// delete, and a forked trial writes into its own copy. Other outputs a
+// command may ask for (split DWARF, remarks) are dropped: nothing measures
+// them.
+class CapturedFile final : public llvm::RTTIExtends<CapturedFile, llvm::vfs::OutputFileImpl> {
+public:
+  static char ID;
+  explicit CapturedFile(std::string* target) : target_(target), stream_(buffer_) {}
+  llvm::Error keep() override {
+    if (target_)
+      target_->assign(buffer_.begin(), buffer_.end());
+    return llvm::Error::success();
+  }
+  llvm::Error discard() override { return llvm::Error::success(); }
+  llvm::raw_pwrite_stream& getOS() override { return stream_; }
+
+private:
+  std::string* target_;
+  llvm::SmallVector<char, 0> buffer_;
+  llvm::raw_svector_ostream stream_;
+};
+char CapturedFile::ID = 0;
+
+class CapturedObject final : public llvm::vfs::OutputBackend {
+public:
+  CapturedObject(std::string path, std::string& bytes) : path_(std::move(path)), bytes_(bytes) {}
+
+private:
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OutputBackend> cloneImpl() const override {
+    return llvm::makeIntrusiveRefCnt<CapturedObject>(path_, bytes_);
+  }
+  llvm::Expected<std::unique_ptr<llvm::vfs::OutputFileImpl>>
+  createFileImpl(llvm::StringRef path, std::optional<llvm::vfs::OutputConfig>) override {
+    return std::make_unique<CapturedFile>(path == path_ ? &bytes_ : nullptr);
+  }
+  std::string path_;
+  std::string& bytes_;
+};
 
 std::optional<std::string> outputOf(const std::vector<std::string>& arguments) {
   for (size_t i = 0; i + 1 < arguments.size(); ++i)
@@ -158,9 +212,12 @@ parseInvocation(const std::vector<std::string>& command, std::string& object,
   return invocation;
 }
 
-protocol::ResultMessage compileModule(const protocol::JobMessage& job,
-                                      const policies::Policy* policy,
-                                      const CacheQuestion& askCache) {
+namespace {
+
+// One compile of the job's module under `policy` (null: the plain compile),
+// `trials` forking a trial job's children on the way.
+protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const policies::Policy* policy,
+                                    const CacheQuestion& askCache, TrialForker* trials) {
   protocol::ResultMessage result;
   auto fail = [&](protocol::WorkerStatus status, std::string message) {
     result.status = status;
@@ -180,12 +237,17 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
   ActiveJob active;
   active.job = &job;
   active.askCache = &askCache;
+  active.trials = trials;
   active.advisor.policy = policy;
   active.advisor.mode = job.mode;
   active.advisor.rng = RandomStream(job.rngKey);
   active.advisor.defaultDecisionFeature = job.defaultDecisionFeature;
   active.advisor.recordTrajectory = job.recordTrajectory;
   active.advisor.recordDefaults = job.recordDefaults;
+  if (trials)
+    active.advisor.invert = [trials](uint64_t decision, const std::vector<double>& inputs) {
+      return trials->beforeDecision(decision, inputs);
+    };
   invocation->getCodeGenOpts().PassBuilderCallbacks.push_back([](llvm::PassBuilder& builder) {
     builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
       analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
@@ -197,12 +259,14 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
   });
 
   bool compiled = false;
+  std::string objectBytes;
   {
     clang::CompilerInstance compiler(invocation);
     compiler.createVirtualFileSystem();
     compiler.createDiagnostics(
         new clang::TextDiagnosticPrinter(diagnosticStream, compiler.getDiagnosticOpts()),
         /*ShouldOwnClient=*/true);
+    compiler.setOutputManager(llvm::makeIntrusiveRefCnt<CapturedObject>(object, objectBytes));
     llvm::LLVMContext context;
     clang::EmitObjAction action(&context);
     activeJob = &active;
@@ -217,18 +281,61 @@ protocol::ResultMessage compileModule(const protocol::JobMessage& job,
     return fail(protocol::WorkerStatus::PolicyMismatch, *active.advisor.mismatch);
   if (!compiled)
     return fail(protocol::WorkerStatus::CompilerFailed, "compiler reported errors");
-  if (active.cacheHit) {
-    result.cacheHit = true;
+  if (active.cacheHit || active.hollowBase) {
+    result.cacheHit = active.cacheHit;
     result.status = protocol::WorkerStatus::Ok;
     return result;
   }
-  Expected<evaluators::CodeMeasure> code = evaluators::measureCode(object, job.sizeSections);
+  Expected<evaluators::CodeMeasure> code =
+      evaluators::measureCodeBytes(objectBytes, job.sizeSections);
   if (!code)
     return fail(protocol::WorkerStatus::BadObject, code.error().message);
   result.sizeBytes = code->bytes;
   result.codeHash = code->hash;
   result.status = protocol::WorkerStatus::Ok;
   return result;
+}
+
+// A trial job (JobMessage::trials): the base compile forks each trial; the
+// answer carries one result per trial.
+protocol::ResultMessage compileTrials(const protocol::JobMessage& job,
+                                      const policies::Policy* policy) {
+  protocol::ResultMessage answer;
+  answer.status = protocol::WorkerStatus::Ok;
+  const auto* flips = dynamic_cast<const policies::FlipSetPolicy*>(policy);
+  if (!flips) {
+    for (size_t i = 0; i < job.trials.size(); ++i) {
+      protocol::ResultMessage& trial = answer.trials.emplace_back();
+      trial.status = protocol::WorkerStatus::NotIncremental;
+      trial.message = "policy is not a flip set";
+    }
+    return answer;
+  }
+  TrialForker trials(job, *flips);
+  protocol::ResultMessage own = compileOnce(job, policy, CacheQuestion(), &trials);
+  if (trials.isChild())
+    trials.finishChild(own);
+  if (!trials.isTrial() && own.status != protocol::WorkerStatus::Ok) {
+    // The base itself failed: so would every trial's prefix.
+    own.trials = trials.results(std::nullopt);
+    for (protocol::ResultMessage& trial : own.trials)
+      if (trial.status == protocol::WorkerStatus::NotIncremental)
+        trial.message = "base compile failed";
+    own.trajectory.reset();
+    return own;
+  }
+  answer.trials = trials.results(trials.isTrial() ? std::optional(std::move(own)) : std::nullopt);
+  return answer;
+}
+
+} // namespace
+
+protocol::ResultMessage compileModule(const protocol::JobMessage& job,
+                                      const policies::Policy* policy,
+                                      const CacheQuestion& askCache) {
+  if (!job.trials.empty())
+    return compileTrials(job, policy);
+  return compileOnce(job, policy, askCache, nullptr);
 }
 
 } // namespace mlgo::inprocess

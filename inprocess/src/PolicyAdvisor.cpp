@@ -150,6 +150,8 @@ private:
     }
     layout_->gather(header_, observation(), layout_->policyInputs, inputs_.data());
     policies::Decision decision = session_.policy->decide(inputs_, session_.mode, session_.rng);
+    if (session_.invert && session_.invert(session_.decisions, inputs_))
+      decision.advice = 1 - decision.advice;
     advice_ = decision.advice;
     session_.decisionsAfterInlinerDone |= session_.inlinerDone;
     ++session_.decisions;

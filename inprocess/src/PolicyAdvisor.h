@@ -10,6 +10,7 @@
 #include "mlgo/support/Random.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ struct AdvisorSession {
   // Compute the default decision for every recorded row even when the
   // policy does not read it (the labels of behavioural cloning).
   bool recordDefaults = false;
+  // Asked before each decision with its index and the policy's inputs: true
+  // makes this decision the other of the two actions (an incremental trial's,
+  // see InProcessCompiler.cpp). Unset: the policy decides alone.
+  std::function<bool(uint64_t decision, const std::vector<double>& inputs)> invert;
 
   uint64_t decisions = 0;
   std::vector<int64_t> adviceSequence;

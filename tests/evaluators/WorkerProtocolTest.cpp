@@ -49,6 +49,8 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   job.taskName = "a-task";
   job.adviceName = "an_advice";
   job.neutralAdvice = -32;
+  job.trials = {{3, 0xfeedULL}, {17, 0xbeefULL}};
+  job.trialSeconds = 12.5;
   Expected<JobMessage> j = decodeJob(encode(job));
   ASSERT_TRUE(j) << j.error().message;
   EXPECT_EQ(j->policyId, 7u);
@@ -64,6 +66,10 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   EXPECT_EQ(j->taskName, job.taskName);
   EXPECT_EQ(j->adviceName, job.adviceName);
   EXPECT_EQ(j->neutralAdvice, job.neutralAdvice);
+  ASSERT_EQ(j->trials.size(), 2u);
+  EXPECT_EQ(j->trials[1].position, 17u);
+  EXPECT_EQ(j->trials[1].state, 0xbeefULL);
+  EXPECT_EQ(j->trialSeconds, 12.5);
 
   Expected<PolicyMessage> p = decodePolicy(encode(PolicyMessage{3, 9, "{\"kind\":\"heuristic\"}"}));
   ASSERT_TRUE(p);
@@ -98,6 +104,21 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   EXPECT_EQ(r->trajectory->defaultDecisions, result.trajectory->defaultDecisions);
   EXPECT_EQ(r->trajectory->actions, result.trajectory->actions);
   EXPECT_EQ(r->trajectory->logProbabilities, result.trajectory->logProbabilities);
+
+  // A trial job's answer: one result per trial, each whole.
+  ResultMessage trials;
+  trials.status = WorkerStatus::Ok;
+  trials.trials = {sampleResult(), ResultMessage{}};
+  trials.trials[1].status = WorkerStatus::NotIncremental;
+  trials.trials[1].message = "state met before its position";
+  Expected<ResultMessage> t = decodeResult(encode(trials));
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->trials.size(), 2u);
+  EXPECT_EQ(t->trials[0].sizeBytes, result.sizeBytes);
+  ASSERT_TRUE(t->trials[0].trajectory);
+  EXPECT_EQ(t->trials[0].trajectory->actions, result.trajectory->actions);
+  EXPECT_EQ(t->trials[1].status, WorkerStatus::NotIncremental);
+  EXPECT_EQ(t->trials[1].message, trials.trials[1].message);
 }
 
 TEST(WorkerProtocol, TruncatedOrPaddedPayloadsAreRejected) {

@@ -48,6 +48,10 @@ public:
   // bytes and saves 2 elsewhere (what training learns makes them larger).
   std::set<std::string> invertedModules;
   FailurePredicate fails = [](uint64_t, size_t, const std::string&) { return false; };
+  // Claims incremental trials, so the decision search sends several
+  // decisions per module and round (Scorer::evaluateTrials compiles each).
+  bool incremental = false;
+  bool incrementalTrials() const override { return incremental; }
 
   // The task the trainers are given (the inliner's), its reward included.
   evaluators::CompilerTask compilerTask = evaluators::CompilerTask::inliningForSize();

@@ -4,6 +4,7 @@
 #include "mlgo/rl/MiniBatches.h"
 #include "mlgo/support/Random.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace mlgo::training {
@@ -13,28 +14,43 @@ namespace {
 // One module's place in the search: its current best trajectory and the
 // next decision to try.
 struct Frontier {
+  // The module's own decisions: the start's flips and the flips this
+  // module kept. A module's search never sees another module's flips, so its
+  // result does not depend on which modules are searched with it.
+  std::optional<policies::FlipSetPolicy> base;
   policies::Trajectory trajectory;
   size_t next = 0;           // positions used up (tried, or skipped as shared or past the end)
   std::vector<size_t> order; // positions to try, in order (SearchOrder::Random)
   bool active = false;
-  uint64_t trial = 0;     // the state flipped this round
-  size_t position = 0;    // its position in the trajectory
   size_t positions = 0;   // decisions of the -Oz trajectory
   uint64_t bestBytes = 0; // the code size of the best decisions (for tried traces)
 };
 
 constexpr uint64_t kOrderTag = 0x5ea7c40d;
 
-// The position a module tries in its next round, if any is left: after a
-// kept flip the trajectory can be shorter than the -Oz one it was drawn for.
-std::optional<size_t> nextPosition(Frontier& f, const DecisionSearchOptions& options) {
-  while (f.next < std::min(f.positions, options.maxDecisions)) {
-    size_t position = f.order.empty() ? f.next : f.order[f.next];
+// A decision a module tries: its index in the search's order (Frontier::next
+// counts them) and its position in the current trajectory.
+struct Pending {
+  size_t index = 0;
+  size_t position = 0;
+};
+
+// The decisions a module tries next, at most `count`, in the search's order,
+// all indexing the current trajectory. Positions past its end are passed over
+// (after a kept flip the trajectory can be shorter than the -Oz one the order
+// was drawn for). Trying them one at a time gives the same sequence: the
+// trajectory changes only at a kept flip, after which the rest are drawn
+// again.
+std::vector<Pending> nextDecisions(const Frontier& f, const DecisionSearchOptions& options,
+                                   size_t count) {
+  std::vector<Pending> pending;
+  const size_t end = std::min(f.positions, options.maxDecisions);
+  for (size_t index = f.next; index < end && pending.size() < count; ++index) {
+    const size_t position = f.order.empty() ? index : f.order[index];
     if (position < f.trajectory.decisions())
-      return position;
-    ++f.next;
+      pending.push_back({index, position});
   }
-  return std::nullopt;
+  return pending;
 }
 
 evaluators::EvaluationResult evaluateWith(evaluators::Scorer& scorer,
@@ -81,6 +97,8 @@ Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationRes
 Status DecisionSearchOptions::validate() const {
   if (maxDecisions < 1)
     return makeError("maxDecisions: must be at least 1");
+  if (trialsPerRound < 1)
+    return makeError("trialsPerRound: must be at least 1");
   return Status::ok();
 }
 
@@ -137,58 +155,95 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     return makeError(std::string("decision search: no module compiled ") +
                      (options.start ? "with the start policy's flips" : "at -Oz") +
                      " with a trajectory");
-  DecisionSearchResult result{startFlips.take(), std::move(results), 0, compilations};
+  DecisionSearchResult result{startFlips.take(), std::move(results), 0, compilations, 0, 0, {}};
+  for (Frontier& f : frontier)
+    if (f.active)
+      f.base = result.policy;
+  const policies::FlipSetPolicy startPolicy = result.policy;
+  // States some module keeps flipped away from the start; the result is the
+  // start with each of them toggled once.
+  std::unordered_map<uint64_t, int64_t> keptBy;
+  auto merged = [&] {
+    policies::FlipSetPolicy policy = startPolicy;
+    for (const auto& [state, modules] : keptBy)
+      if (modules > 0)
+        policy.toggle(state);
+    return policy;
+  };
+  // With incremental trials one compile answers several decisions of a
+  // module; the results are the same as one at a time.
+  const size_t perRound = scorer.incrementalTrials() ? options.trialsPerRound : 1;
 
-  for (size_t round = 0; round < options.maxDecisions; ++round) {
-    // Every active module tries its next decision, all in one candidate.
-    // A state two modules share is tried by the first only (toggling it
-    // twice would undo it); the second moves on past it.
-    policies::FlipSetPolicy candidate = result.policy;
-    std::vector<size_t> active;
-    std::unordered_set<uint64_t> toggled;
+  for (size_t round = 0;; ++round) {
+    evaluators::TrialRequest request;
+    std::vector<size_t> batchModule;
+    std::vector<std::vector<Pending>> pending;
     for (size_t m = 0; m < modules.size(); ++m) {
       Frontier& f = frontier[m];
-      std::optional<size_t> position = f.active ? nextPosition(f, options) : std::nullopt;
-      if (!position)
+      if (!f.active)
         continue;
-      f.position = *position;
-      f.trial = candidate.stateHash({f.trajectory.row(f.position), f.trajectory.width});
-      if (!toggled.insert(f.trial).second) {
-        ++f.next;
+      std::vector<Pending> next = nextDecisions(f, options, perRound);
+      if (next.empty()) {
+        f.active = false;
         continue;
       }
-      candidate.toggle(f.trial);
-      active.push_back(m);
+      evaluators::TrialBatch& batch = request.batches.emplace_back();
+      batch.module = modules[m];
+      batch.base = &*f.base;
+      for (const Pending& p : next) {
+        // The trial toggles a state: its compile leaves the base's decisions
+        // where that state first occurs, which is where it is forked.
+        const uint64_t state =
+            f.base->stateHash({f.trajectory.row(p.position), f.trajectory.width});
+        size_t first = 0;
+        while (f.base->stateHash({f.trajectory.row(first), f.trajectory.width}) != state)
+          ++first;
+        batch.trials.push_back({first, state});
+      }
+      batchModule.push_back(m);
+      pending.push_back(std::move(next));
     }
-    if (active.empty())
+    if (request.batches.empty())
       break;
-    std::vector<const corpus::ModuleSpec*> tried;
-    for (size_t m : active)
-      tried.push_back(modules[m]);
-    evaluators::EvaluationResult trial = evaluateWith(scorer, candidate, tried);
-    result.compilations += tried.size();
-    for (size_t i = 0; i < active.size(); ++i) {
-      size_t m = active[i];
+    evaluators::TrialResults trials = scorer.evaluateTrials(request);
+    if (trials.problem)
+      return makeError("decision search: " + trials.problem->message);
+    result.compilations += trials.trials;
+    result.incremental += trials.incremental;
+    result.verified += trials.verified;
+    for (const auto& [why, count] : trials.fullCompiles)
+      result.fullCompiles[why] += count;
+    for (size_t b = 0; b < batchModule.size(); ++b) {
+      const size_t m = batchModule[b];
       Frontier& f = frontier[m];
       ModuleSearch& r = result.modules[m];
-      const evaluators::JobResult& job = trial.job(0, i);
-      ++r.tried;
-      ++f.next;
-      const bool keep = job.ok() && job.trajectory && trial.measured(job) < *r.best;
-      if (options.onTried)
-        options.onTried({m, f.position, &f.trajectory, *r.best, f.bestBytes, &job, keep});
-      if (keep) {
-        result.policy.toggle(f.trial);
-        r.best = trial.measured(job);
+      for (size_t t = 0; t < pending[b].size(); ++t) {
+        const evaluators::JobResult& job = trials.jobs[b][t];
+        const size_t position = pending[b][t].position;
+        ++r.tried;
+        f.next = pending[b][t].index + 1;
+        const bool keep = job.ok() && job.trajectory && job.measured.value_or(0) < *r.best;
+        if (options.onTried)
+          options.onTried({m, position, &f.trajectory, *r.best, f.bestBytes, &job, keep});
+        if (!keep)
+          continue;
+        const uint64_t state = request.batches[b].trials[t].state;
+        f.base->toggle(state);
+        const bool differs = f.base->flips(state) != startPolicy.flips(state);
+        keptBy[state] += differs ? 1 : -1;
+        r.best = job.measured.value_or(0);
         f.bestBytes = job.sizeBytes;
         ++r.kept;
         f.trajectory = *job.trajectory;
+        break; // the rest were drawn from the trajectory before this flip
       }
     }
     result.rounds = round + 1;
+    result.policy = merged();
     if (options.onRound && !options.onRound(round + 1, options.maxDecisions, result.policy))
       break;
   }
+  result.policy = merged();
   return result;
 }
 

@@ -15,8 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mlgo::evaluators {
 
@@ -68,6 +70,23 @@ public:
   virtual std::optional<JobResult> compile(const JobSpec& job,
                                            const SerializedPolicy* serialized) = 0;
   virtual BackendStatistics statistics() const = 0;
+
+  // Incremental trials: `base` compiled once with its flip set and every
+  // trial answered from that compile (TrialForker.h), where this backend can
+  // do so exactly. Per trial: its result, or why it must be compiled in full
+  // (a short reason without numbers, counted by the evaluator).
+  struct TrialOutcome {
+    std::optional<JobResult> result;
+    std::string fullCompileReason;
+  };
+  virtual std::vector<TrialOutcome> compileTrials(const JobSpec& base,
+                                                  const SerializedPolicy* serialized,
+                                                  std::span<const DecisionTrial> trials) {
+    (void)base;
+    (void)serialized;
+    return std::vector<TrialOutcome>(trials.size(),
+                                     TrialOutcome{std::nullopt, "no incremental route"});
+  }
 };
 
 } // namespace mlgo::evaluators

@@ -29,6 +29,15 @@ enum class JobStatus {
 std::string_view jobStatusName(JobStatus status);
 
 // One (policy, module) compilation.
+// A single-decision trial (the decision search's): a module compiled under a
+// base flip set with one decision state toggled (FlipSetPolicy::stateHash).
+// `position` is the first decision of the base's trajectory on that module
+// with that state: where the trial's compile first departs from the base's.
+struct DecisionTrial {
+  size_t position = 0;
+  uint64_t state = 0;
+};
+
 struct JobSpec {
   const corpus::ModuleSpec* module = nullptr;
   // Answers every decision; null: a plain compile (the task's baseline).

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlgo::evaluators {
@@ -24,5 +25,8 @@ struct CodeMeasure {
 // an unreadable object is an error.
 Expected<CodeMeasure> measureCode(const std::filesystem::path& object,
                                   const std::vector<std::string>& sections);
+// The same for an object held in memory (an in-process compile's output).
+Expected<CodeMeasure> measureCodeBytes(std::string_view object,
+                                       const std::vector<std::string>& sections);
 
 } // namespace mlgo::evaluators

@@ -8,11 +8,13 @@
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Job.h"
+#include "mlgo/policies/FlipSet.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -91,6 +93,37 @@ struct EvaluationResult {
   CandidateScore score(size_t candidate) const;
 };
 
+// Single-decision trials, grouped by module (the decision search's rounds).
+struct TrialBatch {
+  const corpus::ModuleSpec* module = nullptr;
+  const policies::FlipSetPolicy* base = nullptr;
+  std::vector<DecisionTrial> trials; // in any order
+};
+
+struct TrialRequest {
+  std::vector<TrialBatch> batches;
+  bool showProgress = false;
+};
+
+// The policy a trial compiles with in full: its base, the state toggled.
+policies::FlipSetPolicy trialPolicy(const TrialBatch& batch, const DecisionTrial& trial);
+
+struct TrialResults {
+  // Per batch, per trial, with trajectories (the trial's measure in
+  // `measured`). The same whether answered incrementally or compiled in
+  // full (timings aside).
+  std::vector<std::vector<JobResult>> jobs;
+  size_t trials = 0;
+  size_t incremental = 0; // answered from one compile of their base
+  size_t verified = 0;    // of those, compiled in full as well and found identical
+  // Trials compiled in full, by why (incremental evaluation off, a state met
+  // before its position, ...).
+  std::map<std::string, size_t> fullCompiles;
+  // Set when verification found an incremental answer unlike its compile.
+  std::optional<Error> problem;
+  double seconds = 0;
+};
+
 class Scorer {
 public:
   virtual ~Scorer() = default;
@@ -107,6 +140,13 @@ public:
   // Every candidate on every module. Results do not depend on scheduling:
   // the same request gives the same numbers (timings aside).
   virtual EvaluationResult evaluate(const EvaluationRequest& request) = 0;
+  // Every trial of every batch. This default compiles each in full (its
+  // base with the state toggled) through evaluate(); the Evaluator answers
+  // them incrementally where it can, with the same results.
+  virtual TrialResults evaluateTrials(const TrialRequest& request);
+  // Whether evaluateTrials answers a batch for about the price of one
+  // compile (then the search sends several trials per module at once).
+  virtual bool incrementalTrials() const { return false; }
 };
 
 } // namespace mlgo::evaluators

@@ -55,6 +55,14 @@ struct PolicyMessage {
   std::string json;
 };
 
+// One decision of a trial job: the decision at `position` (0-based, in the
+// order the policy is asked) is taken the other way; `state` is its decision
+// state as the trainer saw it (FlipSetPolicy::stateHash), checked by the worker.
+struct TrialPoint {
+  uint64_t position = 0;
+  uint64_t state = 0;
+};
+
 struct JobMessage {
   uint64_t policyId = 0; // 0: no policy, a plain compile
   policies::DecisionMode mode = policies::DecisionMode::Deterministic;
@@ -76,6 +84,14 @@ struct JobMessage {
   std::string taskName;
   std::string adviceName;
   int64_t neutralAdvice = 0;
+  // Incremental trials (the decision search's): the policy is a flip set,
+  // compiled as the base trajectory; at each trial's decision the worker
+  // forks a child that takes the other action there (its state toggled for
+  // the rest of the compile, exactly as a full compile with the toggled flip
+  // set) and finishes the compile. The base's own result is not measured.
+  // Positions ascending.
+  std::vector<TrialPoint> trials;
+  double trialSeconds = 0; // each child's deadline (0: none)
 };
 
 struct CacheQueryMessage {
@@ -94,6 +110,12 @@ enum class WorkerStatus : uint8_t {
   BadObject = 3,
   SetupFailed = 4,
   Unsupported = 5, // the command needs what a worker cannot give it (e.g. -mllvm)
+  // A trial's child died of a signal or passed its deadline.
+  Crashed = 6,
+  TimedOut = 7,
+  // A trial this compile cannot answer exactly (its state occurs before its
+  // position, the decision never came, ...): compile it in full.
+  NotIncremental = 8,
 };
 
 struct ResultMessage {
@@ -110,6 +132,8 @@ struct ResultMessage {
   // this module must not be cached.
   bool decisionsAfterQuery = false;
   std::optional<policies::Trajectory> trajectory;
+  // A trial job's results, one per JobMessage::trials entry, in order.
+  std::vector<ResultMessage> trials;
 };
 
 std::string encode(const PolicyMessage& message);

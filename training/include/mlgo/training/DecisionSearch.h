@@ -1,12 +1,20 @@
 // How much a module's code shrinks when single inlining decisions are
 // flipped away from -Oz: a greedy per-module search. Starting from the
-// compiler's own decisions, round r flips the r-th decision of every module's
-// current best trajectory (all modules in one parallel evaluation) and keeps
-// a flip only where it made that module smaller. The result is a flip-set
-// policy (policies/FlipSet.h): -Oz except at the kept decision states. It
+// compiler's own decisions, each module tries its decisions one after the
+// other on its current best trajectory and keeps a flip only where it made
+// that module smaller. Modules are searched side by side (one parallel
+// evaluation per round) but each with its own flips, so a module's result
+// does not depend on the others. The result is a flip-set policy
+// (policies/FlipSet.h): -Oz except at the kept decision states. It
 // measures the headroom per call site, and its trajectories are better
 // labels than the heuristic's for behavioural cloning (search on training
 // code bases only).
+//
+// A tried decision shares its prefix with the trajectory it comes from: with
+// incremental trials (Scorer::evaluateTrials) one compile of a module
+// answers several of its decisions, each paying only for what comes after
+// its decision. The search tries the same decisions and keeps the same flips
+// either way.
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"
@@ -15,6 +23,7 @@
 #include "mlgo/results/TraceFile.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <vector>
@@ -48,6 +57,13 @@ struct DecisionSearchOptions {
   size_t maxDecisions = 50;
   // Which decision a round tries.
   SearchOrder order = SearchOrder::First;
+  // Decisions a module tries per round when the scorer answers trials
+  // incrementally (one compile of the module answers them all). A kept flip
+  // changes the trajectory the later ones were drawn from: they are
+  // discarded and drawn again, so the search tries the same decisions and
+  // keeps the same flips whatever this is; larger wastes more trials after a
+  // kept flip, smaller pays the base's prefix more often.
+  size_t trialsPerRound = 8;
   uint64_t seed = 0; // of the random order
   // Start from this policy's decisions instead of -Oz's (null: -Oz). Its
   // trajectory on each module becomes flips (the states where it differs
@@ -79,7 +95,12 @@ struct DecisionSearchResult {
   policies::FlipSetPolicy policy;
   std::vector<ModuleSearch> modules; // in the order given
   size_t rounds = 0;
-  size_t compilations = 0;
+  size_t compilations = 0; // the start's, and every trial's (discarded ones too)
+  // Trials answered incrementally, of those verified by a full compile, and
+  // the trials compiled in full by why (Scorer::evaluateTrials).
+  size_t incremental = 0;
+  size_t verified = 0;
+  std::map<std::string, size_t> fullCompiles;
 };
 
 // Errors: the modules' -Oz trajectories could not be recorded (every module

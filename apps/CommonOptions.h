@@ -249,6 +249,25 @@ struct EvaluatorArgs {
 
 // A tool's exit status once its standard output is flushed: output that
 // could not be written (a full disk, a closed pipe) is an error, not exit 0.
+// Incremental evaluation's totals, one line ("" when nothing was reused or
+// verified).
+inline std::string incrementalLine(const evaluators::EvaluatorStatistics& s) {
+  const size_t functions = s.functionsReused + s.functionsGenerated;
+  if (functions == 0 && s.incrementalVerified == 0)
+    return "";
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "incremental: %zu of %zu functions' code taken from earlier compiles (%.1f%%)",
+                s.functionsReused, functions,
+                functions ? 100.0 * static_cast<double>(s.functionsReused) /
+                                static_cast<double>(functions)
+                          : 0.0);
+  std::string text = line;
+  if (s.incrementalVerified)
+    text += ", " + std::to_string(s.incrementalVerified) + " compiles verified identical in full";
+  return text + "\n";
+}
+
 inline int withStdoutWritten(int status, const char* program) {
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {

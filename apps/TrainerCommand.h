@@ -141,8 +141,10 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   if (!summary)
     return fail(summary.error());
   printSummary(args, *summary);
-  if (evaluator)
+  if (evaluator) {
     printReplayStore(*evaluator);
+    std::fputs(incrementalLine(evaluator->statistics()).c_str(), stdout);
+  }
   printClusterTotals();
   return stop.signal() != 0 ? stopped() : 0;
 }

@@ -475,6 +475,7 @@ int runSearch(const SearchArgs& args) {
   if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
     return fail(saved.error());
   printSearchSummary(*result, (*evaluator)->task(), start != nullptr, args.output);
+  std::fputs(apps::incrementalLine((*evaluator)->statistics()).c_str(), stdout);
   return 0;
 }
 

@@ -184,11 +184,14 @@ EvaluatorStatistics Evaluator::statistics() const {
     s.cacheHits = primary.cacheHits;
     s.cacheSecondsSaved = primary.cacheSecondsSaved;
     s.workersStarted = primary.workersStarted;
+    s.functionsReused = primary.functionsReused;
+    s.functionsGenerated = primary.functionsGenerated;
   }
   std::lock_guard lock(countsMutex_);
   s.replays = replays_;
   s.replaySecondsSaved = replaySecondsSaved_;
   s.replaysVerified = replaysVerified_;
+  s.incrementalVerified = incrementalVerified_;
   if (replay_)
     s.replayStore = replay_->statistics();
   return s;
@@ -402,6 +405,8 @@ JobResult Evaluator::runJob(JobSpec job, const SerializedPolicy* serialized,
     job.allowDecisionCache = !replayed; // a verifying compile runs the whole pipeline
   }
   JobResult compiled = dispatch(job, serialized);
+  if (options_.incremental && options_.incrementalVerify && job.policy)
+    verifyIncremental(compiled, job, serialized, result);
   if (replay_ && compiled.ok() && compiled.trajectory) {
     Status learned =
         replay_->learn(moduleKey, *compiled.trajectory, compiled.sizeBytes, compiled.codeHash,
@@ -418,6 +423,42 @@ JobResult Evaluator::runJob(JobSpec job, const SerializedPolicy* serialized,
   if (!wantTrajectory)
     compiled.trajectory.reset();
   return compiled;
+}
+
+void Evaluator::verifyIncremental(const JobResult& compiled, const JobSpec& job,
+                                  const SerializedPolicy* serialized, EvaluationResult& result) {
+  JobSpec whole = job;
+  whole.allowCodeReuse = false;
+  whole.allowDecisionCache = false;
+  whole.recordTrajectory = compiled.trajectory.has_value();
+  JobResult check = dispatch(whole, serialized);
+  if (compiled.cacheHit || !compiled.ok() || !check.ok()) {
+    if (compiled.ok() != check.ok()) {
+      std::lock_guard lock(countsMutex_);
+      if (!result.problem)
+        result.problem =
+            makeError("verify-incremental: module \"" + job.module->name +
+                      "\": the incremental compile " + (compiled.ok() ? "succeeded" : "failed") +
+                      ", the full compile " + (check.ok() ? "succeeded" : "failed"));
+    }
+    return;
+  }
+  std::optional<std::string> difference =
+      compiled.trajectory ? replayDifference(compiled, check)
+      : compiled.sizeBytes != check.sizeBytes || compiled.codeHash != check.codeHash
+          ? std::optional<std::string>("size " + std::to_string(compiled.sizeBytes) + " vs " +
+                                       std::to_string(check.sizeBytes) +
+                                       " bytes, or another code hash")
+          : std::nullopt;
+  std::lock_guard lock(countsMutex_);
+  if (!difference) {
+    ++incrementalVerified_;
+    return;
+  }
+  if (!result.problem)
+    result.problem =
+        makeError("verify-incremental: module \"" + job.module->name +
+                  "\": the incremental compile differs from the full compile: " + *difference);
 }
 
 void Evaluator::verifyReplay(const JobResult& replayed, const JobResult& compiled,
@@ -725,7 +766,8 @@ TrialResults Evaluator::evaluateTrials(const TrialRequest& request) {
     JobSpec job{.module = request.batches[f.batch].module,
                 .policy = &f.policy,
                 .recordTrajectory = true,
-                .allowDecisionCache = !f.verify};
+                .allowDecisionCache = !f.verify,
+                .allowCodeReuse = !f.verify};
     // A verifying compile is a whole compile: no replay, no decision cache.
     compiled[j] = f.verify ? dispatch(job, f.serialized ? &*f.serialized : nullptr)
                            : runJob(job, f.serialized ? &*f.serialized : nullptr, counts);

@@ -63,6 +63,8 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
   {
     std::lock_guard lock(mutex_);
     ++statistics_.jobs;
+    statistics_.functionsReused += outcome.result.functionsReused;
+    statistics_.functionsGenerated += outcome.result.functionsGenerated;
   }
   std::optional<JobResult> done = resultOf(run, outcome, moduleKey, known);
   if (done && done->ok())
@@ -90,6 +92,8 @@ InProcessBackend::jobMessage(const JobSpec& spec, bool withPolicy,
   job.taskName = task_.name;
   job.adviceName = task_.adviceName;
   job.neutralAdvice = task_.neutralAdvice;
+  job.reuseCode = options_.incremental && spec.allowCodeReuse &&
+                  task_.inProcess == InProcessRoute::InlineAdvisor;
   return job;
 }
 
@@ -138,6 +142,10 @@ InProcessBackend::compileTrials(const JobSpec& base, const SerializedPolicy* ser
   {
     std::lock_guard lock(mutex_);
     ++statistics_.jobs;
+    for (const protocol::ResultMessage& trial : outcome.result.trials) {
+      statistics_.functionsReused += trial.functionsReused;
+      statistics_.functionsGenerated += trial.functionsGenerated;
+    }
   }
   if (outcome.kind != WorkerOutcome::Kind::Answered)
     return allFull("worker lost");

@@ -113,6 +113,7 @@ std::string encode(const JobMessage& m) {
     w.value(t.state);
   }
   w.value(m.trialSeconds);
+  w.value<uint8_t>(m.reuseCode);
   return w.take();
 }
 
@@ -145,6 +146,8 @@ std::string encode(const ResultMessage& m) {
   if (m.trajectory) {
     wire::writeTrajectory(w, *m.trajectory);
   }
+  w.value(m.functionsReused);
+  w.value(m.functionsGenerated);
   std::vector<std::string> trials;
   for (const ResultMessage& trial : m.trials)
     trials.push_back(encode(trial));
@@ -187,6 +190,7 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
     m.trials.push_back(t);
   }
   m.trialSeconds = r.value<double>();
+  m.reuseCode = r.value<uint8_t>() != 0;
   return r.finish(std::move(m), "job");
 }
 
@@ -221,6 +225,8 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   if (r.value<uint8_t>()) {
     m.trajectory = wire::readTrajectory(r, payload.size());
   }
+  m.functionsReused = r.value<uint64_t>();
+  m.functionsGenerated = r.value<uint64_t>();
   for (const std::string& trial : r.texts()) {
     Expected<ResultMessage> decoded = decodeResult(trial);
     if (!decoded)

@@ -1,4 +1,6 @@
 #include "InProcessCompiler.h"
+#include "CodeGeneration.h"
+#include "CodeReuse.h"
 #include "PolicyAdvisor.h"
 #include "TrialForker.h"
 
@@ -16,6 +18,7 @@
 #include <llvm/Analysis/InlineAdvisor.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -214,6 +217,21 @@ parseInvocation(const std::vector<std::string>& command, std::string& object,
 
 namespace {
 
+// The code-reuse cache's key of the job's module: its cc1 command without
+// the output path (the input's path is in it).
+std::string reuseKey(const protocol::JobMessage& job) {
+  std::string key;
+  for (size_t i = 0; i < job.arguments.size(); ++i) {
+    if (job.arguments[i] == "-o") {
+      ++i;
+      continue;
+    }
+    key += job.arguments[i];
+    key += '\0';
+  }
+  return key;
+}
+
 // One compile of the job's module under `policy` (null: the plain compile),
 // `trials` forking a trial job's children on the way.
 protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const policies::Policy* policy,
@@ -260,6 +278,7 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
 
   bool compiled = false;
   std::string objectBytes;
+  bool reuseFailed = false;
   {
     clang::CompilerInstance compiler(invocation);
     compiler.createVirtualFileSystem();
@@ -268,10 +287,40 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
         /*ShouldOwnClient=*/true);
     compiler.setOutputManager(llvm::makeIntrusiveRefCnt<CapturedObject>(object, objectBytes));
     llvm::LLVMContext context;
-    clang::EmitObjAction action(&context);
     activeJob = &active;
-    compiled = compiler.ExecuteAction(action);
+    if (!job.reuseCode) {
+      clang::EmitObjAction action(&context);
+      compiled = compiler.ExecuteAction(action);
+    } else {
+      // clang's optimisation pipeline, then code generation for the
+      // functions this worker has not generated before (CodeReuse.h).
+      clang::EmitLLVMOnlyAction optimise(&context);
+      compiled = compiler.ExecuteAction(optimise);
+      std::unique_ptr<llvm::Module> module = optimise.takeModule();
+      if (compiled && module && !active.cacheHit && !active.hollowBase) {
+        CodeReuse reuse(reuseKey(job));
+        reuse.prepare(*module);
+        llvm::SmallVector<char, 0> buffer;
+        llvm::raw_svector_ostream out(buffer);
+        CodeGenerationHooks hooks;
+        hooks.beforeEmission = [&](llvm::legacy::PassManager& passes) { reuse.recordPass(passes); };
+        if (Status generated = generateObject(*module, *invocation, out, hooks); !generated) {
+          activeJob = nullptr;
+          return fail(protocol::WorkerStatus::CompilerFailed, generated.error().message);
+        }
+        objectBytes.assign(buffer.begin(), buffer.end());
+        reuseFailed = !reuse.learn(objectBytes);
+        result.functionsReused = reuse.counts().reused;
+        result.functionsGenerated = reuse.counts().generated;
+      }
+    }
     activeJob = nullptr;
+  }
+  if (reuseFailed) {
+    // A placeholder did not sit where its function would: compile in full.
+    protocol::JobMessage whole = job;
+    whole.reuseCode = false;
+    return compileOnce(whole, policy, askCache, trials);
   }
   result.diagnostics = diagnostics;
   result.decisions = active.advisor.decisions;

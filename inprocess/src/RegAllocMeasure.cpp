@@ -1,5 +1,6 @@
 #include "RegAllocMeasure.h"
 
+#include "CodeGeneration.h"
 #include "InProcessCompiler.h"
 #include "LlvmRegAllocScore.h"
 
@@ -173,48 +174,6 @@ public:
   }
 };
 
-std::optional<llvm::CodeModel::Model> codeModel(const std::string& name) {
-  return llvm::StringSwitch<std::optional<llvm::CodeModel::Model>>(name)
-      .Case("tiny", llvm::CodeModel::Tiny)
-      .Case("small", llvm::CodeModel::Small)
-      .Case("kernel", llvm::CodeModel::Kernel)
-      .Case("medium", llvm::CodeModel::Medium)
-      .Case("large", llvm::CodeModel::Large)
-      .Default(std::nullopt);
-}
-
-// clang's mapping of -O levels to code generation levels (BackendUtil).
-llvm::CodeGenOptLevel codeGenLevel(const clang::CodeGenOptions& options) {
-  switch (options.OptimizationLevel) {
-  case 0:
-    return llvm::CodeGenOptLevel::None;
-  case 1:
-    return llvm::CodeGenOptLevel::Less;
-  case 3:
-    return llvm::CodeGenOptLevel::Aggressive;
-  default:
-    return llvm::CodeGenOptLevel::Default;
-  }
-}
-
-// The target options clang derives from the cc1 options that can change the
-// generated code (clang's initTargetOptions, the code-relevant part).
-llvm::TargetOptions targetOptions(const clang::CodeGenOptions& cg, const clang::LangOptions& lang) {
-  llvm::TargetOptions options;
-  options.FunctionSections = cg.FunctionSections;
-  options.DataSections = cg.DataSections;
-  options.UniqueSectionNames = cg.UniqueSectionNames;
-  options.EmitAddrsig = cg.Addrsig;
-  options.EmitStackSizeSection = cg.StackSizeSection;
-  options.NoZerosInBSS = cg.NoZeroInitializedInBSS;
-  options.MCOptions.X86RelaxRelocations = cg.X86RelaxRelocations;
-  options.NoInfsFPMath = lang.NoHonorInfs;
-  options.NoNaNsFPMath = lang.NoHonorNaNs;
-  options.NoTrappingFPMath = lang.getDefaultExceptionMode() == clang::LangOptions::FPE_Ignore;
-  options.DebuggerTuning = cg.getDebuggerTuning();
-  return options;
-}
-
 } // namespace
 
 Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& arguments,
@@ -243,55 +202,21 @@ Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& argume
   if (!module)
     return makeError("clang kept no module");
 
-  const clang::CodeGenOptions& cg = (*invocation)->getCodeGenOpts();
-  const clang::TargetOptions& to = (*invocation)->getTargetOpts();
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(module->getTargetTriple(), error);
-  if (!target)
-    return makeError("target " + module->getTargetTriple().str() + ": " + error);
-  std::unique_ptr<llvm::TargetMachine> machine(
-      target->createTargetMachine(module->getTargetTriple(), to.CPU, llvm::join(to.Features, ","),
-                                  targetOptions(cg, (*invocation)->getLangOpts()),
-                                  cg.RelocationModel, codeModel(cg.CodeModel), codeGenLevel(cg)));
-  if (!machine)
-    return makeError("no target machine for " + module->getTargetTriple().str());
-  machine->setLargeDataThreshold(cg.LargeDataThreshold);
-  auto& generator = static_cast<llvm::CodeGenTargetMachineImpl&>(*machine);
-
   RegAllocMeasure measure;
   std::error_code ec;
   llvm::raw_fd_ostream out(object, ec);
   if (ec)
     return makeError(object + ": " + ec.message());
-  {
-    // LLVM's addPassesToEmitFile, with the score pass inserted after the
-    // virtual-register rewriter.
-    llvm::legacy::PassManager passes;
-    passes.add(llvm::createTargetTransformInfoWrapperPass(machine->getTargetIRAnalysis()));
-    llvm::TargetLibraryInfoImpl libraryInfo(module->getTargetTriple());
-    passes.add(new llvm::TargetLibraryInfoWrapperPass(libraryInfo));
-    // Made from the triple here, as clang does: left to the pass manager,
-    // it knows no library calls when pre-ISel lowering asks, which then
-    // expands every memcpy into a loop (an object unlike clang's).
-    passes.add(new llvm::RuntimeLibraryInfoWrapper(module->getTargetTriple()));
-    if (mlAdvisor)
+  CodeGenerationHooks hooks;
+  if (mlAdvisor)
+    hooks.beforePipeline = [&](llvm::legacy::PassManager& passes) {
       passes.add(new ReleaseEvictionAnalysis(context, defaultChoice));
-    auto* machineModule = new llvm::MachineModuleInfoWrapperPass(machine.get());
-    llvm::TargetPassConfig* config = generator.createPassConfig(passes);
-    config->setDisableVerify(true);
-    passes.add(config);
-    passes.add(machineModule);
-    config->insertPass(&llvm::VirtRegRewriterID, llvm::IdentifyingPassPtr(new ScorePass(measure)));
-    if (config->addISelPasses())
-      return makeError("instruction selection could not be set up");
-    config->addMachinePasses();
-    config->setInitialized();
-    if (generator.addAsmPrinter(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile,
-                                machineModule->getMMI().getContext()))
-      return makeError("no object emitter for " + module->getTargetTriple().str());
-    passes.add(llvm::createFreeMachineFunctionPass());
-    passes.run(*module);
-  }
+    };
+  // The score pass after the virtual-register rewriter.
+  hooks.configure = [&](llvm::TargetPassConfig& config) {
+    config.insertPass(&llvm::VirtRegRewriterID, llvm::IdentifyingPassPtr(new ScorePass(measure)));
+  };
+  MLGO_TRY(generateObject(*module, **invocation, out, hooks));
   out.close();
   Expected<evaluators::CodeMeasure> code = evaluators::measureCode(object, sizeSections);
   if (!code)

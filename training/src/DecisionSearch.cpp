@@ -102,6 +102,175 @@ Status DecisionSearchOptions::validate() const {
   return Status::ok();
 }
 
+namespace {
+
+// A round's trials: per batch, the module and what it tries, in the order
+// of the search.
+struct Round {
+  evaluators::TrialRequest request;
+  std::vector<size_t> modules;
+  std::vector<std::vector<Pending>> pending;
+};
+
+// One search in progress: every module's frontier and the result so far.
+class GreedySearch {
+public:
+  GreedySearch(evaluators::Scorer& scorer, std::span<const corpus::ModuleSpec* const> modules,
+               const DecisionSearchOptions& options)
+      : scorer_(scorer), modules_(modules.begin(), modules.end()), options_(options),
+        frontier_(modules.size()) {}
+
+  // Compiles the start (-Oz or the start policy's flips) with trajectories.
+  Status start();
+  // The next round's trials; empty when no module has decisions left.
+  Round plan();
+  // Takes a round's results in the search's order: per module up to its
+  // first kept flip (the rest were drawn from the trajectory before it).
+  void take(const Round& round, const evaluators::TrialResults& trials);
+  // The start with every state some module keeps flipped away from it
+  // toggled once.
+  policies::FlipSetPolicy merged() const;
+
+  DecisionSearchResult& result() { return *result_; }
+
+private:
+  evaluators::Scorer& scorer_;
+  std::vector<const corpus::ModuleSpec*> modules_;
+  const DecisionSearchOptions& options_;
+  std::vector<Frontier> frontier_;
+  std::optional<DecisionSearchResult> result_;
+  std::optional<policies::FlipSetPolicy> start_;
+  std::unordered_map<uint64_t, int64_t> keptBy_; // state -> modules keeping it flipped
+};
+
+Status GreedySearch::start() {
+  const std::string& defaultFeature = scorer_.task().defaultDecisionFeature;
+  std::unique_ptr<policies::Policy> heuristic = policies::makeHeuristicEchoPolicy(defaultFeature);
+  evaluators::EvaluationResult start =
+      evaluateWith(scorer_, options_.start ? *options_.start : *heuristic, modules_);
+  size_t compilations = modules_.size();
+  // The search's policy is a flip set: the start's trajectories as flips
+  // (none for -Oz). A start policy's flips are compiled once more so that
+  // the trajectories searched are the flip set's own (they differ only
+  // where two modules share a state).
+  Expected<policies::FlipSetPolicy> startFlips = flipsFollowing(start, defaultFeature);
+  if (!startFlips)
+    return makeError(std::string("decision search: ") +
+                     (options_.start ? "the start policy: " : "-Oz: ") +
+                     startFlips.error().message);
+  if (options_.start) {
+    start = evaluateWith(scorer_, *startFlips, modules_);
+    compilations += modules_.size();
+  }
+  bool searchable = false; // some module has a trajectory to search
+  std::vector<ModuleSearch> results(modules_.size());
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    const evaluators::JobResult& job = start.job(0, m);
+    results[m].baseline = start.baselineMeasure(m);
+    if (!job.ok() || !job.trajectory || !results[m].baseline)
+      continue;
+    Frontier& f = frontier_[m];
+    results[m].start = start.measured(job);
+    results[m].best = start.measured(job);
+    results[m].decisions = job.trajectory->decisions();
+    f.base = *startFlips;
+    f.bestBytes = job.sizeBytes;
+    f.trajectory = *job.trajectory;
+    f.active = results[m].decisions > 0;
+    f.positions = results[m].decisions;
+    if (options_.order == SearchOrder::Random)
+      f.order = rl::permutation(results[m].decisions, deriveKey({options_.seed, kOrderTag, m}));
+    searchable = true;
+  }
+  if (!searchable)
+    return makeError(std::string("decision search: no module compiled ") +
+                     (options_.start ? "with the start policy's flips" : "at -Oz") +
+                     " with a trajectory");
+  start_ = *startFlips;
+  result_.emplace(
+      DecisionSearchResult{startFlips.take(), std::move(results), 0, compilations, 0, 0, {}});
+  return Status::ok();
+}
+
+Round GreedySearch::plan() {
+  // With incremental trials one compile answers several decisions of a
+  // module; the results are the same as one at a time.
+  const size_t perRound = scorer_.incrementalTrials() ? options_.trialsPerRound : 1;
+  Round round;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    Frontier& f = frontier_[m];
+    if (!f.active)
+      continue;
+    std::vector<Pending> next = nextDecisions(f, options_, perRound);
+    if (next.empty()) {
+      f.active = false;
+      continue;
+    }
+    evaluators::TrialBatch& batch = round.request.batches.emplace_back();
+    batch.module = modules_[m];
+    batch.base = &*f.base;
+    auto stateAt = [&](size_t d) {
+      return f.base->stateHash({f.trajectory.row(d), f.trajectory.width});
+    };
+    for (const Pending& p : next) {
+      // The trial toggles a state: its compile leaves the base's decisions
+      // where that state first occurs, which is where it is forked.
+      const uint64_t state = stateAt(p.position);
+      size_t first = 0;
+      while (stateAt(first) != state)
+        ++first;
+      batch.trials.push_back({first, state});
+    }
+    round.modules.push_back(m);
+    round.pending.push_back(std::move(next));
+  }
+  return round;
+}
+
+void GreedySearch::take(const Round& round, const evaluators::TrialResults& trials) {
+  DecisionSearchResult& result = *result_;
+  result.compilations += trials.trials;
+  result.incremental += trials.incremental;
+  result.verified += trials.verified;
+  for (const auto& [why, count] : trials.fullCompiles)
+    result.fullCompiles[why] += count;
+  for (size_t b = 0; b < round.modules.size(); ++b) {
+    const size_t m = round.modules[b];
+    Frontier& f = frontier_[m];
+    ModuleSearch& r = result.modules[m];
+    for (size_t t = 0; t < round.pending[b].size(); ++t) {
+      const evaluators::JobResult& job = trials.jobs[b][t];
+      ++r.tried;
+      f.next = round.pending[b][t].index + 1;
+      const bool keep = job.ok() && job.trajectory && job.measured.value_or(0) < *r.best;
+      if (options_.onTried)
+        options_.onTried(
+            {m, round.pending[b][t].position, &f.trajectory, *r.best, f.bestBytes, &job, keep});
+      if (!keep)
+        continue;
+      const uint64_t state = round.request.batches[b].trials[t].state;
+      f.base->toggle(state);
+      keptBy_[state] += f.base->flips(state) != start_->flips(state) ? 1 : -1;
+      r.best = job.measured.value_or(0);
+      f.bestBytes = job.sizeBytes;
+      ++r.kept;
+      f.trajectory = *job.trajectory;
+      break;
+    }
+  }
+  result.policy = merged();
+}
+
+policies::FlipSetPolicy GreedySearch::merged() const {
+  policies::FlipSetPolicy policy = *start_;
+  for (const auto& [state, modules] : keptBy_)
+    if (modules > 0)
+      policy.toggle(state);
+  return policy;
+}
+
+} // namespace
+
 Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
                                                std::span<const corpus::ModuleSpec* const> modules,
                                                const DecisionSearchOptions& options) {
@@ -113,138 +282,21 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     return makeError("decision search: the task " + task.name +
                      " has no binary decision with the compiler's own on its channel (the "
                      "search flips one decision at a time)");
-  std::vector<const corpus::ModuleSpec*> all(modules.begin(), modules.end());
-  std::unique_ptr<policies::Policy> heuristic =
-      policies::makeHeuristicEchoPolicy(task.defaultDecisionFeature);
-  evaluators::EvaluationResult start =
-      evaluateWith(scorer, options.start ? *options.start : *heuristic, all);
-  size_t compilations = modules.size();
-  // The search's policy is a flip set: the start's trajectories as flips
-  // (none for -Oz). A start policy's flips are compiled once more so that
-  // the trajectories searched are the flip set's own (they differ only
-  // where two modules share a state).
-  Expected<policies::FlipSetPolicy> startFlips = flipsFollowing(start, task.defaultDecisionFeature);
-  if (!startFlips)
-    return makeError(std::string("decision search: ") +
-                     (options.start ? "the start policy: " : "-Oz: ") + startFlips.error().message);
-  if (options.start) {
-    start = evaluateWith(scorer, *startFlips, all);
-    compilations += modules.size();
-  }
-  bool searchable = false; // some module has a trajectory to search
-  std::vector<ModuleSearch> results(modules.size());
-  std::vector<Frontier> frontier(modules.size());
-  for (size_t m = 0; m < modules.size(); ++m) {
-    const evaluators::JobResult& job = start.job(0, m);
-    results[m].baseline = start.baselineMeasure(m);
-    if (!job.ok() || !job.trajectory || !results[m].baseline)
-      continue;
-    results[m].start = start.measured(job);
-    results[m].best = start.measured(job);
-    frontier[m].bestBytes = job.sizeBytes;
-    results[m].decisions = job.trajectory->decisions();
-    frontier[m].trajectory = *job.trajectory;
-    frontier[m].active = results[m].decisions > 0;
-    frontier[m].positions = results[m].decisions;
-    if (options.order == SearchOrder::Random)
-      frontier[m].order =
-          rl::permutation(results[m].decisions, deriveKey({options.seed, kOrderTag, m}));
-    searchable = true;
-  }
-  if (!searchable)
-    return makeError(std::string("decision search: no module compiled ") +
-                     (options.start ? "with the start policy's flips" : "at -Oz") +
-                     " with a trajectory");
-  DecisionSearchResult result{startFlips.take(), std::move(results), 0, compilations, 0, 0, {}};
-  for (Frontier& f : frontier)
-    if (f.active)
-      f.base = result.policy;
-  const policies::FlipSetPolicy startPolicy = result.policy;
-  // States some module keeps flipped away from the start; the result is the
-  // start with each of them toggled once.
-  std::unordered_map<uint64_t, int64_t> keptBy;
-  auto merged = [&] {
-    policies::FlipSetPolicy policy = startPolicy;
-    for (const auto& [state, modules] : keptBy)
-      if (modules > 0)
-        policy.toggle(state);
-    return policy;
-  };
-  // With incremental trials one compile answers several decisions of a
-  // module; the results are the same as one at a time.
-  const size_t perRound = scorer.incrementalTrials() ? options.trialsPerRound : 1;
-
-  for (size_t round = 0;; ++round) {
-    evaluators::TrialRequest request;
-    std::vector<size_t> batchModule;
-    std::vector<std::vector<Pending>> pending;
-    for (size_t m = 0; m < modules.size(); ++m) {
-      Frontier& f = frontier[m];
-      if (!f.active)
-        continue;
-      std::vector<Pending> next = nextDecisions(f, options, perRound);
-      if (next.empty()) {
-        f.active = false;
-        continue;
-      }
-      evaluators::TrialBatch& batch = request.batches.emplace_back();
-      batch.module = modules[m];
-      batch.base = &*f.base;
-      for (const Pending& p : next) {
-        // The trial toggles a state: its compile leaves the base's decisions
-        // where that state first occurs, which is where it is forked.
-        const uint64_t state =
-            f.base->stateHash({f.trajectory.row(p.position), f.trajectory.width});
-        size_t first = 0;
-        while (f.base->stateHash({f.trajectory.row(first), f.trajectory.width}) != state)
-          ++first;
-        batch.trials.push_back({first, state});
-      }
-      batchModule.push_back(m);
-      pending.push_back(std::move(next));
-    }
-    if (request.batches.empty())
+  GreedySearch search(scorer, modules, options);
+  MLGO_TRY(search.start());
+  for (size_t round = 1;; ++round) {
+    Round next = search.plan();
+    if (next.request.batches.empty())
       break;
-    evaluators::TrialResults trials = scorer.evaluateTrials(request);
+    evaluators::TrialResults trials = scorer.evaluateTrials(next.request);
     if (trials.problem)
       return makeError("decision search: " + trials.problem->message);
-    result.compilations += trials.trials;
-    result.incremental += trials.incremental;
-    result.verified += trials.verified;
-    for (const auto& [why, count] : trials.fullCompiles)
-      result.fullCompiles[why] += count;
-    for (size_t b = 0; b < batchModule.size(); ++b) {
-      const size_t m = batchModule[b];
-      Frontier& f = frontier[m];
-      ModuleSearch& r = result.modules[m];
-      for (size_t t = 0; t < pending[b].size(); ++t) {
-        const evaluators::JobResult& job = trials.jobs[b][t];
-        const size_t position = pending[b][t].position;
-        ++r.tried;
-        f.next = pending[b][t].index + 1;
-        const bool keep = job.ok() && job.trajectory && job.measured.value_or(0) < *r.best;
-        if (options.onTried)
-          options.onTried({m, position, &f.trajectory, *r.best, f.bestBytes, &job, keep});
-        if (!keep)
-          continue;
-        const uint64_t state = request.batches[b].trials[t].state;
-        f.base->toggle(state);
-        const bool differs = f.base->flips(state) != startPolicy.flips(state);
-        keptBy[state] += differs ? 1 : -1;
-        r.best = job.measured.value_or(0);
-        f.bestBytes = job.sizeBytes;
-        ++r.kept;
-        f.trajectory = *job.trajectory;
-        break; // the rest were drawn from the trajectory before this flip
-      }
-    }
-    result.rounds = round + 1;
-    result.policy = merged();
-    if (options.onRound && !options.onRound(round + 1, options.maxDecisions, result.policy))
+    search.take(next, trials);
+    search.result().rounds = round;
+    if (options.onRound && !options.onRound(round, options.maxDecisions, search.result().policy))
       break;
   }
-  result.policy = merged();
-  return result;
+  return std::move(search.result());
 }
 
 Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& moduleName) {

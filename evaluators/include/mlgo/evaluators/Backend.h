@@ -52,6 +52,10 @@ struct BackendStatistics {
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   size_t workersStarted = 0;
+  // Incremental evaluation: functions whose code a worker reused, and
+  // functions it generated, over jobs that could reuse.
+  size_t functionsReused = 0;
+  size_t functionsGenerated = 0;
 };
 
 class Backend {

@@ -61,12 +61,13 @@ struct EvaluatorOptions {
   bool replay = true;
   size_t replayMemoryBytes = size_t{1} << 30;
   bool replayVerify = false;
-  // Incremental trials (Scorer::evaluateTrials, the decision search's): the
-  // in-process worker compiles a trial batch's base once and forks each
-  // trial at its decision (inprocess/src/TrialForker.h), so a trial pays
-  // only for what comes after it. incrementalVerify compiles every such
-  // trial in full as well and makes the results' `problem` name the first
-  // difference. Off by default: on this machine a forked trial costs about
+  // Incremental evaluation (in-process backend, inlining task): a worker
+  // generates code only for the functions it has not generated before for
+  // the module (inprocess/src/CodeReuse.h), and the decision search's
+  // trials are forked from one compile of their module at their decision
+  // (Scorer::evaluateTrials, inprocess/src/TrialForker.h). incrementalVerify
+  // compiles every such job in full as well and makes the evaluation's
+  // `problem` name the first difference. Off by default: on this machine a forked trial costs about
   // what a full compile does (the inliner's decisions end at ~45 % of a
   // compile; code generation, ~46 %, is redone in every child).
   bool incremental = false;
@@ -113,6 +114,9 @@ struct EvaluatorStatistics {
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   size_t workersStarted = 0;
+  size_t functionsReused = 0; // incremental evaluation's code reuse
+  size_t functionsGenerated = 0;
+  size_t incrementalVerified = 0; // jobs compiled in full as well and found identical
   size_t replays = 0; // jobs answered by trajectory replay
   double replaySecondsSaved = 0;
   size_t replaysVerified = 0;
@@ -162,6 +166,9 @@ private:
   // One job of an evaluation: replayed if it can be, else compiled (and its
   // trajectory learned); `result` collects the evaluation's counts.
   JobResult runJob(JobSpec job, const SerializedPolicy* serialized, EvaluationResult& result);
+  // With incrementalVerify: `compiled` must equal the job compiled in full.
+  void verifyIncremental(const JobResult& compiled, const JobSpec& job,
+                         const SerializedPolicy* serialized, EvaluationResult& result);
   // With replayVerify: the compile of a replayed job must equal the replay.
   void verifyReplay(const JobResult& replayed, const JobResult& compiled, const JobSpec& job,
                     EvaluationResult& result);
@@ -191,6 +198,7 @@ private:
   size_t replays_ = 0;
   double replaySecondsSaved_ = 0;
   size_t replaysVerified_ = 0;
+  size_t incrementalVerified_ = 0;
   std::atomic<uint64_t> nextPolicyId_{1};
   std::atomic<uint64_t> nextGeneration_{1};
 };

@@ -57,6 +57,10 @@ struct JobSpec {
   // decision sequence (the decision-sequence cache). Replay verification
   // turns it off: it wants the whole pipeline.
   bool allowDecisionCache = true;
+  // Whether the in-process backend may take functions' code from its
+  // earlier compiles of the module (incremental evaluation); verification
+  // turns it off.
+  bool allowCodeReuse = true;
 };
 
 struct JobResult {

@@ -92,6 +92,9 @@ struct JobMessage {
   // Positions ascending.
   std::vector<TrialPoint> trials;
   double trialSeconds = 0; // each child's deadline (0: none)
+  // Code generation only for the functions the worker has not generated
+  // before for this module and command (inprocess/src/CodeReuse.h).
+  bool reuseCode = false;
 };
 
 struct CacheQueryMessage {
@@ -132,6 +135,10 @@ struct ResultMessage {
   // this module must not be cached.
   bool decisionsAfterQuery = false;
   std::optional<policies::Trajectory> trajectory;
+  // With JobMessage::reuseCode: functions whose bytes were reused, and
+  // functions that went through code generation.
+  uint64_t functionsReused = 0;
+  uint64_t functionsGenerated = 0;
   // A trial job's results, one per JobMessage::trials entry, in order.
   std::vector<ResultMessage> trials;
 };

@@ -1,0 +1,515 @@
+#include "CodeReuse.h"
+
+#include <llvm/CodeGen/MachineFunction.h>
+#include <llvm/CodeGen/MachineFunctionPass.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalAlias.h>
+#include <llvm/IR/GlobalIFunc.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/ModuleSlotTracker.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mlgo::inprocess {
+
+namespace {
+
+using Key = std::pair<uint64_t, uint64_t>; // xxh3-128 of a function's description
+
+struct CachedCode {
+  std::string bytes;
+  uint64_t alignment = 1;
+};
+
+struct ModuleCache {
+  std::map<Key, CachedCode> functions;
+  size_t bytes = 0;
+  uint64_t lastUse = 0;
+};
+
+// The worker's cache: one compile at a time uses it (a worker is
+// single-threaded while it compiles), forked trials read their own copy.
+struct Cache {
+  std::unordered_map<std::string, ModuleCache> modules;
+  size_t bytes = 0;
+  size_t budget = size_t{256} << 20;
+  uint64_t clock = 0;
+
+  ModuleCache& use(const std::string& module) {
+    ModuleCache& entry = modules[module];
+    entry.lastUse = ++clock;
+    return entry;
+  }
+  void add(ModuleCache& entry, const Key& key, CachedCode code) {
+    const size_t size = code.bytes.size() + sizeof(Key) + sizeof(CachedCode);
+    if (!entry.functions.emplace(key, std::move(code)).second)
+      return;
+    entry.bytes += size;
+    bytes += size;
+  }
+  // Forgets the least recently used modules until the cache fits.
+  void shrink(const std::string& keep) {
+    while (bytes > budget && modules.size() > 1) {
+      auto oldest = modules.end();
+      for (auto it = modules.begin(); it != modules.end(); ++it)
+        if (it->first != keep &&
+            (oldest == modules.end() || it->second.lastUse < oldest->second.lastUse))
+          oldest = it;
+      if (oldest == modules.end())
+        break;
+      bytes -= oldest->second.bytes;
+      modules.erase(oldest);
+    }
+  }
+};
+
+Cache& cache() {
+  static Cache instance;
+  return instance;
+}
+
+// Length-prefixed, so that no two descriptions run into each other.
+void put(std::string& out, std::string_view text) {
+  out += std::to_string(text.size());
+  out += ':';
+  out += text;
+}
+
+// The printed IR with module-wide numbers (metadata !N, attribute groups #N)
+// left out: they change when other functions change. Quoted text is kept.
+std::string withoutModuleNumbers(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    out += c;
+    if (c == '"' && (i == 0 || text[i - 1] != '\\'))
+      quoted = !quoted;
+    if (!quoted && (c == '!' || c == '#'))
+      while (i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))
+        ++i;
+  }
+  return out;
+}
+
+bool attributeInstruments(const llvm::Attribute& attribute) {
+  if (!attribute.isStringAttribute())
+    return false;
+  const llvm::StringRef kind = attribute.getKindAsString();
+  for (const char* word : {"patchable", "instrument", "xray", "fentry", "mcount", "prefix"})
+    if (kind.contains(word))
+      return true;
+  return false;
+}
+
+// Describes what code generation reads of one function; `reusable` false
+// where its bytes can depend on where it lands or on more than that.
+class Describer {
+public:
+  explicit Describer(const llvm::Module& module) : module_(module), slots_(&module, false) {
+    llvm::raw_string_ostream os(context_);
+    os << module.getTargetTriple().str() << '\n' << module.getDataLayoutStr() << '\n';
+    put(context_, module.getModuleInlineAsm());
+    std::map<const llvm::Metadata*, size_t> seen;
+    llvm::SmallVector<llvm::Module::ModuleFlagEntry, 8> flags;
+    module.getModuleFlagsMetadata(flags);
+    for (const llvm::Module::ModuleFlagEntry& flag : flags) {
+      put(context_, flag.Key->getString());
+      context_ += std::to_string(static_cast<int>(flag.Behavior));
+      writeMetadata(flag.Val, context_, seen);
+      const llvm::StringRef key = flag.Key->getString();
+      if (key.starts_with("cf-protection") || key == "kcfi" || key.contains("sanitize"))
+        if (const auto* value = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(flag.Val);
+            !value || !value->isZero())
+          moduleReusable_ = false;
+    }
+  }
+
+  bool moduleReusable() const { return moduleReusable_; }
+
+  // The function's key, and whether its bytes may be reused.
+  std::pair<Key, bool> describe(const llvm::Function& function) {
+    std::string out = context_;
+    bool reusable = moduleReusable_ && !function.hasPrefixData() && !function.hasPrologueData() &&
+                    !function.hasMetadata(llvm::LLVMContext::MD_func_sanitize) &&
+                    !function.hasMetadata(llvm::LLVMContext::MD_kcfi_type);
+    for (const llvm::Attribute& attribute : function.getAttributes().getFnAttrs())
+      reusable &= !attributeInstruments(attribute);
+    out += global(function);
+    llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> attached;
+    function.getAllMetadata(attached);
+    std::map<const llvm::Metadata*, size_t> seen;
+    for (const auto& [kind, node] : attached)
+      if (kind != llvm::LLVMContext::MD_dbg) {
+        out += 'M' + std::to_string(kind);
+        writeMetadata(node, out, seen);
+      }
+    if (function.hasPersonalityFn())
+      reusable &= constant(function.getPersonalityFn(), out);
+    slots_.incorporateFunction(function);
+    std::unordered_set<const llvm::GlobalValue*> referenced;
+    for (const llvm::BasicBlock& block : function) {
+      out += "\nblock";
+      for (const llvm::Instruction& instruction : block) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        instruction.print(os, slots_);
+        put(out, withoutModuleNumbers(text));
+        if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction))
+          put(out, attributes(call->getAttributes()));
+        llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> metadata;
+        instruction.getAllMetadataOtherThanDebugLoc(metadata);
+        for (const auto& [kind, node] : metadata) {
+          out += 'M' + std::to_string(kind);
+          writeMetadata(node, out, seen);
+        }
+        for (const llvm::Use& operand : instruction.operands()) {
+          if (const auto* value = llvm::dyn_cast<llvm::MetadataAsValue>(operand.get()))
+            writeMetadata(value->getMetadata(), out, seen);
+          else if (const auto* c = llvm::dyn_cast<llvm::Constant>(operand.get()))
+            reusable &= constant(c, out, &referenced);
+        }
+      }
+    }
+    return {hash(out), reusable};
+  }
+
+private:
+  static Key hash(const std::string& text) {
+    llvm::XXH128_hash_t h = llvm::xxh3_128bits(
+        llvm::ArrayRef(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    return {h.low64, h.high64};
+  }
+
+  static std::string attributes(const llvm::AttributeList& list) {
+    std::string out;
+    for (unsigned index : list.indexes()) {
+      out += std::to_string(index) + '=';
+      out += list.getAttributes(index).getAsString(true);
+      out += '|';
+    }
+    return out;
+  }
+
+  // What code generation reads of a global: its linkage and placement, a
+  // function's convention and attributes, a constant's initialiser.
+  const std::string& global(const llvm::GlobalValue& value) {
+    auto [it, fresh] = globals_.try_emplace(&value);
+    if (!fresh)
+      return it->second;
+    std::string& out = it->second;
+    put(out, value.getName());
+    out += std::to_string(value.getLinkage()) + ',' + std::to_string(value.getVisibility()) + ',' +
+           std::to_string(value.isDSOLocal()) + ',' + std::to_string(value.getThreadLocalMode()) +
+           ',' + std::to_string(static_cast<int>(value.getUnnamedAddr())) + ',' +
+           std::to_string(value.isDeclaration()) + ',' + std::to_string(value.getAddressSpace()) +
+           ',' + std::to_string(value.getDLLStorageClass());
+    if (const llvm::GlobalObject* object = llvm::dyn_cast<llvm::GlobalObject>(&value)) {
+      put(out, object->getSection());
+      llvm::MaybeAlign align;
+      if (const auto* f = llvm::dyn_cast<llvm::Function>(object))
+        align = f->getAlign();
+      else if (const auto* v = llvm::dyn_cast<llvm::GlobalVariable>(object))
+        align = v->getAlign();
+      out += std::to_string(align ? align->value() : 0);
+      put(out, object->hasComdat() ? object->getComdat()->getName() : "");
+    }
+    std::string type;
+    llvm::raw_string_ostream os(type);
+    value.getValueType()->print(os);
+    put(out, type);
+    if (const auto* function = llvm::dyn_cast<llvm::Function>(&value)) {
+      out += std::to_string(function->getCallingConv());
+      put(out, attributes(function->getAttributes()));
+    } else if (const auto* variable = llvm::dyn_cast<llvm::GlobalVariable>(&value)) {
+      out += std::to_string(variable->isConstant()) +
+             std::to_string(variable->isExternallyInitialized());
+      if (variable->isConstant() && variable->hasInitializer()) {
+        std::string initialiser;
+        llvm::raw_string_ostream is(initialiser);
+        variable->getInitializer()->printAsOperand(is, true, &module_);
+        Key key = hash(initialiser);
+        out += std::to_string(key.first) + ',' + std::to_string(key.second);
+      }
+    }
+    return out;
+  }
+
+  // Adds the globals a constant refers to; false if any makes the bytes
+  // depend on the layout (a function or alias with local binding, a block
+  // address).
+  bool constant(const llvm::Constant* c, std::string& out,
+                std::unordered_set<const llvm::GlobalValue*>* referenced = nullptr) {
+    std::unordered_set<const llvm::GlobalValue*> own;
+    if (!referenced)
+      referenced = &own;
+    bool reusable = true;
+    std::vector<const llvm::Constant*> stack{c};
+    std::unordered_set<const llvm::Constant*> visited;
+    while (!stack.empty()) {
+      const llvm::Constant* next = stack.back();
+      stack.pop_back();
+      if (!visited.insert(next).second)
+        continue;
+      if (llvm::isa<llvm::BlockAddress>(next) || llvm::isa<llvm::GlobalAlias>(next) ||
+          llvm::isa<llvm::GlobalIFunc>(next) || llvm::isa<llvm::DSOLocalEquivalent>(next) ||
+          llvm::isa<llvm::NoCFIValue>(next))
+        reusable = false;
+      if (const auto* value = llvm::dyn_cast<llvm::GlobalValue>(next)) {
+        if (llvm::isa<llvm::Function>(value) && value->hasLocalLinkage())
+          reusable = false;
+        if (referenced->insert(value).second)
+          out += global(*value);
+        continue; // a global's initialiser is its own matter
+      }
+      for (const llvm::Use& operand : next->operands())
+        if (const auto* inner = llvm::dyn_cast<llvm::Constant>(operand.get()))
+          stack.push_back(inner);
+    }
+    return reusable;
+  }
+
+  // Metadata by content: nodes numbered in the order met (so shared scopes
+  // stay shared), strings and constants as printed; debug-info nodes only by
+  // kind (they place no code).
+  void writeMetadata(const llvm::Metadata* md, std::string& out,
+                     std::map<const llvm::Metadata*, size_t>& seen) {
+    if (!md) {
+      out += "null;";
+      return;
+    }
+    if (const auto* text = llvm::dyn_cast<llvm::MDString>(md)) {
+      out += 'S';
+      put(out, text->getString());
+      return;
+    }
+    if (const auto* value = llvm::dyn_cast<llvm::ValueAsMetadata>(md)) {
+      std::string printed;
+      llvm::raw_string_ostream os(printed);
+      value->getValue()->printAsOperand(os, true, slots_);
+      out += 'V';
+      put(out, printed);
+      return;
+    }
+    const auto* node = llvm::dyn_cast<llvm::MDNode>(md);
+    if (!node) {
+      out += "?" + std::to_string(md->getMetadataID()) + ';';
+      return;
+    }
+    auto [it, fresh] = seen.try_emplace(md, seen.size());
+    if (!fresh) {
+      out += 'R' + std::to_string(it->second) + ';';
+      return;
+    }
+    out += (node->isDistinct() ? 'N' : 'U') + std::to_string(node->getMetadataID());
+    if (llvm::isa<llvm::DINode>(node) || llvm::isa<llvm::DILocation>(node)) {
+      out += ';';
+      return;
+    }
+    out += '(';
+    for (const llvm::MDOperand& operand : node->operands())
+      writeMetadata(operand.get(), out, seen);
+    out += ')';
+  }
+
+  const llvm::Module& module_;
+  llvm::ModuleSlotTracker slots_;
+  std::string context_;
+  bool moduleReusable_ = true;
+  std::unordered_map<const llvm::GlobalValue*, std::string> globals_;
+};
+
+// The naked function whose body is `code`'s bytes.
+void replaceByBytes(llvm::Function& function, const CachedCode& code) {
+  llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> metadata;
+  function.getAllMetadata(metadata);
+  function.dropAllReferences();
+  for (const auto& [kind, node] : metadata) // e.g. a section prefix
+    function.setMetadata(kind, node);
+  std::string text = ".byte ";
+  static const char* digits = "0123456789abcdef";
+  for (size_t i = 0; i < code.bytes.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(code.bytes[i]);
+    if (i > 0)
+      text += ',';
+    text += "0x";
+    text += digits[byte >> 4];
+    text += digits[byte & 15];
+  }
+  llvm::LLVMContext& context = function.getContext();
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", &function));
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
+  builder.CreateCall(type, llvm::InlineAsm::get(type, text, "", /*hasSideEffects=*/true));
+  builder.CreateUnreachable();
+  function.addFnAttr(llvm::Attribute::Naked);
+  function.addFnAttr(llvm::Attribute::NoInline);
+  function.setAlignment(llvm::Align(code.alignment));
+}
+
+struct Recorded {
+  uint64_t alignment = 1;
+  uint64_t largestBlockAlignment = 1;
+};
+
+// Records each machine function's alignment and its blocks' largest, at the
+// end of code generation.
+class AlignmentRecorder final : public llvm::MachineFunctionPass {
+public:
+  static char ID;
+  explicit AlignmentRecorder(std::unordered_map<std::string, Recorded>& out)
+      : MachineFunctionPass(ID), out_(out) {}
+  llvm::StringRef getPassName() const override { return "mlgo code reuse: alignments"; }
+  void getAnalysisUsage(llvm::AnalysisUsage& usage) const override {
+    usage.setPreservesAll();
+    MachineFunctionPass::getAnalysisUsage(usage);
+  }
+  bool runOnMachineFunction(llvm::MachineFunction& function) override {
+    Recorded r;
+    r.alignment = function.getAlignment().value();
+    for (const llvm::MachineBasicBlock& block : function)
+      r.largestBlockAlignment = std::max(r.largestBlockAlignment, block.getAlignment().value());
+    out_[function.getName().str()] = r;
+    return false;
+  }
+
+private:
+  std::unordered_map<std::string, Recorded>& out_;
+};
+char AlignmentRecorder::ID = 0;
+
+} // namespace
+
+struct CodeReuse::Impl {
+  std::string moduleKey;
+  llvm::Module* module = nullptr;
+  struct Entry {
+    Key key;
+    bool reusable = false;
+    bool placeholder = false;
+    uint64_t alignment = 1; // the placeholder's, as remembered
+    size_t size = 0;
+  };
+  std::unordered_map<std::string, Entry> functions; // by name
+  std::unordered_map<std::string, Recorded> recorded;
+  ReuseCounts counts;
+};
+
+CodeReuse::CodeReuse(std::string moduleKey) : impl_(std::make_unique<Impl>()) {
+  impl_->moduleKey = std::move(moduleKey);
+}
+
+CodeReuse::~CodeReuse() = default;
+
+void CodeReuse::setBudget(size_t bytes) {
+  cache().budget = bytes;
+}
+
+void CodeReuse::prepare(llvm::Module& module) {
+  impl_->module = &module;
+  Describer describer(module);
+  ModuleCache& known = cache().use(impl_->moduleKey);
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration() || function.hasAvailableExternallyLinkage() ||
+        function.getName().empty())
+      continue;
+    auto [key, reusable] = describer.describe(function);
+    Impl::Entry entry{key, reusable};
+    auto hit = reusable ? known.functions.find(key) : known.functions.end();
+    if (hit != known.functions.end()) {
+      entry.placeholder = true;
+      entry.alignment = hit->second.alignment;
+      entry.size = hit->second.bytes.size();
+      replaceByBytes(function, hit->second);
+      ++impl_->counts.reused;
+    } else {
+      ++impl_->counts.generated;
+    }
+    impl_->functions.emplace(function.getName().str(), entry);
+  }
+}
+
+void CodeReuse::recordPass(llvm::legacy::PassManager& passes) {
+  passes.add(new AlignmentRecorder(impl_->recorded));
+}
+
+bool CodeReuse::learn(std::string_view object) {
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> binary =
+      llvm::object::ObjectFile::createObjectFile(
+          llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "object"));
+  if (!binary) {
+    llvm::consumeError(binary.takeError());
+    return false;
+  }
+  const auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(binary->get());
+  if (!elf)
+    return false; // sizes of function symbols are read from ELF only
+  ModuleCache& known = cache().use(impl_->moduleKey);
+  for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    llvm::Expected<llvm::object::SymbolRef::Type> type = symbol.getType();
+    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
+    if (!name || !type || !section || *type != llvm::object::SymbolRef::ST_Function ||
+        *section == elf->section_end()) {
+      if (!name)
+        llvm::consumeError(name.takeError());
+      if (!type)
+        llvm::consumeError(type.takeError());
+      if (!section)
+        llvm::consumeError(section.takeError());
+      continue;
+    }
+    auto entry = impl_->functions.find(name->str());
+    auto recorded = impl_->recorded.find(name->str());
+    if (entry == impl_->functions.end() || recorded == impl_->recorded.end())
+      continue;
+    const Impl::Entry& e = entry->second;
+    const uint64_t size = symbol.getSize();
+    if (e.placeholder) {
+      // It must sit where the function would: same size, same alignment.
+      if (size != e.size || recorded->second.alignment != e.alignment)
+        return false;
+      continue;
+    }
+    if (!e.reusable || recorded->second.largestBlockAlignment > recorded->second.alignment)
+      continue;
+    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
+    llvm::Expected<uint64_t> address = symbol.getAddress();
+    if (!contents || !address) {
+      if (!contents)
+        llvm::consumeError(contents.takeError());
+      if (!address)
+        llvm::consumeError(address.takeError());
+      continue;
+    }
+    if (*address + size > contents->size() || size == 0)
+      continue;
+    cache().add(known, e.key,
+                CachedCode{contents->substr(*address, size).str(), recorded->second.alignment});
+  }
+  cache().shrink(impl_->moduleKey);
+  return true;
+}
+
+ReuseCounts CodeReuse::counts() const {
+  return impl_->counts;
+}
+
+} // namespace mlgo::inprocess

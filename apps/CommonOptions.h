@@ -47,6 +47,7 @@ struct EvaluatorArgs {
   bool replayVerify = false;
   bool incremental = false;
   bool incrementalVerify = false;
+  size_t incrementalMemoryMiB = defaults.incrementalMemoryBytes >> 20;
   std::string clang = defaults.clang;
   size_t workers = 0; // 0: the hardware threads, shared by the MPI ranks on a node
   double timeoutSeconds = defaults.compileTimeout.count();
@@ -117,10 +118,18 @@ struct EvaluatorArgs {
           .resumable();
       s.flag(
            "incremental",
-           "Answer a search's tried decisions by forking each from one compile of its module "
-           "at that decision (exact: the same results; not faster yet, see "
-           "docs/ARCHITECTURE.md 'Incremental trials')",
+           "Incremental evaluation (exact: the same results): code generation only for the "
+           "functions a worker has not generated before for the module, and a search's "
+           "tried decisions forked from one compile of their module (docs/ARCHITECTURE.md "
+           "'Incremental evaluation')",
            [](auto& a) -> auto& { return a.incremental; })
+          .resumable();
+      s.value(
+           "incremental-memory",
+           "MiB of generated code each worker keeps for --incremental; the least recently "
+           "used modules are forgotten first",
+           [](auto& a) -> auto& { return a.incrementalMemoryMiB; })
+          .atLeast(1)
           .resumable();
       s.flag(
            "verify-incremental",
@@ -226,6 +235,7 @@ struct EvaluatorArgs {
     options.replayVerify = replayVerify;
     options.incremental = incremental;
     options.incrementalVerify = incrementalVerify;
+    options.incrementalMemoryBytes = incrementalMemoryMiB << 20;
     options.clang = clang;
     // Under mpirun (ClusterSession.h) rank 0 spreads the jobs over every
     // rank; the ranks' own slots are resolved on each rank.

@@ -94,6 +94,7 @@ InProcessBackend::jobMessage(const JobSpec& spec, bool withPolicy,
   job.neutralAdvice = task_.neutralAdvice;
   job.reuseCode = options_.incremental && spec.allowCodeReuse &&
                   task_.inProcess == InProcessRoute::InlineAdvisor;
+  job.reuseBytes = options_.incrementalMemoryBytes;
   return job;
 }
 

@@ -114,6 +114,7 @@ std::string encode(const JobMessage& m) {
   }
   w.value(m.trialSeconds);
   w.value<uint8_t>(m.reuseCode);
+  w.value(m.reuseBytes);
   return w.take();
 }
 
@@ -191,6 +192,7 @@ Expected<JobMessage> decodeJob(std::string_view payload) {
   }
   m.trialSeconds = r.value<double>();
   m.reuseCode = r.value<uint8_t>() != 0;
+  m.reuseBytes = r.value<uint64_t>();
   return r.finish(std::move(m), "job");
 }
 

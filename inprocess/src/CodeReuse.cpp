@@ -15,12 +15,23 @@
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ModuleSlotTracker.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstrAnalysis.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -36,6 +47,11 @@ using Key = std::pair<uint64_t, uint64_t>; // xxh3-128 of a function's descripti
 struct CachedCode {
   std::string bytes;
   uint64_t alignment = 1;
+  // Calls to functions with local binding: the assembler resolves them, so
+  // their 4-byte displacement depends on the layout. The placeholder writes
+  // an expression there (`.long callee - . - 4`) for the assembler to
+  // resolve again. (offset of the displacement, callee's symbol)
+  std::vector<std::pair<uint32_t, std::string>> calls;
 };
 
 struct ModuleCache {
@@ -58,7 +74,9 @@ struct Cache {
     return entry;
   }
   void add(ModuleCache& entry, const Key& key, CachedCode code) {
-    const size_t size = code.bytes.size() + sizeof(Key) + sizeof(CachedCode);
+    size_t size = code.bytes.size() + sizeof(Key) + sizeof(CachedCode);
+    for (const auto& call : code.calls)
+      size += sizeof(call) + call.second.size();
     if (!entry.functions.emplace(key, std::move(code)).second)
       return;
     entry.bytes += size;
@@ -124,7 +142,11 @@ bool attributeInstruments(const llvm::Attribute& attribute) {
 // where its bytes can depend on where it lands or on more than that.
 class Describer {
 public:
-  explicit Describer(const llvm::Module& module) : module_(module), slots_(&module, false) {
+  explicit Describer(const llvm::Module& module)
+      : module_(module), slots_(&module, false),
+        // Calls to local functions are patched by CodeReuse::learn, which
+        // reads x86-64 code only.
+        localCalls_(module.getTargetTriple().getArch() == llvm::Triple::x86_64) {
     llvm::raw_string_ostream os(context_);
     os << module.getTargetTriple().str() << '\n' << module.getDataLayoutStr() << '\n';
     put(context_, module.getModuleInlineAsm());
@@ -145,8 +167,15 @@ public:
 
   bool moduleReusable() const { return moduleReusable_; }
 
+  struct Description {
+    Key key;
+    bool reusable = false;
+    bool localCalls = false; // calls a function with local linkage
+  };
+
   // The function's key, and whether its bytes may be reused.
-  std::pair<Key, bool> describe(const llvm::Function& function) {
+  Description describe(const llvm::Function& function) {
+    bool localCalls = false;
     std::string out = context_;
     bool reusable = moduleReusable_ && !function.hasPrefixData() && !function.hasPrologueData() &&
                     !function.hasMetadata(llvm::LLVMContext::MD_func_sanitize) &&
@@ -184,12 +213,22 @@ public:
         for (const llvm::Use& operand : instruction.operands()) {
           if (const auto* value = llvm::dyn_cast<llvm::MetadataAsValue>(operand.get()))
             writeMetadata(value->getMetadata(), out, seen);
-          else if (const auto* c = llvm::dyn_cast<llvm::Constant>(operand.get()))
-            reusable &= constant(c, out, &referenced);
+          else if (const auto* c = llvm::dyn_cast<llvm::Constant>(operand.get())) {
+            // A call of a local function becomes a `call` whose
+            // displacement learn() finds and the placeholder recomputes, or
+            // (in tail position) a jump the assembler sizes by distance,
+            // which learn() finds too and then keeps nothing.
+            const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction);
+            const bool localCallee = localCalls_ && call && call->isCallee(&operand) &&
+                                     llvm::isa<llvm::Function>(c) &&
+                                     llvm::cast<llvm::Function>(c)->hasLocalLinkage();
+            localCalls |= localCallee;
+            reusable &= constant(c, out, &referenced, localCallee);
+          }
         }
       }
     }
-    return {hash(out), reusable};
+    return {hash(out), reusable, localCalls};
   }
 
 private:
@@ -257,7 +296,8 @@ private:
   // depend on the layout (a function or alias with local binding, a block
   // address).
   bool constant(const llvm::Constant* c, std::string& out,
-                std::unordered_set<const llvm::GlobalValue*>* referenced = nullptr) {
+                std::unordered_set<const llvm::GlobalValue*>* referenced = nullptr,
+                bool localCallee = false) {
     std::unordered_set<const llvm::GlobalValue*> own;
     if (!referenced)
       referenced = &own;
@@ -274,7 +314,8 @@ private:
           llvm::isa<llvm::NoCFIValue>(next))
         reusable = false;
       if (const auto* value = llvm::dyn_cast<llvm::GlobalValue>(next)) {
-        if (llvm::isa<llvm::Function>(value) && value->hasLocalLinkage())
+        if (llvm::isa<llvm::Function>(value) && value->hasLocalLinkage() &&
+            !(localCallee && next == c))
           reusable = false;
         if (referenced->insert(value).second)
           out += global(*value);
@@ -334,6 +375,7 @@ private:
   llvm::ModuleSlotTracker slots_;
   std::string context_;
   bool moduleReusable_ = true;
+  bool localCalls_ = false;
   std::unordered_map<const llvm::GlobalValue*, std::string> globals_;
 };
 
@@ -344,16 +386,26 @@ void replaceByBytes(llvm::Function& function, const CachedCode& code) {
   function.dropAllReferences();
   for (const auto& [kind, node] : metadata) // e.g. a section prefix
     function.setMetadata(kind, node);
-  std::string text = ".byte ";
+  std::string text;
   static const char* digits = "0123456789abcdef";
-  for (size_t i = 0; i < code.bytes.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(code.bytes[i]);
-    if (i > 0)
-      text += ',';
-    text += "0x";
-    text += digits[byte >> 4];
-    text += digits[byte & 15];
+  auto bytes = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      const auto byte = static_cast<unsigned char>(code.bytes[i]);
+      text += i == from ? "\n.byte 0x" : ",0x";
+      text += digits[byte >> 4];
+      text += digits[byte & 15];
+    }
+  };
+  size_t at = 0;
+  for (const auto& [offset, callee] : code.calls) {
+    bytes(at, offset);
+    text += "\n.long \"";
+    for (char c : callee)
+      text += c == '$' ? std::string("$$") : std::string(1, c); // inline asm's escape
+    text += "\" - . - 4";
+    at = offset + 4;
   }
+  bytes(at, code.bytes.size());
   llvm::LLVMContext& context = function.getContext();
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", &function));
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
@@ -395,6 +447,73 @@ private:
 };
 char AlignmentRecorder::ID = 0;
 
+// Finds the calls in a function's x86-64 code that the assembler resolved
+// (their displacement is not zero: a relocated call's is) and names their
+// callees from the symbols at the targets; nullopt if some control transfer
+// leaves the function otherwise, or a target has no function symbol, or the
+// code does not decode.
+std::optional<std::vector<std::pair<uint32_t, std::string>>>
+resolvedCalls(const llvm::Triple& triple, llvm::StringRef code, uint64_t start,
+              const std::map<uint64_t, std::string>& functionsAt) {
+  struct Decoder {
+    std::unique_ptr<llvm::MCRegisterInfo> registers;
+    std::unique_ptr<llvm::MCAsmInfo> asmInfo;
+    std::unique_ptr<llvm::MCSubtargetInfo> subtarget;
+    std::unique_ptr<llvm::MCContext> context;
+    std::unique_ptr<llvm::MCDisassembler> disassembler;
+    std::unique_ptr<llvm::MCInstrInfo> instructions;
+    std::unique_ptr<llvm::MCInstrAnalysis> analysis;
+  };
+  static std::map<std::string, std::unique_ptr<Decoder>> decoders;
+  std::unique_ptr<Decoder>& decoder = decoders[triple.str()];
+  if (!decoder) {
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!target)
+      return std::nullopt;
+    auto d = std::make_unique<Decoder>();
+    d->registers.reset(target->createMCRegInfo(triple));
+    d->asmInfo.reset(target->createMCAsmInfo(*d->registers, triple, llvm::MCTargetOptions()));
+    d->subtarget.reset(target->createMCSubtargetInfo(triple, "", ""));
+    d->context = std::make_unique<llvm::MCContext>(triple, d->asmInfo.get(), d->registers.get(),
+                                                   d->subtarget.get());
+    d->disassembler.reset(target->createMCDisassembler(*d->subtarget, *d->context));
+    d->instructions.reset(target->createMCInstrInfo());
+    d->analysis.reset(target->createMCInstrAnalysis(d->instructions.get()));
+    if (!d->disassembler || !d->analysis)
+      return std::nullopt;
+    decoder = std::move(d);
+  }
+  std::vector<std::pair<uint32_t, std::string>> calls;
+  const auto* data = reinterpret_cast<const uint8_t*>(code.data());
+  const uint64_t end = start + code.size();
+  for (uint64_t offset = 0; offset < code.size();) {
+    llvm::MCInst instruction;
+    uint64_t size = 0;
+    const uint64_t address = start + offset;
+    if (decoder->disassembler->getInstruction(
+            instruction, size, llvm::ArrayRef(data + offset, code.size() - offset), address,
+            llvm::nulls()) != llvm::MCDisassembler::Success ||
+        size == 0)
+      return std::nullopt;
+    uint64_t target = 0;
+    if (decoder->analysis->evaluateBranch(instruction, address, size, target)) {
+      const bool call = decoder->analysis->isCall(instruction);
+      if (call && target != address + size) {
+        // A resolved call: E8 and a 4-byte displacement.
+        auto callee = functionsAt.find(target);
+        if (size != 5 || data[offset] != 0xe8 || callee == functionsAt.end())
+          return std::nullopt;
+        calls.emplace_back(static_cast<uint32_t>(offset + 1), callee->second);
+      } else if (!call && (target < start || target >= end)) {
+        return std::nullopt; // a jump out of the function (a tail call)
+      }
+    }
+    offset += size;
+  }
+  return calls;
+}
+
 } // namespace
 
 struct CodeReuse::Impl {
@@ -404,12 +523,14 @@ struct CodeReuse::Impl {
     Key key;
     bool reusable = false;
     bool placeholder = false;
+    bool localCalls = false;
     uint64_t alignment = 1; // the placeholder's, as remembered
     size_t size = 0;
   };
   std::unordered_map<std::string, Entry> functions; // by name
   std::unordered_map<std::string, Recorded> recorded;
   ReuseCounts counts;
+  std::vector<std::pair<Key, CachedCode>> learned; // by this compile
 };
 
 CodeReuse::CodeReuse(std::string moduleKey) : impl_(std::make_unique<Impl>()) {
@@ -430,9 +551,10 @@ void CodeReuse::prepare(llvm::Module& module) {
     if (function.isDeclaration() || function.hasAvailableExternallyLinkage() ||
         function.getName().empty())
       continue;
-    auto [key, reusable] = describer.describe(function);
-    Impl::Entry entry{key, reusable};
-    auto hit = reusable ? known.functions.find(key) : known.functions.end();
+    Describer::Description described = describer.describe(function);
+    Impl::Entry entry{described.key, described.reusable};
+    entry.localCalls = described.localCalls;
+    auto hit = entry.reusable ? known.functions.find(entry.key) : known.functions.end();
     if (hit != known.functions.end()) {
       entry.placeholder = true;
       entry.alignment = hit->second.alignment;
@@ -462,6 +584,22 @@ bool CodeReuse::learn(std::string_view object) {
   if (!elf)
     return false; // sizes of function symbols are read from ELF only
   ModuleCache& known = cache().use(impl_->moduleKey);
+  // Function symbols by section and address: the callees of resolved calls.
+  std::map<uint64_t, std::map<uint64_t, std::string>> functionsAt;
+  for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
+    llvm::Expected<uint64_t> address = symbol.getAddress();
+    if (name && section && address && *section != elf->section_end() &&
+        symbol.getELFType() == llvm::ELF::STT_FUNC)
+      functionsAt[(*section)->getIndex()].emplace(*address, name->str());
+    if (!name)
+      llvm::consumeError(name.takeError());
+    if (!section)
+      llvm::consumeError(section.takeError());
+    if (!address)
+      llvm::consumeError(address.takeError());
+  }
   for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
     llvm::Expected<llvm::StringRef> name = symbol.getName();
     llvm::Expected<llvm::object::SymbolRef::Type> type = symbol.getType();
@@ -501,8 +639,17 @@ bool CodeReuse::learn(std::string_view object) {
     }
     if (*address + size > contents->size() || size == 0)
       continue;
-    cache().add(known, e.key,
-                CachedCode{contents->substr(*address, size).str(), recorded->second.alignment});
+    CachedCode code{contents->substr(*address, size).str(), recorded->second.alignment, {}};
+    if (e.localCalls) {
+      std::optional<std::vector<std::pair<uint32_t, std::string>>> calls =
+          resolvedCalls(impl_->module->getTargetTriple(), code.bytes, *address,
+                        functionsAt[(*section)->getIndex()]);
+      if (!calls)
+        continue;
+      code.calls = std::move(*calls);
+    }
+    impl_->learned.emplace_back(e.key, code);
+    cache().add(known, e.key, std::move(code));
   }
   cache().shrink(impl_->moduleKey);
   return true;
@@ -510,6 +657,71 @@ bool CodeReuse::learn(std::string_view object) {
 
 ReuseCounts CodeReuse::counts() const {
   return impl_->counts;
+}
+
+namespace {
+
+void putNumber(std::string& out, uint64_t value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+std::optional<uint64_t> takeNumber(std::string_view& in) {
+  uint64_t value = 0;
+  if (in.size() < sizeof value)
+    return std::nullopt;
+  std::memcpy(&value, in.data(), sizeof value);
+  in.remove_prefix(sizeof value);
+  return value;
+}
+
+std::optional<std::string> takeText(std::string_view& in) {
+  std::optional<uint64_t> size = takeNumber(in);
+  if (!size || in.size() < *size)
+    return std::nullopt;
+  std::string text(in.substr(0, *size));
+  in.remove_prefix(*size);
+  return text;
+}
+
+} // namespace
+
+std::string CodeReuse::learned() const {
+  std::string out;
+  for (const auto& [key, code] : impl_->learned) {
+    putNumber(out, key.first);
+    putNumber(out, key.second);
+    putNumber(out, code.alignment);
+    putNumber(out, code.bytes.size());
+    out += code.bytes;
+    putNumber(out, code.calls.size());
+    for (const auto& [offset, callee] : code.calls) {
+      putNumber(out, offset);
+      putNumber(out, callee.size());
+      out += callee;
+    }
+  }
+  return out;
+}
+
+void CodeReuse::absorb(const std::string& moduleKey, std::string_view in) {
+  ModuleCache& known = cache().use(moduleKey);
+  while (!in.empty()) {
+    std::optional<uint64_t> low = takeNumber(in), high = takeNumber(in), alignment = takeNumber(in);
+    std::optional<std::string> bytes = takeText(in);
+    std::optional<uint64_t> calls = takeNumber(in);
+    if (!low || !high || !alignment || !bytes || !calls)
+      return; // a torn message: what came before it stays
+    CachedCode code{std::move(*bytes), *alignment, {}};
+    for (uint64_t c = 0; c < *calls; ++c) {
+      std::optional<uint64_t> offset = takeNumber(in);
+      std::optional<std::string> callee = takeText(in);
+      if (!offset || !callee)
+        return;
+      code.calls.emplace_back(static_cast<uint32_t>(*offset), std::move(*callee));
+    }
+    cache().add(known, Key{*low, *high}, std::move(code));
+  }
+  cache().shrink(moduleKey);
 }
 
 } // namespace mlgo::inprocess

@@ -75,6 +75,10 @@ public:
   // stands for (compile again without reuse).
   bool learn(std::string_view object);
   ReuseCounts counts() const;
+  // What learn() added, in a form absorb() takes: a forked trial hands it
+  // to its worker, so the worker's next trials reuse it too.
+  std::string learned() const;
+  static void absorb(const std::string& moduleKey, std::string_view learned);
 
   // Bytes the whole cache may hold (least recently used modules go first).
   static void setBudget(size_t bytes);

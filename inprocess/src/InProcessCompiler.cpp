@@ -167,6 +167,7 @@ void initialiseTargets() {
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
+    llvm::InitializeAllDisassemblers(); // code reuse reads generated code (CodeReuse.cpp)
     return true;
   }();
   (void)done;
@@ -298,6 +299,7 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
       compiled = compiler.ExecuteAction(optimise);
       std::unique_ptr<llvm::Module> module = optimise.takeModule();
       if (compiled && module && !active.cacheHit && !active.hollowBase) {
+        CodeReuse::setBudget(job.reuseBytes);
         CodeReuse reuse(reuseKey(job));
         reuse.prepare(*module);
         llvm::SmallVector<char, 0> buffer;
@@ -310,6 +312,8 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
         }
         objectBytes.assign(buffer.begin(), buffer.end());
         reuseFailed = !reuse.learn(objectBytes);
+        if (trials && trials->isChild())
+          trials->setLearned(reuse.learned());
         result.functionsReused = reuse.counts().reused;
         result.functionsGenerated = reuse.counts().generated;
       }
@@ -360,7 +364,10 @@ protocol::ResultMessage compileTrials(const protocol::JobMessage& job,
     }
     return answer;
   }
-  TrialForker trials(job, *flips);
+  std::function<void(std::string_view)> absorb;
+  if (job.reuseCode)
+    absorb = [key = reuseKey(job)](std::string_view learned) { CodeReuse::absorb(key, learned); };
+  TrialForker trials(job, *flips, std::move(absorb));
   protocol::ResultMessage own = compileOnce(job, policy, CacheQuestion(), &trials);
   if (trials.isChild())
     trials.finishChild(own);

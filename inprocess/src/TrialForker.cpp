@@ -66,9 +66,10 @@ bool singleThreaded() {
 
 } // namespace
 
-TrialForker::TrialForker(const protocol::JobMessage& job, const policies::FlipSetPolicy& flips)
+TrialForker::TrialForker(const protocol::JobMessage& job, const policies::FlipSetPolicy& flips,
+                         std::function<void(std::string_view)> absorb)
     : trials_(job.trials), flips_(flips), childDeadline_(job.trialSeconds),
-      results_(job.trials.size()) {}
+      results_(job.trials.size()), absorb_(std::move(absorb)) {}
 
 bool TrialForker::beforeDecision(uint64_t decision, const std::vector<double>& inputs) {
   const uint64_t state = flips_.stateHash(inputs);
@@ -141,7 +142,17 @@ protocol::ResultMessage TrialForker::fork(size_t index, uint64_t state) {
     return failed(protocol::WorkerStatus::TimedOut, "child timed out");
   if (WIFSIGNALED(status))
     return failed(protocol::WorkerStatus::Crashed, "child crashed");
-  Expected<protocol::ResultMessage> decoded = protocol::decodeResult(bytes);
+  // The child's answer: its result's length, the result, then the code it
+  // generated.
+  uint64_t resultBytes = 0;
+  if (bytes.size() >= sizeof resultBytes)
+    std::memcpy(&resultBytes, bytes.data(), sizeof resultBytes);
+  if (bytes.size() < sizeof resultBytes || bytes.size() - sizeof resultBytes < resultBytes)
+    return failed(protocol::WorkerStatus::Crashed, "child crashed");
+  std::string_view answer = std::string_view(bytes).substr(sizeof resultBytes);
+  Expected<protocol::ResultMessage> decoded = protocol::decodeResult(answer.substr(0, resultBytes));
+  if (decoded && absorb_ && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    absorb_(answer.substr(resultBytes));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !decoded)
     return failed(protocol::WorkerStatus::Crashed, "child crashed");
   return decoded.take();
@@ -154,7 +165,11 @@ void TrialForker::finishChild(const protocol::ResultMessage& answer) {
   if (const char* fault = std::getenv("MLGO_WORKER_FAULT");
       fault && std::string(fault) == "wrong-trial")
     result.sizeBytes += 1;
-  const std::string bytes = protocol::encode(result);
+  const std::string encoded = protocol::encode(result);
+  const uint64_t resultBytes = encoded.size();
+  std::string bytes(reinterpret_cast<const char*>(&resultBytes), sizeof resultBytes);
+  bytes += encoded;
+  bytes += learned_;
   const char* data = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {

@@ -24,7 +24,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -32,7 +35,10 @@ namespace mlgo::inprocess {
 
 class TrialForker {
 public:
-  TrialForker(const evaluators::protocol::JobMessage& job, const policies::FlipSetPolicy& flips);
+  // `absorb` takes the code a child generated (CodeReuse::learned), so the
+  // next children reuse it.
+  TrialForker(const evaluators::protocol::JobMessage& job, const policies::FlipSetPolicy& flips,
+              std::function<void(std::string_view)> absorb = {});
 
   // The advisor's hook (AdvisorSession::invert): forks at trial positions;
   // true where this process takes the other action.
@@ -45,7 +51,10 @@ public:
   // Still compiling only the base: nothing after the inliner is needed.
   bool baseOnly() const { return !isTrial(); }
 
-  // In a child: sends its result to the worker and ends the process.
+  // In a child: what its compile generated, to hand to the worker.
+  void setLearned(std::string learned) { learned_ = std::move(learned); }
+  // In a child: sends its result (and setLearned's code) to the worker and
+  // ends the process.
   [[noreturn]] void finishChild(const evaluators::protocol::ResultMessage& result);
   // In the worker: every trial's result, `own` (this process's compile)
   // placed at the trial it became; trials never reached say so.
@@ -65,6 +74,8 @@ private:
   uint64_t toggled_ = 0;              // its state
   int childPipe_ = -1;                // in a child: where its result goes
   std::vector<std::optional<evaluators::protocol::ResultMessage>> results_;
+  std::function<void(std::string_view)> absorb_;
+  std::string learned_;
 };
 
 } // namespace mlgo::inprocess

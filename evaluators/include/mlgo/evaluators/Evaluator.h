@@ -72,6 +72,9 @@ struct EvaluatorOptions {
   // compile; code generation, ~46 %, is redone in every child).
   bool incremental = false;
   bool incrementalVerify = false;
+  // What each worker's code cache may hold (least recently used modules are
+  // forgotten first).
+  size_t incrementalMemoryBytes = size_t{256} << 20;
   // A worker is replaced after this many jobs (0: never), bounding whatever
   // a long-lived compiler leaks; a restart costs ~0.1 s.
   size_t jobsPerWorker = 2000;

@@ -95,6 +95,7 @@ struct JobMessage {
   // Code generation only for the functions the worker has not generated
   // before for this module and command (inprocess/src/CodeReuse.h).
   bool reuseCode = false;
+  uint64_t reuseBytes = 0; // what the worker's code cache may hold
 };
 
 struct CacheQueryMessage {

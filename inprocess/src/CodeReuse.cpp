@@ -572,6 +572,38 @@ void CodeReuse::recordPass(llvm::legacy::PassManager& passes) {
   passes.add(new AlignmentRecorder(impl_->recorded));
 }
 
+namespace {
+
+// A function symbol of an object: its name, section, address and size.
+struct FunctionSymbol {
+  std::string name;
+  llvm::object::SectionRef section;
+  uint64_t address = 0;
+  uint64_t size = 0;
+};
+
+std::vector<FunctionSymbol> functionSymbols(const llvm::object::ELFObjectFileBase& elf) {
+  std::vector<FunctionSymbol> functions;
+  for (const llvm::object::ELFSymbolRef symbol : elf.symbols()) {
+    if (symbol.getELFType() != llvm::ELF::STT_FUNC)
+      continue;
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
+    llvm::Expected<uint64_t> address = symbol.getAddress();
+    if (name && section && address && *section != elf.section_end())
+      functions.push_back({name->str(), **section, *address, symbol.getSize()});
+    if (!name)
+      llvm::consumeError(name.takeError());
+    if (!section)
+      llvm::consumeError(section.takeError());
+    if (!address)
+      llvm::consumeError(address.takeError());
+  }
+  return functions;
+}
+
+} // namespace
+
 bool CodeReuse::learn(std::string_view object) {
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> binary =
       llvm::object::ObjectFile::createObjectFile(
@@ -584,66 +616,38 @@ bool CodeReuse::learn(std::string_view object) {
   if (!elf)
     return false; // sizes of function symbols are read from ELF only
   ModuleCache& known = cache().use(impl_->moduleKey);
+  const std::vector<FunctionSymbol> symbols = functionSymbols(*elf);
   // Function symbols by section and address: the callees of resolved calls.
   std::map<uint64_t, std::map<uint64_t, std::string>> functionsAt;
-  for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
-    llvm::Expected<llvm::StringRef> name = symbol.getName();
-    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
-    llvm::Expected<uint64_t> address = symbol.getAddress();
-    if (name && section && address && *section != elf->section_end() &&
-        symbol.getELFType() == llvm::ELF::STT_FUNC)
-      functionsAt[(*section)->getIndex()].emplace(*address, name->str());
-    if (!name)
-      llvm::consumeError(name.takeError());
-    if (!section)
-      llvm::consumeError(section.takeError());
-    if (!address)
-      llvm::consumeError(address.takeError());
-  }
-  for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
-    llvm::Expected<llvm::StringRef> name = symbol.getName();
-    llvm::Expected<llvm::object::SymbolRef::Type> type = symbol.getType();
-    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
-    if (!name || !type || !section || *type != llvm::object::SymbolRef::ST_Function ||
-        *section == elf->section_end()) {
-      if (!name)
-        llvm::consumeError(name.takeError());
-      if (!type)
-        llvm::consumeError(type.takeError());
-      if (!section)
-        llvm::consumeError(section.takeError());
-      continue;
-    }
-    auto entry = impl_->functions.find(name->str());
-    auto recorded = impl_->recorded.find(name->str());
+  for (const FunctionSymbol& symbol : symbols)
+    functionsAt[symbol.section.getIndex()].emplace(symbol.address, symbol.name);
+  for (const FunctionSymbol& symbol : symbols) {
+    auto entry = impl_->functions.find(symbol.name);
+    auto recorded = impl_->recorded.find(symbol.name);
     if (entry == impl_->functions.end() || recorded == impl_->recorded.end())
       continue;
     const Impl::Entry& e = entry->second;
-    const uint64_t size = symbol.getSize();
     if (e.placeholder) {
       // It must sit where the function would: same size, same alignment.
-      if (size != e.size || recorded->second.alignment != e.alignment)
+      if (symbol.size != e.size || recorded->second.alignment != e.alignment)
         return false;
       continue;
     }
     if (!e.reusable || recorded->second.largestBlockAlignment > recorded->second.alignment)
       continue;
-    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
-    llvm::Expected<uint64_t> address = symbol.getAddress();
-    if (!contents || !address) {
-      if (!contents)
-        llvm::consumeError(contents.takeError());
-      if (!address)
-        llvm::consumeError(address.takeError());
+    llvm::Expected<llvm::StringRef> contents = symbol.section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
       continue;
     }
-    if (*address + size > contents->size() || size == 0)
+    if (symbol.size == 0 || symbol.address + symbol.size > contents->size())
       continue;
-    CachedCode code{contents->substr(*address, size).str(), recorded->second.alignment, {}};
+    CachedCode code{
+        contents->substr(symbol.address, symbol.size).str(), recorded->second.alignment, {}};
     if (e.localCalls) {
       std::optional<std::vector<std::pair<uint32_t, std::string>>> calls =
-          resolvedCalls(impl_->module->getTargetTriple(), code.bytes, *address,
-                        functionsAt[(*section)->getIndex()]);
+          resolvedCalls(impl_->module->getTargetTriple(), code.bytes, symbol.address,
+                        functionsAt[symbol.section.getIndex()]);
       if (!calls)
         continue;
       code.calls = std::move(*calls);

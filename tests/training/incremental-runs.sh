@@ -25,10 +25,10 @@ common=(--corpus "$corpus" --seed 5 --no-replay --no-decision-cache)
 for mode in full incremental; do
   flags=()
   [ "$mode" = incremental ] && flags=(--incremental --verify-incremental)
-  "$es" "${common[@]}" --steps 3 --directions 3 --modules-per-step 4 "${flags[@]}" \
+  "$es" "${common[@]}" --steps 2 --directions 2 --modules-per-step 3 "${flags[@]}" \
     -o "$out/es-$mode.h5" >"$out/es-$mode.log" 2>&1 ||
     { tail -20 "$out/es-$mode.log"; fail "es-train ($mode) failed"; }
-  "$ppo" "${common[@]}" --iterations 2 --modules-per-iteration 4 "${flags[@]}" \
+  "$ppo" "${common[@]}" --iterations 2 --modules-per-iteration 3 "${flags[@]}" \
     -o "$out/ppo-$mode.h5" >"$out/ppo-$mode.log" 2>&1 ||
     { tail -20 "$out/ppo-$mode.log"; fail "ppo-train ($mode) failed"; }
 done

@@ -170,12 +170,10 @@ public:
   struct Description {
     Key key;
     bool reusable = false;
-    bool localCalls = false; // calls a function with local linkage
   };
 
   // The function's key, and whether its bytes may be reused.
   Description describe(const llvm::Function& function) {
-    bool localCalls = false;
     std::string out = context_;
     bool reusable = moduleReusable_ && !function.hasPrefixData() && !function.hasPrologueData() &&
                     !function.hasMetadata(llvm::LLVMContext::MD_func_sanitize) &&
@@ -222,13 +220,12 @@ public:
             const bool localCallee = localCalls_ && call && call->isCallee(&operand) &&
                                      llvm::isa<llvm::Function>(c) &&
                                      llvm::cast<llvm::Function>(c)->hasLocalLinkage();
-            localCalls |= localCallee;
             reusable &= constant(c, out, &referenced, localCallee);
           }
         }
       }
     }
-    return {hash(out), reusable, localCalls};
+    return {hash(out), reusable};
   }
 
 private:
@@ -523,7 +520,6 @@ struct CodeReuse::Impl {
     Key key;
     bool reusable = false;
     bool placeholder = false;
-    bool localCalls = false;
     uint64_t alignment = 1; // the placeholder's, as remembered
     size_t size = 0;
   };
@@ -553,7 +549,6 @@ void CodeReuse::prepare(llvm::Module& module) {
       continue;
     Describer::Description described = describer.describe(function);
     Impl::Entry entry{described.key, described.reusable};
-    entry.localCalls = described.localCalls;
     auto hit = entry.reusable ? known.functions.find(entry.key) : known.functions.end();
     if (hit != known.functions.end()) {
       entry.placeholder = true;
@@ -615,6 +610,7 @@ bool CodeReuse::learn(std::string_view object) {
   const auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(binary->get());
   if (!elf)
     return false; // sizes of function symbols are read from ELF only
+  const bool decodable = impl_->module->getTargetTriple().getArch() == llvm::Triple::x86_64;
   ModuleCache& known = cache().use(impl_->moduleKey);
   const std::vector<FunctionSymbol> symbols = functionSymbols(*elf);
   // Function symbols by section and address: the callees of resolved calls.
@@ -644,7 +640,9 @@ bool CodeReuse::learn(std::string_view object) {
       continue;
     CachedCode code{
         contents->substr(symbol.address, symbol.size).str(), recorded->second.alignment, {}};
-    if (e.localCalls) {
+    // Every function's code is read, not only those calling a local function
+    // in the IR: a call the assembler resolved must never be kept as bytes.
+    if (decodable) {
       std::optional<std::vector<std::pair<uint32_t, std::string>>> calls =
           resolvedCalls(impl_->module->getTargetTriple(), code.bytes, symbol.address,
                         functionsAt[symbol.section.getIndex()]);

@@ -16,14 +16,17 @@
 //   generation reads of it (linkage, visibility, dso_local, section,
 //   alignment, attributes, a constant's initialiser), and the module's
 //   target, data layout and flags. The cache is per module and cc1 command.
-// - A function's bytes must not depend on where it lands. They do when it
-//   references a function with local linkage (the assembler resolves that
-//   call or jump itself, relaxing a jump by distance and writing the
-//   displacement), a block address or an alias, or when a block inside it
-//   is aligned more than the function (its padding depends on the start).
-//   Such functions are always generated; so are functions with prefix or
-//   prologue data or entry instrumentation (patchable entries, XRay, mcount),
-//   and every function of a module with control-flow protection or KCFI.
+// - A function's bytes must not depend on where it lands. A call of a
+//   function with local linkage does: the assembler resolves it itself and
+//   writes the displacement. learn() decodes every generated function's
+//   code (x86-64) and keeps such calls as `.long callee - . - 4` for the
+//   assembler to resolve again. Always generated: functions with a jump to
+//   another function (a tail call, which the assembler sizes by distance),
+//   any other reference to a local function, a block address or an alias,
+//   a block aligned more than the function (its padding depends on the
+//   start), prefix or prologue data or entry instrumentation (patchable
+//   entries, XRay, mcount), and every function of a module with
+//   control-flow protection or KCFI.
 // - Nothing else in code generation reads another function's body on the
 //   targets the corpora use (interprocedural register allocation and the
 //   machine outliner are off unless asked by -mllvm, which a worker

@@ -233,6 +233,59 @@ std::string reuseKey(const protocol::JobMessage& job) {
   return key;
 }
 
+// Code generation for the optimised `module` with the worker's code reuse
+// (CodeReuse.h): the object into `object`, the counts into `result`; false
+// when a placeholder came out unlike its function (compile again in full).
+Expected<bool> generateReusing(llvm::Module& module, const clang::CompilerInvocation& invocation,
+                               const protocol::JobMessage& job, TrialForker* trials,
+                               std::string& object, protocol::ResultMessage& result) {
+  CodeReuse::setBudget(job.reuseBytes);
+  CodeReuse reuse(reuseKey(job));
+  reuse.prepare(module);
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream out(buffer);
+  CodeGenerationHooks hooks;
+  hooks.beforeEmission = [&](llvm::legacy::PassManager& passes) { reuse.recordPass(passes); };
+  MLGO_TRY(generateObject(module, invocation, out, hooks));
+  object.assign(buffer.begin(), buffer.end());
+  const bool exact = reuse.learn(object);
+  if (trials && trials->isChild())
+    trials->setLearned(reuse.learned());
+  result.functionsReused = reuse.counts().reused;
+  result.functionsGenerated = reuse.counts().generated;
+  return exact;
+}
+
+// The job's shared state for the advisor and the pass callbacks, and the
+// callbacks that find it (the advisor factory LLVM calls is a plain
+// function pointer).
+void prepare(ActiveJob& active, clang::CompilerInvocation& invocation,
+             const protocol::JobMessage& job, const policies::Policy* policy,
+             const CacheQuestion& askCache, TrialForker* trials) {
+  active.job = &job;
+  active.askCache = &askCache;
+  active.trials = trials;
+  active.advisor.policy = policy;
+  active.advisor.mode = job.mode;
+  active.advisor.rng = RandomStream(job.rngKey);
+  active.advisor.defaultDecisionFeature = job.defaultDecisionFeature;
+  active.advisor.recordTrajectory = job.recordTrajectory;
+  active.advisor.recordDefaults = job.recordDefaults;
+  if (trials)
+    active.advisor.invert = [trials](uint64_t decision, const std::vector<double>& inputs) {
+      return trials->beforeDecision(decision, inputs);
+    };
+  invocation.getCodeGenOpts().PassBuilderCallbacks.push_back([](llvm::PassBuilder& builder) {
+    builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
+      analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
+      if (activeJob)
+        activeJob->moduleAnalyses = &analyses;
+    });
+    if (llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks())
+      callbacks->registerAfterPassCallback(afterPass);
+  });
+}
+
 // One compile of the job's module under `policy` (null: the plain compile),
 // `trials` forking a trial job's children on the way.
 protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const policies::Policy* policy,
@@ -254,28 +307,7 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
   llvm::raw_string_ostream diagnosticStream(diagnostics);
 
   ActiveJob active;
-  active.job = &job;
-  active.askCache = &askCache;
-  active.trials = trials;
-  active.advisor.policy = policy;
-  active.advisor.mode = job.mode;
-  active.advisor.rng = RandomStream(job.rngKey);
-  active.advisor.defaultDecisionFeature = job.defaultDecisionFeature;
-  active.advisor.recordTrajectory = job.recordTrajectory;
-  active.advisor.recordDefaults = job.recordDefaults;
-  if (trials)
-    active.advisor.invert = [trials](uint64_t decision, const std::vector<double>& inputs) {
-      return trials->beforeDecision(decision, inputs);
-    };
-  invocation->getCodeGenOpts().PassBuilderCallbacks.push_back([](llvm::PassBuilder& builder) {
-    builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
-      analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
-      if (activeJob)
-        activeJob->moduleAnalyses = &analyses;
-    });
-    if (llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks())
-      callbacks->registerAfterPassCallback(afterPass);
-  });
+  prepare(active, *invocation, job, policy, askCache, trials);
 
   bool compiled = false;
   std::string objectBytes;
@@ -299,23 +331,13 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
       compiled = compiler.ExecuteAction(optimise);
       std::unique_ptr<llvm::Module> module = optimise.takeModule();
       if (compiled && module && !active.cacheHit && !active.hollowBase) {
-        CodeReuse::setBudget(job.reuseBytes);
-        CodeReuse reuse(reuseKey(job));
-        reuse.prepare(*module);
-        llvm::SmallVector<char, 0> buffer;
-        llvm::raw_svector_ostream out(buffer);
-        CodeGenerationHooks hooks;
-        hooks.beforeEmission = [&](llvm::legacy::PassManager& passes) { reuse.recordPass(passes); };
-        if (Status generated = generateObject(*module, *invocation, out, hooks); !generated) {
+        Expected<bool> generated =
+            generateReusing(*module, *invocation, job, trials, objectBytes, result);
+        if (!generated) {
           activeJob = nullptr;
           return fail(protocol::WorkerStatus::CompilerFailed, generated.error().message);
         }
-        objectBytes.assign(buffer.begin(), buffer.end());
-        reuseFailed = !reuse.learn(objectBytes);
-        if (trials && trials->isChild())
-          trials->setLearned(reuse.learned());
-        result.functionsReused = reuse.counts().reused;
-        result.functionsGenerated = reuse.counts().generated;
+        reuseFailed = !*generated;
       }
     }
     activeJob = nullptr;

@@ -56,7 +56,7 @@ protected:
       return run;
     EXPECT_EQ((*evaluator)->incrementalTrials(), incremental);
     DecisionSearchOptions search;
-    search.maxDecisions = 6;
+    search.maxDecisions = 5;
     search.order = SearchOrder::Random;
     search.seed = 3;
     search.start = start;

@@ -28,7 +28,7 @@ for mode in full incremental; do
   "$es" "${common[@]}" --steps 2 --directions 2 --modules-per-step 3 "${flags[@]}" \
     -o "$out/es-$mode.h5" >"$out/es-$mode.log" 2>&1 ||
     { tail -20 "$out/es-$mode.log"; fail "es-train ($mode) failed"; }
-  "$ppo" "${common[@]}" --iterations 2 --modules-per-iteration 3 "${flags[@]}" \
+  "$ppo" "${common[@]}" --iterations 1 --modules-per-iteration 3 "${flags[@]}" \
     -o "$out/ppo-$mode.h5" >"$out/ppo-$mode.log" 2>&1 ||
     { tail -20 "$out/ppo-$mode.log"; fail "ppo-train ($mode) failed"; }
 done

@@ -502,8 +502,13 @@ resolvedCalls(const llvm::Triple& triple, llvm::StringRef code, uint64_t start,
         if (size != 5 || data[offset] != 0xe8 || callee == functionsAt.end())
           return std::nullopt;
         calls.emplace_back(static_cast<uint32_t>(offset + 1), callee->second);
-      } else if (!call && (target < start || target >= end)) {
-        return std::nullopt; // a jump out of the function (a tail call)
+      } else if (!call && (target < start || target >= end) &&
+                 !(target == address + size && size >= 5)) {
+        // A jump to another function the assembler resolved (a tail call):
+        // sized by distance. A near jump with a zero displacement is a
+        // relocation (a resolved one that short would have been relaxed to
+        // two bytes), the same wherever it lands.
+        return std::nullopt;
       }
     }
     offset += size;

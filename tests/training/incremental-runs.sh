@@ -25,7 +25,7 @@ common=(--corpus "$corpus" --seed 5 --no-replay --no-decision-cache)
 for mode in full incremental; do
   flags=()
   [ "$mode" = incremental ] && flags=(--incremental --verify-incremental)
-  "$es" "${common[@]}" --steps 2 --directions 2 --modules-per-step 3 "${flags[@]}" \
+  "$es" "${common[@]}" --steps 2 --directions 2 --modules-per-step 2 "${flags[@]}" \
     -o "$out/es-$mode.h5" >"$out/es-$mode.log" 2>&1 ||
     { tail -20 "$out/es-$mode.log"; fail "es-train ($mode) failed"; }
   "$ppo" "${common[@]}" --iterations 1 --modules-per-iteration 3 "${flags[@]}" \

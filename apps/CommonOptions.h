@@ -278,6 +278,53 @@ inline std::string incrementalLine(const evaluators::EvaluatorStatistics& s) {
   return text + "\n";
 }
 
+// Where the in-process workers' compiles spent their time, full compiles and
+// forked trials side by side (`--time-report`): milliseconds per compile and
+// the share of what a compile paid.
+inline std::string timeReport(const evaluators::EvaluatorStatistics& s) {
+  using evaluators::CompileTimes;
+  struct Column {
+    const CompileTimes& times;
+    size_t count;
+  };
+  const Column columns[] = {{s.compileTimes, s.timedCompiles}, {s.trialTimes, s.timedTrials}};
+  const std::pair<const char*, double CompileTimes::*> phases[] = {
+      {"before the inliner", &CompileTimes::beforeInliner},
+      {"inliner (a trial: from its decision)", &CompileTimes::inliner},
+      {"optimisation after the inliner", &CompileTimes::afterInliner},
+      {"code generation", &CompileTimes::codeGeneration},
+      {"code reuse (keys, placeholders, reading)", &CompileTimes::codeReuse},
+      {"fork and hand-over", &CompileTimes::handover},
+  };
+  auto cell = [](const Column& column, double seconds, double total) {
+    char text[64];
+    if (column.count == 0)
+      return std::string(24, ' ');
+    std::snprintf(text, sizeof text, "%9.1f ms %7.1f%%  ",
+                  1000.0 * seconds / static_cast<double>(column.count),
+                  total > 0 ? 100.0 * seconds / total : 0.0);
+    return std::string(text);
+  };
+  char head[160];
+  std::snprintf(head, sizeof head, "%-42s %-24s%s\n", "where the workers' time went",
+                ("full compiles (" + std::to_string(s.timedCompiles) + ")").c_str(),
+                ("forked trials (" + std::to_string(s.timedTrials) + ")").c_str());
+  std::string text = head;
+  auto row = [&](const char* name, auto seconds) {
+    char label[64];
+    std::snprintf(label, sizeof label, "  %-40s ", name);
+    text += label;
+    for (const Column& column : columns)
+      text += cell(column, seconds(column.times), column.times.paid());
+    text += "\n";
+  };
+  for (const auto& [name, phase] : phases)
+    row(name, [phase](const CompileTimes& t) { return t.*phase; });
+  row("paid per compile", [](const CompileTimes& t) { return t.paid(); });
+  row("shared with the base (not paid)", [](const CompileTimes& t) { return t.shared; });
+  return text;
+}
+
 inline int withStdoutWritten(int status, const char* program) {
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {

@@ -352,6 +352,7 @@ struct SearchArgs {
   size_t trialsPerRound = training::DecisionSearchOptions().trialsPerRound;
   std::string tried;       // trace of the tried decisions, if given
   std::string startPolicy; // the decisions to start from, if not -Oz's
+  bool timeReport = false;
   apps::EvaluatorArgs evaluator;
 };
 
@@ -475,7 +476,17 @@ int runSearch(const SearchArgs& args) {
   if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
     return fail(saved.error());
   printSearchSummary(*result, (*evaluator)->task(), start != nullptr, args.output);
-  std::fputs(apps::incrementalLine((*evaluator)->statistics()).c_str(), stdout);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  size_t tried = 0;
+  for (const training::ModuleSearch& m : result->modules)
+    tried += m.tried;
+  std::printf("time: %.1f s, %.2f decisions tried per second\n", seconds,
+              seconds > 0 ? static_cast<double>(tried) / seconds : 0.0);
+  const evaluators::EvaluatorStatistics statistics = (*evaluator)->statistics();
+  std::fputs(apps::incrementalLine(statistics).c_str(), stdout);
+  if (args.timeReport)
+    std::fputs(apps::timeReport(statistics).c_str(), stdout);
   return 0;
 }
 
@@ -789,6 +800,9 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       "Start from this policy's decisions instead of -Oz's (a policy file or name): its "
       "trajectories become flips, and the search tries decisions at the states it reaches and "
       "can undo its flips (labels for a policy trained on an earlier search; DAgger)");
+  searchCmd->add_flag("--time-report", searchArgs.timeReport,
+                      "Print where the workers' compiles spent their time, by phase (full "
+                      "compiles and forked trials apart)");
   searchArgs.evaluator.addTo(*searchCmd);
   return searchCmd;
 }

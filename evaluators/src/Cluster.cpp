@@ -353,8 +353,11 @@ cluster::Result RankServer::run(QueuedJob& queued) {
                .allowDecisionCache = job.allowDecisionCache};
   result.result = evaluator_->compile(spec, policy ? &policy->serialized : nullptr);
   EvaluatorStatistics s = evaluator_->statistics();
-  result.counters = {s.inprocessJobs + s.clangJobs, s.cacheLookups, s.cacheHits,
-                     s.cacheSecondsSaved, s.workersStarted};
+  result.counters.jobs = s.inprocessJobs + s.clangJobs;
+  result.counters.cacheLookups = s.cacheLookups;
+  result.counters.cacheHits = s.cacheHits;
+  result.counters.cacheSecondsSaved = s.cacheSecondsSaved;
+  result.counters.workersStarted = s.workersStarted;
   return result;
 }
 

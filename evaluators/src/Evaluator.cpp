@@ -186,6 +186,10 @@ EvaluatorStatistics Evaluator::statistics() const {
     s.workersStarted = primary.workersStarted;
     s.functionsReused = primary.functionsReused;
     s.functionsGenerated = primary.functionsGenerated;
+    s.compileTimes = primary.compileTimes;
+    s.trialTimes = primary.trialTimes;
+    s.timedCompiles = primary.timedCompiles;
+    s.timedTrials = primary.timedTrials;
   }
   std::lock_guard lock(countsMutex_);
   s.replays = replays_;

@@ -65,6 +65,11 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
     ++statistics_.jobs;
     statistics_.functionsReused += outcome.result.functionsReused;
     statistics_.functionsGenerated += outcome.result.functionsGenerated;
+    if (outcome.kind == WorkerOutcome::Kind::Answered &&
+        outcome.result.status == protocol::WorkerStatus::Ok && !outcome.result.cacheHit) {
+      statistics_.compileTimes += outcome.result.times;
+      ++statistics_.timedCompiles;
+    }
   }
   std::optional<JobResult> done = resultOf(run, outcome, moduleKey, known);
   if (done && done->ok())
@@ -146,6 +151,10 @@ InProcessBackend::compileTrials(const JobSpec& base, const SerializedPolicy* ser
     for (const protocol::ResultMessage& trial : outcome.result.trials) {
       statistics_.functionsReused += trial.functionsReused;
       statistics_.functionsGenerated += trial.functionsGenerated;
+      if (trial.status == protocol::WorkerStatus::Ok) {
+        statistics_.trialTimes += trial.times;
+        ++statistics_.timedTrials;
+      }
     }
   }
   if (outcome.kind != WorkerOutcome::Kind::Answered)

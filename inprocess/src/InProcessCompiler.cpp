@@ -29,6 +29,7 @@
 #include <llvm/Support/xxhash.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -49,6 +50,12 @@ struct ActiveJob {
   bool cacheHit = false;
   TrialForker* trials = nullptr; // a trial job's
   bool hollowBase = false;       // the base of a trial job, hollowed after the inliner
+  // For the time report (evaluators::CompileTimes): when the compile started,
+  // the inliner started and ended, and the last optimisation pass ended.
+  using Time = std::chrono::steady_clock::time_point;
+  Time started = std::chrono::steady_clock::now();
+  std::optional<Time> inlinerStarted, inlinerEnded;
+  Time lastPassEnded = started;
 };
 
 thread_local ActiveJob* activeJob = nullptr;
@@ -79,12 +86,23 @@ void hollowOut(llvm::Module& module, llvm::ModuleAnalysisManager& analyses) {
   }
 }
 
+void beforePass(llvm::StringRef pass, llvm::Any) {
+  if (ActiveJob* job = activeJob; job && !job->inlinerStarted && pass == "ModuleInlinerWrapperPass")
+    job->inlinerStarted = std::chrono::steady_clock::now();
+}
+
 // After the module inliner: the decision sequence is complete. In -O/-Oz
 // pipelines without LTO the inliner runs once, so this is its end.
 void afterPass(llvm::StringRef pass, llvm::Any ir, const llvm::PreservedAnalyses&) {
   ActiveJob* job = activeJob;
-  if (!job || !job->advisor.policy || job->advisor.inlinerDone ||
-      pass != "ModuleInlinerWrapperPass")
+  if (!job)
+    return;
+  // Code generation runs under the legacy pass manager, which does not call
+  // this: the last call is the optimisation pipeline's end.
+  job->lastPassEnded = std::chrono::steady_clock::now();
+  if (pass == "ModuleInlinerWrapperPass" && !job->inlinerEnded)
+    job->inlinerEnded = job->lastPassEnded;
+  if (!job->advisor.policy || job->advisor.inlinerDone || pass != "ModuleInlinerWrapperPass")
     return;
   job->advisor.inlinerDone = true;
   if (job->trials && job->trials->baseOnly()) {
@@ -239,6 +257,8 @@ std::string reuseKey(const protocol::JobMessage& job) {
 Expected<bool> generateReusing(llvm::Module& module, const clang::CompilerInvocation& invocation,
                                const protocol::JobMessage& job, TrialForker* trials,
                                std::string& object, protocol::ResultMessage& result) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = Clock::now();
   CodeReuse::setBudget(job.reuseBytes);
   CodeReuse reuse(reuseKey(job));
   reuse.prepare(module);
@@ -246,9 +266,14 @@ Expected<bool> generateReusing(llvm::Module& module, const clang::CompilerInvoca
   llvm::raw_svector_ostream out(buffer);
   CodeGenerationHooks hooks;
   hooks.beforeEmission = [&](llvm::legacy::PassManager& passes) { reuse.recordPass(passes); };
+  const Clock::time_point prepared = Clock::now();
   MLGO_TRY(generateObject(module, invocation, out, hooks));
   object.assign(buffer.begin(), buffer.end());
+  const Clock::time_point generated = Clock::now();
   const bool exact = reuse.learn(object);
+  result.times.codeGeneration = std::chrono::duration<double>(generated - prepared).count();
+  result.times.codeReuse =
+      std::chrono::duration<double>(prepared - started + (Clock::now() - generated)).count();
   if (trials && trials->isChild())
     trials->setLearned(reuse.learned());
   result.functionsReused = reuse.counts().reused;
@@ -281,15 +306,47 @@ void prepare(ActiveJob& active, clang::CompilerInvocation& invocation,
       if (activeJob)
         activeJob->moduleAnalyses = &analyses;
     });
-    if (llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks())
+    if (llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks()) {
+      callbacks->registerBeforeNonSkippedPassCallback(beforePass);
       callbacks->registerAfterPassCallback(afterPass);
+    }
   });
+}
+
+// The compile's phases (evaluators::CompileTimes) from its timestamps:
+// `optimised` is the optimisation pipeline's end (for the compile that
+// generates code with clang's own action, the last pass's end), `compiled`
+// the end of code generation. Code reuse's compiles time their code
+// generation themselves (generateReusing).
+void recordTimes(const ActiveJob& active, ActiveJob::Time optimised, ActiveJob::Time compiled,
+                 bool reused, evaluators::CompileTimes& times) {
+  using Seconds = std::chrono::duration<double>;
+  const ActiveJob::Time inlinerStart = active.inlinerStarted.value_or(active.started);
+  const ActiveJob::Time inlinerEnd = active.inlinerEnded.value_or(inlinerStart);
+  // Children the worker waited for ran before this compile's decision (a
+  // trial's) or inside its inliner (a base's): neither is this compile's.
+  const double waited = active.trials ? active.trials->secondsWaited() : 0;
+  // (A trial compiled again in full after its code reuse failed is timed as
+  // a full compile.)
+  if (active.trials && active.trials->isTrial() &&
+      active.trials->decisionReached() >= active.started) {
+    const ActiveJob::Time decision = active.trials->decisionReached();
+    times.shared = Seconds(decision - active.started).count() - waited;
+    times.inliner = Seconds(inlinerEnd - decision).count();
+  } else {
+    times.beforeInliner = Seconds(inlinerStart - active.started).count();
+    times.inliner = Seconds(inlinerEnd - inlinerStart).count() - waited;
+  }
+  times.afterInliner = Seconds(optimised - inlinerEnd).count();
+  if (!reused)
+    times.codeGeneration = Seconds(compiled - optimised).count();
 }
 
 // One compile of the job's module under `policy` (null: the plain compile),
 // `trials` forking a trial job's children on the way.
 protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const policies::Policy* policy,
                                     const CacheQuestion& askCache, TrialForker* trials) {
+  const ActiveJob::Time started = std::chrono::steady_clock::now();
   protocol::ResultMessage result;
   auto fail = [&](protocol::WorkerStatus status, std::string message) {
     result.status = status;
@@ -307,7 +364,9 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
   llvm::raw_string_ostream diagnosticStream(diagnostics);
 
   ActiveJob active;
+  active.started = active.lastPassEnded = started;
   prepare(active, *invocation, job, policy, askCache, trials);
+  std::optional<ActiveJob::Time> optimised;
 
   bool compiled = false;
   std::string objectBytes;
@@ -329,6 +388,7 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
       // functions this worker has not generated before (CodeReuse.h).
       clang::EmitLLVMOnlyAction optimise(&context);
       compiled = compiler.ExecuteAction(optimise);
+      optimised = std::chrono::steady_clock::now();
       std::unique_ptr<llvm::Module> module = optimise.takeModule();
       if (compiled && module && !active.cacheHit && !active.hollowBase) {
         Expected<bool> generated =
@@ -368,6 +428,8 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
   result.sizeBytes = code->bytes;
   result.codeHash = code->hash;
   result.status = protocol::WorkerStatus::Ok;
+  recordTimes(active, optimised.value_or(active.lastPassEnded), std::chrono::steady_clock::now(),
+              optimised.has_value(), result.times);
   return result;
 }
 

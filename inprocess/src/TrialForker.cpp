@@ -1,5 +1,6 @@
 #include "TrialForker.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -89,6 +90,7 @@ bool TrialForker::beforeDecision(uint64_t decision, const std::vector<double>& i
     } else if (next_ == trials_.size()) {
       own_ = index; // the last trial: this process becomes it
       toggled_ = state;
+      decisionAt_ = std::chrono::steady_clock::now();
       return true;
     } else {
       results_[index] = fork(index, state);
@@ -101,6 +103,19 @@ bool TrialForker::beforeDecision(uint64_t decision, const std::vector<double>& i
 }
 
 protocol::ResultMessage TrialForker::fork(size_t index, uint64_t state) {
+  const auto forkedAt = std::chrono::steady_clock::now();
+  protocol::ResultMessage answer = runChild(index, state);
+  if (isChild())
+    return answer;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - forkedAt).count();
+  waited_ += seconds;
+  if (answer.status == protocol::WorkerStatus::Ok)
+    answer.times.handover = std::max(0.0, seconds - answer.times.paid());
+  return answer;
+}
+
+protocol::ResultMessage TrialForker::runChild(size_t index, uint64_t state) {
   if (!singleThreaded())
     return failed(protocol::WorkerStatus::NotIncremental, "worker not single-threaded");
   int fds[2];
@@ -123,6 +138,7 @@ protocol::ResultMessage TrialForker::fork(size_t index, uint64_t state) {
     childPipe_ = fds[1];
     own_ = index;
     toggled_ = state;
+    decisionAt_ = std::chrono::steady_clock::now();
     return {};
   }
   ::close(fds[1]);

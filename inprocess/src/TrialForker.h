@@ -51,6 +51,12 @@ public:
   // Still compiling only the base: nothing after the inliner is needed.
   bool baseOnly() const { return !isTrial(); }
 
+  // For the trial's time report (protocol::CompileTimes): when this
+  // process's trial reached its decision, and how long the worker had waited
+  // for children before then (not the trial's cost, nor the base's).
+  std::chrono::steady_clock::time_point decisionReached() const { return decisionAt_; }
+  double secondsWaited() const { return waited_; }
+
   // In a child: what its compile generated, to hand to the worker.
   void setLearned(std::string learned) { learned_ = std::move(learned); }
   // In a child: sends its result (and setLearned's code) to the worker and
@@ -62,8 +68,10 @@ public:
   results(std::optional<evaluators::protocol::ResultMessage> own);
 
 private:
-  // Runs trial `index` in a child and waits for its result.
+  // Runs trial `index` in a child and waits for its result (runChild),
+  // timing it.
   evaluators::protocol::ResultMessage fork(size_t index, uint64_t state);
+  evaluators::protocol::ResultMessage runChild(size_t index, uint64_t state);
 
   const std::vector<evaluators::protocol::TrialPoint>& trials_;
   const policies::FlipSetPolicy& flips_;
@@ -76,6 +84,8 @@ private:
   std::vector<std::optional<evaluators::protocol::ResultMessage>> results_;
   std::function<void(std::string_view)> absorb_;
   std::string learned_;
+  std::chrono::steady_clock::time_point decisionAt_{};
+  double waited_ = 0;
 };
 
 } // namespace mlgo::inprocess

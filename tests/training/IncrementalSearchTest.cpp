@@ -27,6 +27,7 @@ protected:
     std::optional<DecisionSearchResult> result;
     // Per module, in order: (position, size with the flip, code hash, kept).
     std::map<size_t, std::vector<std::tuple<size_t, uint64_t, uint64_t, bool>>> tried;
+    evaluators::EvaluatorStatistics statistics;
   };
 
   void SetUp() override {
@@ -73,6 +74,7 @@ protected:
     EXPECT_TRUE(result) << result.error().message;
     if (result)
       run.result.emplace(result.take());
+    run.statistics = (*evaluator)->statistics();
     return run;
   }
 
@@ -90,6 +92,19 @@ TEST_P(IncrementalSearch, GivesTheSearchOfFullCompilesAndVerifies) {
     // -Oz, also the whole search against the search of full compiles.
     Run incremental = search(true, true, start);
     EXPECT_EQ(incremental.result->verified, incremental.result->incremental);
+    // The time report (--time-report): trials pay from their decision on
+    // and share the rest with their base; full compiles pay every phase.
+    const evaluators::EvaluatorStatistics& s = incremental.statistics;
+    EXPECT_GT(s.timedTrials, 0u);
+    EXPECT_GT(s.trialTimes.shared, 0);
+    EXPECT_EQ(s.trialTimes.beforeInliner, 0);
+    EXPECT_GT(s.trialTimes.codeGeneration, 0);
+    EXPECT_GT(s.trialTimes.codeReuse, 0);
+    EXPECT_GT(s.timedCompiles, 0u);
+    EXPECT_GT(s.compileTimes.beforeInliner, 0);
+    EXPECT_GT(s.compileTimes.inliner, 0);
+    EXPECT_GT(s.compileTimes.afterInliner, 0);
+    EXPECT_EQ(s.compileTimes.shared, 0);
     if (!start) {
       Run full = search(false, false, start);
       EXPECT_EQ(incremental.tried, full.tried);

@@ -56,6 +56,10 @@ struct BackendStatistics {
   // functions it generated, over jobs that could reuse.
   size_t functionsReused = 0;
   size_t functionsGenerated = 0;
+  // Where the workers' compiles spent their time: full compiles (measured
+  // ones; a decision-cache hit is not timed) and forked trials apart.
+  CompileTimes compileTimes, trialTimes;
+  size_t timedCompiles = 0, timedTrials = 0;
 };
 
 class Backend {

@@ -120,6 +120,9 @@ struct EvaluatorStatistics {
   size_t functionsReused = 0; // incremental evaluation's code reuse
   size_t functionsGenerated = 0;
   size_t incrementalVerified = 0; // jobs compiled in full as well and found identical
+  // The in-process workers' time by phase (BackendStatistics).
+  CompileTimes compileTimes, trialTimes;
+  size_t timedCompiles = 0, timedTrials = 0;
   size_t replays = 0; // jobs answered by trajectory replay
   double replaySecondsSaved = 0;
   size_t replaysVerified = 0;

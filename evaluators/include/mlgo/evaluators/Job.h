@@ -28,7 +28,6 @@ enum class JobStatus {
 
 std::string_view jobStatusName(JobStatus status);
 
-// One (policy, module) compilation.
 // A single-decision trial (the decision search's): a module compiled under a
 // base flip set with one decision state toggled (FlipSetPolicy::stateHash).
 // `position` is the first decision of the base's trajectory on that module
@@ -38,6 +37,38 @@ struct DecisionTrial {
   uint64_t state = 0;
 };
 
+// Where a worker's compile spent its time, in seconds (wall clock, the
+// worker's own clock): what `mlgo-eval search --time-report` adds up. A
+// forked trial pays only from its decision on; `shared` is what it did not
+// pay (the base's compile before that decision, children it waited for left
+// out) and `handover` what forking it cost its worker beyond the child's own
+// compile (fork, copy-on-write, the answer's transfer).
+struct CompileTimes {
+  double shared = 0;
+  double beforeInliner = 0; // reading the bitcode, the passes before the inliner
+  double inliner = 0;       // a trial: from its decision to the inliner's end
+  double afterInliner = 0;  // the rest of the optimisation pipeline
+  double codeGeneration = 0;
+  double codeReuse = 0; // keys, placeholders, reading the generated code
+  double handover = 0;
+
+  // What the compile itself cost (not `shared`).
+  double paid() const {
+    return beforeInliner + inliner + afterInliner + codeGeneration + codeReuse + handover;
+  }
+  CompileTimes& operator+=(const CompileTimes& other) {
+    shared += other.shared;
+    beforeInliner += other.beforeInliner;
+    inliner += other.inliner;
+    afterInliner += other.afterInliner;
+    codeGeneration += other.codeGeneration;
+    codeReuse += other.codeReuse;
+    handover += other.handover;
+    return *this;
+  }
+};
+
+// One (policy, module) compilation.
 struct JobSpec {
   const corpus::ModuleSpec* module = nullptr;
   // Answers every decision; null: a plain compile (the task's baseline).

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/evaluators/Job.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/policies/Trajectory.h"
 #include "mlgo/support/Expected.h"
@@ -140,6 +141,7 @@ struct ResultMessage {
   // functions that went through code generation.
   uint64_t functionsReused = 0;
   uint64_t functionsGenerated = 0;
+  CompileTimes times; // Job.h
   // A trial job's results, one per JobMessage::trials entry, in order.
   std::vector<ResultMessage> trials;
 };

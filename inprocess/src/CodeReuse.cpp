@@ -418,8 +418,24 @@ struct Recorded {
   uint64_t largestBlockAlignment = 1;
 };
 
-// Records each machine function's alignment and its blocks' largest, at the
-// end of code generation.
+// The alignment the function is emitted with, as AsmPrinter computes it
+// (getGVAlignment): the machine function's, raised to the IR function's own
+// (e.g. C++ methods are `align 2`), or the IR function's alone when it has a
+// section. A placeholder gets this as its IR alignment, so it lands where
+// the function would (its own machine alignment is never larger: same
+// attributes).
+llvm::Align emittedAlignment(const llvm::MachineFunction& function) {
+  const llvm::Function& ir = function.getFunction();
+  const llvm::MaybeAlign own = ir.getAlign();
+  if (!own)
+    return function.getAlignment();
+  if (ir.hasSection())
+    return *own;
+  return std::max(function.getAlignment(), *own);
+}
+
+// Records each machine function's emitted alignment and its blocks'
+// largest, at the end of code generation.
 class AlignmentRecorder final : public llvm::MachineFunctionPass {
 public:
   static char ID;
@@ -432,7 +448,7 @@ public:
   }
   bool runOnMachineFunction(llvm::MachineFunction& function) override {
     Recorded r;
-    r.alignment = function.getAlignment().value();
+    r.alignment = emittedAlignment(function).value();
     for (const llvm::MachineBasicBlock& block : function)
       r.largestBlockAlignment = std::max(r.largestBlockAlignment, block.getAlignment().value());
     out_[function.getName().str()] = r;

@@ -72,9 +72,10 @@ void writeText(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
 }
 
-void compileWithEmbeddedBitcode(const std::string& source, const fs::path& object) {
+void compileWithEmbeddedBitcode(const std::string& source, const fs::path& object,
+                                const std::string& extension) {
   fs::path c = object;
-  c.replace_extension(".c");
+  c.replace_extension(extension);
   writeText(c, source);
   fs::create_directories(object.parent_path());
   int rc = runProgram(clangPath(), {"-Oz", "-Xclang", "-fembed-bitcode=all", "-w", "-c", c.string(),

@@ -45,8 +45,10 @@ std::string llvmTool(const std::string& name);
 
 void writeText(const std::filesystem::path& file, const std::string& text);
 
-// Compiles C source with clang-22 at -Oz into an object that embeds its
-// bitcode and -cc1 command line, as a training build does.
-void compileWithEmbeddedBitcode(const std::string& source, const std::filesystem::path& object);
+// Compiles C source (`extension` ".cpp": C++) with clang-22 at -Oz into an
+// object that embeds its bitcode and -cc1 command line, as a training build
+// does.
+void compileWithEmbeddedBitcode(const std::string& source, const std::filesystem::path& object,
+                                const std::string& extension = ".c");
 
 } // namespace mlgo::testing

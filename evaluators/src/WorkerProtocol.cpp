@@ -149,10 +149,8 @@ std::string encode(const ResultMessage& m) {
   }
   w.value(m.functionsReused);
   w.value(m.functionsGenerated);
-  for (double seconds :
-       {m.times.shared, m.times.beforeInliner, m.times.inliner, m.times.afterInliner,
-        m.times.codeGeneration, m.times.codeReuse, m.times.handover})
-    w.value(seconds);
+  for (double CompileTimes::*field : kCompileTimeFields)
+    w.value(m.times.*field);
   std::vector<std::string> trials;
   for (const ResultMessage& trial : m.trials)
     trials.push_back(encode(trial));
@@ -233,10 +231,8 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   }
   m.functionsReused = r.value<uint64_t>();
   m.functionsGenerated = r.value<uint64_t>();
-  for (double* seconds :
-       {&m.times.shared, &m.times.beforeInliner, &m.times.inliner, &m.times.afterInliner,
-        &m.times.codeGeneration, &m.times.codeReuse, &m.times.handover})
-    *seconds = r.value<double>();
+  for (double CompileTimes::*field : kCompileTimeFields)
+    m.times.*field = r.value<double>();
   for (const std::string& trial : r.texts()) {
     Expected<ResultMessage> decoded = decodeResult(trial);
     if (!decoded)

@@ -53,9 +53,9 @@ struct ActiveJob {
   // For the time report (evaluators::CompileTimes): when the compile started,
   // the inliner started and ended, and the last optimisation pass ended.
   using Time = std::chrono::steady_clock::time_point;
-  Time started = std::chrono::steady_clock::now();
+  Time started{}; // set by compileOnce
   std::optional<Time> inlinerStarted, inlinerEnded;
-  Time lastPassEnded = started;
+  Time lastPassEnded{};
 };
 
 thread_local ActiveJob* activeJob = nullptr;

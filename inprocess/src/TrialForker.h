@@ -51,7 +51,7 @@ public:
   // Still compiling only the base: nothing after the inliner is needed.
   bool baseOnly() const { return !isTrial(); }
 
-  // For the trial's time report (protocol::CompileTimes): when this
+  // For the trial's time report (evaluators::CompileTimes): when this
   // process's trial reached its decision, and how long the worker had waited
   // for children before then (not the trial's cost, nor the base's).
   std::chrono::steady_clock::time_point decisionReached() const { return decisionAt_; }

@@ -53,20 +53,29 @@ struct CompileTimes {
   double handover = 0;
 
   // What the compile itself cost (not `shared`).
-  double paid() const {
-    return beforeInliner + inliner + afterInliner + codeGeneration + codeReuse + handover;
-  }
-  CompileTimes& operator+=(const CompileTimes& other) {
-    shared += other.shared;
-    beforeInliner += other.beforeInliner;
-    inliner += other.inliner;
-    afterInliner += other.afterInliner;
-    codeGeneration += other.codeGeneration;
-    codeReuse += other.codeReuse;
-    handover += other.handover;
-    return *this;
-  }
+  double paid() const;
+  CompileTimes& operator+=(const CompileTimes& other);
 };
+
+// Every field of CompileTimes, for its sums and its wire format: a phase
+// added to the struct is added here once.
+inline constexpr double CompileTimes::*kCompileTimeFields[] = {
+    &CompileTimes::shared,       &CompileTimes::beforeInliner,  &CompileTimes::inliner,
+    &CompileTimes::afterInliner, &CompileTimes::codeGeneration, &CompileTimes::codeReuse,
+    &CompileTimes::handover};
+
+inline double CompileTimes::paid() const {
+  double seconds = 0;
+  for (double CompileTimes::*field : kCompileTimeFields)
+    seconds += this->*field;
+  return seconds - shared;
+}
+
+inline CompileTimes& CompileTimes::operator+=(const CompileTimes& other) {
+  for (double CompileTimes::*field : kCompileTimeFields)
+    this->*field += other.*field;
+  return *this;
+}
 
 // One (policy, module) compilation.
 struct JobSpec {

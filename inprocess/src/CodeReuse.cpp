@@ -128,6 +128,15 @@ std::string withoutModuleNumbers(const std::string& text) {
   return out;
 }
 
+// Inline assembly the assembler may size by where it lands: any but the
+// empty statement (a compiler barrier). Its text is the programmer's: it can
+// align (zstd's loops `.p2align 5` themselves), set the location counter or
+// name another function, none of which the key or the placeholder can see.
+bool assemblesByPlace(const llvm::CallBase& call) {
+  const auto* assembly = llvm::dyn_cast<llvm::InlineAsm>(call.getCalledOperand());
+  return assembly && !llvm::StringRef(assembly->getAsmString()).trim().empty();
+}
+
 bool attributeInstruments(const llvm::Attribute& attribute) {
   if (!attribute.isStringAttribute())
     return false;
@@ -200,8 +209,10 @@ public:
         llvm::raw_string_ostream os(text);
         instruction.print(os, slots_);
         put(out, withoutModuleNumbers(text));
-        if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction))
+        if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction)) {
           put(out, attributes(call->getAttributes()));
+          reusable &= !assemblesByPlace(*call);
+        }
         llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> metadata;
         instruction.getAllMetadataOtherThanDebugLoc(metadata);
         for (const auto& [kind, node] : metadata) {

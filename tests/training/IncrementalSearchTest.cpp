@@ -35,8 +35,9 @@ protected:
   void SetUp() override {
     const std::string name = GetParam();
     Expected<corpus::Corpus> loaded =
-        name == "cxx-methods" ? methodsCorpus()
-                              : corpus::Corpus::load(mlgo::testing::realCorpusDirectory(name));
+        name == "cxx-methods"    ? methodsCorpus()
+        : name == "c-inline-asm" ? inlineAsmCorpus()
+                                 : corpus::Corpus::load(mlgo::testing::realCorpusDirectory(name));
     ASSERT_TRUE(loaded) << loaded.error().message;
     corpus_.emplace(loaded.take());
     for (const corpus::ModuleSpec& m : corpus_->modules())
@@ -86,12 +87,9 @@ protected:
   // of odd sizes, with calls to inline: a reused function must keep its IR
   // alignment, or the next one moves by a byte.
   Expected<corpus::Corpus> methodsCorpus() {
-    std::vector<corpus::ObjectInput> objects;
+    std::vector<std::string> units;
     for (int unit = 0; unit < 2; ++unit) {
-      std::string source = "static int mix(int a, int b) { int s = a; for (int i = 0; i < b; ++i) "
-                           "s = s * 31 + (i ^ a); return s; }\n"
-                           "static int clampv(int v, int lo, int hi) { return v < lo ? lo : v > "
-                           "hi ? hi : v; }\n";
+      std::string source = kHelpers;
       for (int k = 0; k < 6; ++k) {
         const std::string c = "Shape" + std::to_string(unit) + std::to_string(k);
         source += "struct " + c +
@@ -105,9 +103,42 @@ protected:
         source += "int use" + c + "(" + c + "& s, int n) { return s.grow(n) + s.tag() + " +
                   "mix(n, s.h); }\n";
       }
+      units.push_back(source);
+    }
+    return generatedCorpus("methods", units, ".cpp");
+  }
+
+  // C whose loops align themselves with inline assembly (zstd's
+  // `__asm__(".p2align 5")`), after functions whose size changes with the
+  // inlining: the assembler pads by where the function lands, so such a
+  // function's bytes cannot be reused.
+  Expected<corpus::Corpus> inlineAsmCorpus() {
+    std::vector<std::string> units;
+    for (int unit = 0; unit < 2; ++unit) {
+      std::string source = kHelpers;
+      for (int k = 0; k < 6; ++k) {
+        const std::string n = std::to_string(unit) + std::to_string(k);
+        source += "int use" + n + "(int* p, int n) { return mix(p[0], n) + clampv(n, " +
+                  std::to_string(k) + ", 9) + mix(n, p[1]); }\n";
+        source += "int scan" + n +
+                  "(const unsigned char* p, int n) { int s = 0; for (int i = 0; i < n; ++i) { "
+                  "__asm__(\".p2align 5\"); s += p[i] * (i | " +
+                  std::to_string(k + 1) + "); } return s; }\n";
+      }
+      units.push_back(source);
+    }
+    return generatedCorpus("asm", units, ".c");
+  }
+
+  // A corpus of `units` compiled by clang-22 with embedded bitcode.
+  Expected<corpus::Corpus> generatedCorpus(const std::string& stem,
+                                           const std::vector<std::string>& units,
+                                           const std::string& extension) {
+    std::vector<corpus::ObjectInput> objects;
+    for (size_t unit = 0; unit < units.size(); ++unit) {
       const std::filesystem::path object =
-          dir_.path() / "build" / ("methods" + std::to_string(unit) + ".o");
-      mlgo::testing::compileWithEmbeddedBitcode(source, object, ".cpp");
+          dir_.path() / "build" / (stem + std::to_string(unit) + ".o");
+      mlgo::testing::compileWithEmbeddedBitcode(units[unit], object, extension);
       objects.push_back({object, object.filename().string()});
     }
     Expected<corpus::ExtractSummary> extracted =
@@ -116,6 +147,13 @@ protected:
       return extracted.error();
     return corpus::Corpus::load(dir_.path() / "corpus");
   }
+
+  // Small functions to inline or not, in C and C++.
+  static constexpr const char* kHelpers =
+      "static int mix(int a, int b) { int s = a; for (int i = 0; i < b; ++i) "
+      "s = s * 31 + (i ^ a); return s; }\n"
+      "static int clampv(int v, int lo, int hi) { return v < lo ? lo : v > "
+      "hi ? hi : v; }\n";
 
   mlgo::testing::ScratchDirectory dir_;
   std::optional<corpus::Corpus> corpus_;
@@ -130,6 +168,7 @@ TEST_P(IncrementalSearch, GivesTheSearchOfFullCompilesAndVerifies) {
     // Incremental answers, each also compiled in full and compared; from
     // -Oz, also the whole search against the search of full compiles.
     Run incremental = search(true, true, start);
+    ASSERT_TRUE(incremental.result);
     EXPECT_EQ(incremental.result->verified, incremental.result->incremental);
     // The time report (--time-report): trials pay from their decision on
     // and share the rest with their base; full compiles pay every phase.
@@ -146,6 +185,7 @@ TEST_P(IncrementalSearch, GivesTheSearchOfFullCompilesAndVerifies) {
     EXPECT_EQ(s.compileTimes.shared, 0);
     if (!start) {
       Run full = search(false, false, start);
+      ASSERT_TRUE(full.result);
       EXPECT_EQ(incremental.tried, full.tried);
       EXPECT_EQ(incremental.result->policy.flipSet(), full.result->policy.flipSet());
       for (size_t m = 0; m < modules_.size(); ++m)
@@ -177,7 +217,8 @@ TEST_P(IncrementalSearch, VerificationCatchesAWrongAnswer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, IncrementalSearch,
-                         ::testing::Values("zlib", "lua", "cxx-methods"), [](const auto& info) {
+                         ::testing::Values("zlib", "lua", "cxx-methods", "c-inline-asm"),
+                         [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;

@@ -184,8 +184,7 @@ EvaluatorStatistics Evaluator::statistics() const {
     s.cacheHits = primary.cacheHits;
     s.cacheSecondsSaved = primary.cacheSecondsSaved;
     s.workersStarted = primary.workersStarted;
-    s.functionsReused = primary.functionsReused;
-    s.functionsGenerated = primary.functionsGenerated;
+    s.reuse = primary.reuse;
     s.compileTimes = primary.compileTimes;
     s.trialTimes = primary.trialTimes;
     s.timedCompiles = primary.timedCompiles;

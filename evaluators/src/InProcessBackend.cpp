@@ -63,8 +63,7 @@ std::optional<JobResult> InProcessBackend::compile(const JobSpec& spec,
   {
     std::lock_guard lock(mutex_);
     ++statistics_.jobs;
-    statistics_.functionsReused += outcome.result.functionsReused;
-    statistics_.functionsGenerated += outcome.result.functionsGenerated;
+    statistics_.reuse += outcome.result.reuse;
     if (outcome.kind == WorkerOutcome::Kind::Answered &&
         outcome.result.status == protocol::WorkerStatus::Ok && !outcome.result.cacheHit) {
       statistics_.compileTimes += outcome.result.times;
@@ -149,8 +148,7 @@ InProcessBackend::compileTrials(const JobSpec& base, const SerializedPolicy* ser
     std::lock_guard lock(mutex_);
     ++statistics_.jobs;
     for (const protocol::ResultMessage& trial : outcome.result.trials) {
-      statistics_.functionsReused += trial.functionsReused;
-      statistics_.functionsGenerated += trial.functionsGenerated;
+      statistics_.reuse += trial.reuse;
       if (trial.status == protocol::WorkerStatus::Ok) {
         statistics_.trialTimes += trial.times;
         ++statistics_.timedTrials;

@@ -147,8 +147,8 @@ std::string encode(const ResultMessage& m) {
   if (m.trajectory) {
     wire::writeTrajectory(w, *m.trajectory);
   }
-  w.value(m.functionsReused);
-  w.value(m.functionsGenerated);
+  for (uint64_t CodeReuseCounts::*field : kCodeReuseFields)
+    w.value(m.reuse.*field);
   for (double CompileTimes::*field : kCompileTimeFields)
     w.value(m.times.*field);
   std::vector<std::string> trials;
@@ -229,8 +229,8 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   if (r.value<uint8_t>()) {
     m.trajectory = wire::readTrajectory(r, payload.size());
   }
-  m.functionsReused = r.value<uint64_t>();
-  m.functionsGenerated = r.value<uint64_t>();
+  for (uint64_t CodeReuseCounts::*field : kCodeReuseFields)
+    m.reuse.*field = r.value<uint64_t>();
   for (double CompileTimes::*field : kCompileTimeFields)
     m.times.*field = r.value<double>();
   for (const std::string& trial : r.texts()) {

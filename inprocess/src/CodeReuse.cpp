@@ -2,6 +2,7 @@
 
 #include <llvm/CodeGen/MachineFunction.h>
 #include <llvm/CodeGen/MachineFunctionPass.h>
+#include <llvm/IR/AssemblyAnnotationWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
@@ -27,6 +28,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
@@ -112,7 +114,7 @@ void put(std::string& out, std::string_view text) {
 
 // The printed IR with module-wide numbers (metadata !N, attribute groups #N)
 // left out: they change when other functions change. Quoted text is kept.
-std::string withoutModuleNumbers(const std::string& text) {
+std::string withoutModuleNumbers(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   bool quoted = false;
@@ -147,12 +149,46 @@ bool attributeInstruments(const llvm::Attribute& attribute) {
   return false;
 }
 
+// Every function's text from one printing of the module. (Printing
+// instruction by instruction costs far more: each print makes an assembly
+// writer, which scans the module's globals and, for a named type, all its
+// types.)
+class FunctionTexts final : public llvm::AssemblyAnnotationWriter {
+public:
+  explicit FunctionTexts(const llvm::Module& module) {
+    llvm::raw_string_ostream os(text_);
+    module.print(os, this);
+  }
+
+  // The function's header and blocks as printed; empty if not found.
+  std::string_view of(const llvm::Function& function) const {
+    auto span = spans_.find(&function);
+    if (span == spans_.end() || span->second.second <= span->second.first ||
+        span->second.second > text_.size())
+      return {};
+    return std::string_view(text_).substr(span->second.first,
+                                          span->second.second - span->second.first);
+  }
+
+  void emitFunctionAnnot(const llvm::Function* function, llvm::formatted_raw_ostream& os) override {
+    spans_[function] = {os.tell(), os.tell()};
+  }
+  void emitBasicBlockEndAnnot(const llvm::BasicBlock* block,
+                              llvm::formatted_raw_ostream& os) override {
+    spans_[block->getParent()].second = os.tell();
+  }
+
+private:
+  std::string text_;
+  std::unordered_map<const llvm::Function*, std::pair<uint64_t, uint64_t>> spans_;
+};
+
 // Describes what code generation reads of one function; `reusable` false
 // where its bytes can depend on where it lands or on more than that.
 class Describer {
 public:
   explicit Describer(const llvm::Module& module)
-      : module_(module), slots_(&module, false),
+      : module_(module), slots_(&module, false), texts_(module),
         // Calls to local functions are patched by CodeReuse::learn, which
         // reads x86-64 code only.
         localCalls_(module.getTargetTriple().getArch() == llvm::Triple::x86_64) {
@@ -200,15 +236,18 @@ public:
       }
     if (function.hasPersonalityFn())
       reusable &= constant(function.getPersonalityFn(), out);
+    // The body as printed (local numbering), then what printing leaves out
+    // or numbers module-wide, instruction by instruction.
+    const std::string_view text = texts_.of(function);
+    if (text.empty())
+      reusable = false;
+    put(out, withoutModuleNumbers(text));
     slots_.incorporateFunction(function);
     std::unordered_set<const llvm::GlobalValue*> referenced;
     for (const llvm::BasicBlock& block : function) {
       out += "\nblock";
       for (const llvm::Instruction& instruction : block) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        instruction.print(os, slots_);
-        put(out, withoutModuleNumbers(text));
+        out += ';';
         if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction)) {
           put(out, attributes(call->getAttributes()));
           reusable &= !assemblesByPlace(*call);
@@ -381,6 +420,7 @@ private:
 
   const llvm::Module& module_;
   llvm::ModuleSlotTracker slots_;
+  FunctionTexts texts_;
   std::string context_;
   bool moduleReusable_ = true;
   bool localCalls_ = false;

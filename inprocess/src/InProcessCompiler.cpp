@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -270,14 +271,19 @@ Expected<bool> generateReusing(llvm::Module& module, const clang::CompilerInvoca
   MLGO_TRY(generateObject(module, invocation, out, hooks));
   object.assign(buffer.begin(), buffer.end());
   const Clock::time_point generated = Clock::now();
-  const bool exact = reuse.learn(object);
+  bool exact = reuse.learn(object);
+  // A test hook: MLGO_WORKER_FAULT=reuse-mismatch takes every compile that
+  // reused code for one whose placeholders came out wrong.
+  if (const char* fault = std::getenv("MLGO_WORKER_FAULT");
+      fault && std::string(fault) == "reuse-mismatch" && reuse.counts().reused > 0)
+    exact = false;
   result.times.codeGeneration = std::chrono::duration<double>(generated - prepared).count();
   result.times.codeReuse =
       std::chrono::duration<double>(prepared - started + (Clock::now() - generated)).count();
   if (trials && trials->isChild())
     trials->setLearned(reuse.learned());
-  result.functionsReused = reuse.counts().reused;
-  result.functionsGenerated = reuse.counts().generated;
+  result.reuse.reused = reuse.counts().reused;
+  result.reuse.generated = reuse.counts().generated;
   return exact;
 }
 
@@ -406,7 +412,9 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
     // A placeholder did not sit where its function would: compile in full.
     protocol::JobMessage whole = job;
     whole.reuseCode = false;
-    return compileOnce(whole, policy, askCache, trials);
+    protocol::ResultMessage again = compileOnce(whole, policy, askCache, trials);
+    again.reuse.retried = 1;
+    return again;
   }
   result.diagnostics = diagnostics;
   result.decisions = active.advisor.decisions;

@@ -30,8 +30,7 @@ ResultMessage sampleResult() {
   t.actions = {0, 1};
   t.logProbabilities = {-0.25, -1.5};
   m.trajectory = t;
-  m.functionsReused = 40;
-  m.functionsGenerated = 2;
+  m.reuse = {.reused = 40, .generated = 7, .retried = 1};
   m.times = {0.5, 0.01, 0.125, 0.03, 0.25, 0.002, 0.004};
   return m;
 }
@@ -107,8 +106,9 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   EXPECT_EQ(r->trajectory->defaultDecisions, result.trajectory->defaultDecisions);
   EXPECT_EQ(r->trajectory->actions, result.trajectory->actions);
   EXPECT_EQ(r->trajectory->logProbabilities, result.trajectory->logProbabilities);
-  EXPECT_EQ(r->functionsReused, 40u);
-  EXPECT_EQ(r->functionsGenerated, 2u);
+  EXPECT_EQ(r->reuse.reused, 40u);
+  EXPECT_EQ(r->reuse.generated, 7u);
+  EXPECT_EQ(r->reuse.retried, 1u);
   EXPECT_EQ(r->times.shared, 0.5);
   EXPECT_EQ(r->times.inliner, 0.125);
   EXPECT_EQ(r->times.handover, 0.004);

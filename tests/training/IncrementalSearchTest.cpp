@@ -216,6 +216,18 @@ TEST_P(IncrementalSearch, VerificationCatchesAWrongAnswer) {
   EXPECT_NE(error.find("measured"), std::string::npos) << error;
 }
 
+// A compile whose reused code does not come out as its functions' (a test
+// hook makes every one that reused code say so) is compiled again in full:
+// the search stays exact, and the retries are counted.
+TEST_P(IncrementalSearch, ReuseThatDoesNotFitIsCompiledAgain) {
+  ::setenv("MLGO_WORKER_FAULT", "reuse-mismatch", 1);
+  Run run = search(true, true, nullptr);
+  ::unsetenv("MLGO_WORKER_FAULT");
+  ASSERT_TRUE(run.result);
+  EXPECT_EQ(run.result->verified, run.result->incremental);
+  EXPECT_GT(run.statistics.reuse.retried, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Recipes, IncrementalSearch,
                          ::testing::Values("zlib", "lua", "cxx-methods", "c-inline-asm"),
                          [](const auto& info) {

@@ -52,10 +52,7 @@ struct BackendStatistics {
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   size_t workersStarted = 0;
-  // Incremental evaluation: functions whose code a worker reused, and
-  // functions it generated, over jobs that could reuse.
-  size_t functionsReused = 0;
-  size_t functionsGenerated = 0;
+  CodeReuseCounts reuse; // incremental evaluation's code reuse
   // Where the workers' compiles spent their time: full compiles (measured
   // ones; a decision-cache hit is not timed) and forked trials apart.
   CompileTimes compileTimes, trialTimes;

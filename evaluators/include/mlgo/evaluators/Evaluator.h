@@ -117,8 +117,7 @@ struct EvaluatorStatistics {
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   size_t workersStarted = 0;
-  size_t functionsReused = 0; // incremental evaluation's code reuse
-  size_t functionsGenerated = 0;
+  CodeReuseCounts reuse; // incremental evaluation's code reuse (Job.h)
   size_t incrementalVerified = 0; // jobs compiled in full as well and found identical
   // The in-process workers' time by phase (BackendStatistics).
   CompileTimes compileTimes, trialTimes;

@@ -77,6 +77,27 @@ inline CompileTimes& CompileTimes::operator+=(const CompileTimes& other) {
   return *this;
 }
 
+// Incremental evaluation's code reuse, over the compiles that could reuse.
+struct CodeReuseCounts {
+  uint64_t reused = 0;    // functions whose bytes came from an earlier compile
+  uint64_t generated = 0; // functions that went through code generation
+  // Compiles whose placeholders did not come out as their functions (size or
+  // alignment), compiled again in full.
+  uint64_t retried = 0;
+
+  CodeReuseCounts& operator+=(const CodeReuseCounts& other);
+};
+
+// Every field of CodeReuseCounts, for its sums and its wire format.
+inline constexpr uint64_t CodeReuseCounts::*kCodeReuseFields[] = {
+    &CodeReuseCounts::reused, &CodeReuseCounts::generated, &CodeReuseCounts::retried};
+
+inline CodeReuseCounts& CodeReuseCounts::operator+=(const CodeReuseCounts& other) {
+  for (uint64_t CodeReuseCounts::*field : kCodeReuseFields)
+    this->*field += other.*field;
+  return *this;
+}
+
 // One (policy, module) compilation.
 struct JobSpec {
   const corpus::ModuleSpec* module = nullptr;

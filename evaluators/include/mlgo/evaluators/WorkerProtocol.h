@@ -137,10 +137,7 @@ struct ResultMessage {
   // this module must not be cached.
   bool decisionsAfterQuery = false;
   std::optional<policies::Trajectory> trajectory;
-  // With JobMessage::reuseCode: functions whose bytes were reused, and
-  // functions that went through code generation.
-  uint64_t functionsReused = 0;
-  uint64_t functionsGenerated = 0;
+  CodeReuseCounts reuse; // with JobMessage::reuseCode (Job.h)
   CompileTimes times; // Job.h
   // A trial job's results, one per JobMessage::trials entry, in order.
   std::vector<ResultMessage> trials;

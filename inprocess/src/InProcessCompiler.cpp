@@ -2,6 +2,7 @@
 #include "CodeGeneration.h"
 #include "CodeReuse.h"
 #include "PolicyAdvisor.h"
+#include "TestHooks.h"
 #include "TrialForker.h"
 
 #include "mlgo/evaluators/ObjectCode.h"
@@ -30,7 +31,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -274,8 +274,7 @@ Expected<bool> generateReusing(llvm::Module& module, const clang::CompilerInvoca
   bool exact = reuse.learn(object);
   // A test hook: MLGO_WORKER_FAULT=reuse-mismatch takes every compile that
   // reused code for one whose placeholders came out wrong.
-  if (const char* fault = std::getenv("MLGO_WORKER_FAULT");
-      fault && std::string(fault) == "reuse-mismatch" && reuse.counts().reused > 0)
+  if (workerFault("reuse-mismatch") && reuse.counts().reused > 0)
     exact = false;
   result.times.codeGeneration = std::chrono::duration<double>(generated - prepared).count();
   result.times.codeReuse =

@@ -1,4 +1,5 @@
 #include "TrialForker.h"
+#include "TestHooks.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -178,8 +179,7 @@ void TrialForker::finishChild(const protocol::ResultMessage& answer) {
   protocol::ResultMessage result = answer;
   // A test hook: MLGO_WORKER_FAULT=wrong-trial makes every forked trial one
   // byte larger than it is, which --verify-incremental must catch.
-  if (const char* fault = std::getenv("MLGO_WORKER_FAULT");
-      fault && std::string(fault) == "wrong-trial")
+  if (workerFault("wrong-trial"))
     result.sizeBytes += 1;
   const std::string encoded = protocol::encode(result);
   const uint64_t resultBytes = encoded.size();

@@ -1,10 +1,12 @@
 // mlgo-cc / mlgo-c++: clang-22 with a trained inlining policy
 // (mlgo::deploy::planLaunch says what it adds; --mlgo-help).
+#include "mlgo/deploy/BuildSearch.h"
 #include "mlgo/deploy/Launcher.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <unistd.h>
 
 int main(int argc, char** argv) {
   std::vector<std::string> arguments(argv + 1, argv + argc);
@@ -21,6 +23,24 @@ int main(int argc, char** argv) {
   if (plan->options.help) {
     std::cout << mlgo::deploy::launcherHelp(argv[0]);
     return 0;
+  }
+  if (plan->options.cacheStats || plan->options.cacheClear)
+    return mlgo::deploy::runCacheCommand(*plan, [](const char* name) { return std::getenv(name); });
+  if (plan->search) {
+    // The search runs in its own program, which loads the evaluator.
+    mlgo::Expected<std::string> program =
+        mlgo::deploy::locateSearchProgram(self, [](const char* name) { return std::getenv(name); });
+    if (!program) {
+      std::cerr << "mlgo-cc: error: " << program.error().message << "\n";
+      return 1;
+    }
+    std::vector<char*> searchArgv{program->data(), argv[0]};
+    for (int i = 1; i < argc; ++i)
+      searchArgv.push_back(argv[i]);
+    searchArgv.push_back(nullptr);
+    ::execv(program->c_str(), searchArgv.data());
+    std::cerr << "mlgo-cc: error: cannot run " << *program << "\n";
+    return 127;
   }
   return mlgo::deploy::runLaunch(*plan);
 }

@@ -412,8 +412,9 @@ int runSearch(const SearchArgs& args) {
 
   training::DecisionSearchOptions search;
   search.maxDecisions = args.maxDecisions;
-  search.order =
-      args.order == "random" ? training::SearchOrder::Random : training::SearchOrder::First;
+  search.order = args.order == "random"   ? training::SearchOrder::Random
+                 : args.order == "guided" ? training::SearchOrder::Guided
+                                          : training::SearchOrder::First;
   search.seed = args.seed;
   search.trialsPerRound = args.trialsPerRound;
   std::unique_ptr<policies::Policy> start;
@@ -460,8 +461,10 @@ int runSearch(const SearchArgs& args) {
   };
   std::fprintf(
       stderr, "searching %s %zu decisions of %zu modules of %s from %s\n",
-      args.order == "random" ? "a random" : "the first", args.maxDecisions, modules.size(),
-      args.corpus.c_str(),
+      args.order == "random"   ? "a random"
+      : args.order == "guided" ? "a guided"
+                               : "the first",
+      args.maxDecisions, modules.size(), args.corpus.c_str(),
       (args.startPolicy.empty() ? (*evaluator)->task().baselineName : "policy " + args.startPolicy)
           .c_str());
   Expected<training::DecisionSearchResult> result =
@@ -782,9 +785,10 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       ->capture_default_str();
   searchCmd
       ->add_option("--order", searchArgs.order,
-                   "Which decision a round tries: first (the r-th in round r) or random (a "
-                   "seeded order over the whole trajectory)")
-      ->check(CLI::IsMember({"first", "random"}))
+                   "Which decision a round tries: first (the r-th in round r), random (a "
+                   "seeded order over the whole trajectory) or guided (where the start policy "
+                   "overrules the compiler first, then its smallest logit margins)")
+      ->check(CLI::IsMember({"first", "random", "guided"}))
       ->capture_default_str();
   searchCmd
       ->add_option("--trials-per-round", searchArgs.trialsPerRound,

@@ -19,7 +19,7 @@ set(MLGO_LAYER_ALLOWS_deploy support corpus policies)
 # Files and analysis; records arrive as plain data, never from an evaluator.
 set(MLGO_LAYER_ALLOWS_results support corpus policies)
 # Everything but clang's own code (inprocess).
-set(MLGO_LAYER_ALLOWS_training support corpus policies es rl evaluators results)
+set(MLGO_LAYER_ALLOWS_training support corpus policies es rl evaluators deploy results)
 
 # The layer `used` names (an mlgo::x or mlgo_x link item, or "x"), or "".
 function(mlgo_layer_of item out)

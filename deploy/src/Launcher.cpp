@@ -112,6 +112,15 @@ Expected<bool> environmentSwitch(const EnvironmentLookup& environment, const cha
   return makeError(std::string(name) + "=" + value + ": expected 1 (on) or 0 (off)");
 }
 
+// --mlgo-search=BUDGET's or MLGO_SEARCH's value: decisions tried per unit.
+Expected<size_t> searchBudget(const std::string& text, const std::string& where) {
+  if (text.empty() || text.size() > 6 || !std::all_of(text.begin(), text.end(), ::isdigit))
+    return makeError(where + "=" + text +
+                     ": expected a budget, the decisions tried per translation "
+                     "unit (e.g. 16)");
+  return static_cast<size_t>(std::stoul(text));
+}
+
 // Takes the launcher's own --mlgo-… options out of the arguments.
 Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& arguments,
                                               const EnvironmentLookup& environment) {
@@ -122,6 +131,13 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
     if (!on)
       return on.error();
     options.*field = *on;
+  }
+  if (const char* search = environment("MLGO_SEARCH"); search && *search) {
+    Expected<size_t> budget = searchBudget(search, "MLGO_SEARCH");
+    if (!budget)
+      return budget.error();
+    if (*budget > 0)
+      options.search = *budget;
   }
   if (Expected<bool> fallback =
           policies::policyFallbackRequested(environment(policies::kFallbackEnvironment));
@@ -141,6 +157,19 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       options.bestOf = true;
     else if (a == "--mlgo-ccache")
       options.ccache = true;
+    else if (a == "--mlgo-search")
+      options.search = kDefaultSearchBudget;
+    else if (a.starts_with("--mlgo-search=")) {
+      Expected<size_t> budget = searchBudget(a.substr(a.find('=') + 1), "--mlgo-search");
+      if (!budget)
+        return budget.error();
+      options.search = *budget;
+    } else if (a == "--mlgo-search-verify")
+      options.searchVerify = true;
+    else if (a == "--mlgo-cache-stats")
+      options.cacheStats = true;
+    else if (a == "--mlgo-cache-clear")
+      options.cacheClear = true;
     else if (a == "--mlgo-passthrough")
       options.passthrough = true;
     else if (a == "--mlgo-verbose")
@@ -151,6 +180,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       return makeError("unknown launcher option " + a + " (see --mlgo-help)");
   }
   options.help |= rest.size() == 1 && rest[0] == "--help";
+  if (options.search && *options.search == 0)
+    options.search.reset();
   arguments = std::move(rest);
   return options;
 }
@@ -237,7 +268,7 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   if (!options)
     return options.error();
   plan.options = options.take();
-  if (plan.options.help)
+  if (plan.options.help || plan.options.cacheStats || plan.options.cacheClear)
     return plan;
 
   takeCompiler(program, plan, environment);
@@ -275,6 +306,7 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   if (!policy)
     return policy.error();
   plan.policyFile = policy.take();
+  plan.plugin = *plugin;
   if (Status ccache = checkNotBehindCcache(parentProgram, plan, *plugin, environment); !ccache)
     return ccache.error();
   plan.environment.emplace_back(policies::kPolicyEnvironment, *plan.policyFile);
@@ -287,12 +319,37 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
     plan.arguments.push_back("-fpass-plugin=" + *plugin);
   if (linksLto)
     plan.arguments.push_back("-Wl,--load-pass-plugin=" + *plugin);
-  plan.bestOf = plan.options.bestOf && plan.command.singleNativeObject();
+  plan.search = plan.options.search && plan.command.singleNativeObject() &&
+                !plan.command.saveTemps && !plan.options.ccache;
+  if (plan.options.search && compiles && !plan.search)
+    plan.warnings.push_back("--mlgo-search searches one object of one source (" +
+                            (plan.options.ccache
+                                 ? std::string("--mlgo-ccache: ccache caches the object instead")
+                             : plan.command.saveTemps ? std::string("-save-temps")
+                                                      : plan.command.whyNotSingleNativeObject()) +
+                            "): compiled with the policy alone");
+  plan.bestOf = plan.options.bestOf && !plan.search && plan.command.singleNativeObject();
   if (plan.options.bestOf && compiles && !plan.bestOf)
     plan.warnings.push_back("--mlgo-best-of compares one object of one source (" +
                             plan.command.whyNotSingleNativeObject() +
                             "): compiled with the policy alone");
   return plan;
+}
+
+Expected<std::string> locateSearchProgram(const std::string& launcherPath,
+                                          const EnvironmentLookup& environment) {
+  std::error_code error;
+  if (const char* program = environment("MLGO_BUILD_SEARCH"); program && *program) {
+    if (!fs::is_regular_file(program, error))
+      return makeError(std::string("MLGO_BUILD_SEARCH=") + program + ": no such file");
+    return std::string(program);
+  }
+  for (const fs::path& candidate : {fs::path(launcherPath).parent_path() / "mlgo-build-search",
+                                    fs::path(MLGO_DEFAULT_BUILD_SEARCH)})
+    if (fs::is_regular_file(candidate, error))
+      return candidate.string();
+  return makeError("mlgo-build-search (which runs --mlgo-search) not found beside " + launcherPath +
+                   "; set MLGO_BUILD_SEARCH");
 }
 
 std::string launcherHelp(const std::string& program) {
@@ -328,6 +385,22 @@ std::string launcherHelp(const std::string& program) {
          "                      always rebuilds (also MLGO_CCACHE=1, or `ccache` given\n"
          "                      right before the compiler). ccache in front of the\n"
          "                      launcher is refused unless CCACHE_EXTRAFILES holds both\n"
+         "  --mlgo-search[=BUDGET]\n"
+         "                      search each translation unit's inlining decisions: start\n"
+         "                      from the policy's, try BUDGET single flips (default " +
+         std::to_string(kDefaultSearchBudget) +
+         ";\n"
+         "                      where the policy overrules -Oz and is least sure first), keep\n"
+         "                      the smallest object; -Oz's own object is a candidate, so no\n"
+         "                      object is larger than -Oz's. Also MLGO_SEARCH=BUDGET. Answers\n"
+         "                      are cached ($MLGO_SEARCH_CACHE, else ~/.cache/mlgo-es/search;\n"
+         "                      MLGO_SEARCH_CACHE_SIZE, default 64M): an unchanged unit costs\n"
+         "                      one compile, an edited one starts from its previous choice\n"
+         "  --mlgo-search-verify\n"
+         "                      check the search's incremental and replayed answers by full\n"
+         "                      compiles (slow)\n"
+         "  --mlgo-cache-stats  print the search cache's size and hits, then exit\n"
+         "  --mlgo-cache-clear  empty the search cache, then exit\n"
          "  --mlgo-passthrough  run commands the launcher cannot classify (-cc1, another\n"
          "                      --driver-mode, an unknown -x language) without the policy\n"
          "                      instead of failing them\n"

@@ -3,6 +3,7 @@
 #include "mlgo/deploy/Launcher.h"
 
 #include "mlgo/deploy/ElfText.h"
+#include "mlgo/deploy/Process.h"
 #include "mlgo/deploy/ResponseFiles.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/support/Files.h"
@@ -40,36 +41,6 @@ void printCommand(const std::string& compiler, const std::vector<std::string>& a
   for (const std::string& a : arguments)
     std::cerr << " " << a;
   std::cerr << "\n";
-}
-
-// Where a child's standard input comes from: inherited, or a file.
-struct ChildInput {
-  std::string file; // empty: inherited
-};
-
-// Exit status as a shell reports it (128 + signal for a killed child).
-int runChild(const std::string& compiler, const std::vector<std::string>& arguments, bool quiet,
-             const ChildInput& input = {}) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (!input.file.empty())
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, input.file.c_str(), O_RDONLY, 0);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  }
-  std::vector<char*> argv = argvOf(compiler, arguments);
-  pid_t pid = -1;
-  int error = posix_spawnp(&pid, compiler.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) {
-    std::cerr << "mlgo-cc: cannot run " << compiler << ": " << std::strerror(error) << "\n";
-    return 127;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 // Files of --best-of's own (the second object, its response file, the saved
@@ -115,11 +86,14 @@ Invocation invocationOf(const LaunchPlan& plan, const std::vector<std::string>& 
 }
 
 int run(const LaunchPlan& plan, const std::vector<std::string>& arguments, bool quiet,
-        const ChildInput& input) {
+        const std::string& input) {
   Invocation invocation = invocationOf(plan, arguments);
   if (plan.options.verbose)
     printCommand(invocation.program, invocation.arguments);
-  return runChild(invocation.program, invocation.arguments, quiet, input);
+  ChildStreams streams;
+  streams.input = input;
+  streams.quiet = quiet;
+  return runProgram(invocation.program, invocation.arguments, streams);
 }
 
 // Standard input saved to a file, so that both compiles can read it.
@@ -169,7 +143,7 @@ Expected<std::vector<std::string>> plainCompileArguments(const LaunchPlan& plan,
 int runBestOf(const LaunchPlan& plan) {
   for (int signal : {SIGINT, SIGTERM, SIGHUP})
     std::signal(signal, removePendingFilesAndReraise);
-  ChildInput input;
+  std::string input;
   if (plan.command.readsStandardInput()) {
     Expected<std::string> saved = saveStandardInput();
     if (!saved) {
@@ -177,7 +151,7 @@ int runBestOf(const LaunchPlan& plan) {
       removePendingFiles();
       return 1;
     }
-    input.file = *saved;
+    input = *saved;
   }
   int status = run(plan, plan.arguments, /*quiet=*/false, input);
   if (status != 0) {
@@ -217,6 +191,50 @@ int runBestOf(const LaunchPlan& plan) {
 }
 
 } // namespace
+
+int runProgram(const std::string& program, const std::vector<std::string>& arguments,
+               const ChildStreams& streams) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!streams.input.empty())
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, streams.input.c_str(), O_RDONLY, 0);
+  const int created = O_WRONLY | O_CREAT | O_TRUNC;
+  if (streams.quiet || !streams.output.empty())
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO,
+                                     streams.quiet ? "/dev/null" : streams.output.c_str(), created,
+                                     0644);
+  if (streams.quiet || !streams.errors.empty())
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
+                                     streams.quiet ? "/dev/null" : streams.errors.c_str(), created,
+                                     0644);
+  std::vector<std::string> environment;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& [name, value] : streams.environment)
+      replaced |= entry.starts_with(name + "=");
+    if (!replaced)
+      environment.emplace_back(entry);
+  }
+  for (const auto& [name, value] : streams.environment)
+    environment.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& e : environment)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv = argvOf(program, arguments);
+  pid_t pid = -1;
+  int error = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    std::cerr << "mlgo-cc: cannot run " << program << ": " << std::strerror(error) << "\n";
+    return 127;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 int runLaunch(const LaunchPlan& plan) {
   for (const auto& [name, value] : plan.environment)

@@ -2,6 +2,7 @@
 // FIFO with a plain file.
 #include "mlgo/support/Files.h"
 #include "TestSupport.h"
+#include "mlgo/support/Sha256.h"
 
 #include <gtest/gtest.h>
 
@@ -31,3 +32,22 @@ TEST(Files, AtomicWritesRefuseTargetsThatAreNotRegularFiles) {
 
 } // namespace
 } // namespace mlgo
+
+// FIPS 180-4's examples, and the split points update() must handle (a field
+// that fills a block exactly, one that spans three).
+TEST(Sha256, KnownDigests) {
+  EXPECT_EQ(mlgo::sha256Hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(mlgo::sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(mlgo::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(mlgo::sha256Hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  std::string text(200, 'x');
+  mlgo::Sha256 pieces;
+  pieces.update(text.substr(0, 64)).update(text.substr(64, 1)).update(text.substr(65));
+  EXPECT_EQ(pieces.hex(), mlgo::sha256Hex(text));
+  EXPECT_NE(mlgo::Sha256().field("ab").field("c").hex(),
+            mlgo::Sha256().field("a").field("bc").hex());
+}

@@ -1,6 +1,8 @@
 #include "mlgo/training/DecisionSearch.h"
 #include "mlgo/training/TraceRecording.h"
 
+#include "mlgo/policies/Mlp.h"
+#include "mlgo/rl/Decisions.h"
 #include "mlgo/rl/MiniBatches.h"
 #include "mlgo/support/Random.h"
 
@@ -20,7 +22,7 @@ struct Frontier {
   std::optional<policies::FlipSetPolicy> base;
   policies::Trajectory trajectory;
   size_t next = 0;           // positions used up (tried, or skipped as shared or past the end)
-  std::vector<size_t> order; // positions to try, in order (SearchOrder::Random)
+  std::vector<size_t> order; // positions to try, in order (Random, Guided)
   bool active = false;
   size_t positions = 0;   // decisions of the -Oz trajectory
   uint64_t bestBytes = 0; // the code size of the best decisions (for tried traces)
@@ -92,7 +94,40 @@ Expected<policies::FlipSetPolicy> flipsFollowing(const evaluators::EvaluationRes
   return std::move(*flips);
 }
 
+// |z1 - z0| of a binary MLP at every decision of `t`, or nothing when the
+// guide has no logits (not an MLP, or its inputs are not recorded).
+std::vector<double> logitMargins(const policies::Trajectory& t, const policies::Policy* guide) {
+  const auto* mlp = dynamic_cast<const policies::MlpPolicy*>(guide);
+  if (!mlp || t.decisions() == 0)
+    return {};
+  Expected<rl::FeatureGather> gather = rl::FeatureGather::create(t.featureSpecs, mlp->inputs());
+  if (!gather)
+    return {};
+  std::vector<double> margins(t.decisions()), row(gather->width());
+  for (size_t d = 0; d < t.decisions(); ++d) {
+    gather->gather(t.row(d), row.data());
+    margins[d] = std::abs(mlp->logProbability(row, 1) - mlp->logProbability(row, 0));
+  }
+  return margins;
+}
+
 } // namespace
+
+std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policies::Policy* guide) {
+  const std::vector<double> margins = logitMargins(start, guide);
+  auto overruled = [&](size_t d) {
+    return d < start.defaultDecisions.size() && start.actions[d] != start.defaultDecisions[d];
+  };
+  std::vector<size_t> order(start.decisions());
+  for (size_t d = 0; d < order.size(); ++d)
+    order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (overruled(a) != overruled(b))
+      return overruled(a);
+    return !margins.empty() && margins[a] < margins[b];
+  });
+  return order;
+}
 
 Status DecisionSearchOptions::validate() const {
   if (maxDecisions < 1)
@@ -180,6 +215,8 @@ Status GreedySearch::start() {
     f.positions = results[m].decisions;
     if (options_.order == SearchOrder::Random)
       f.order = rl::permutation(results[m].decisions, deriveKey({options_.seed, kOrderTag, m}));
+    if (options_.order == SearchOrder::Guided)
+      f.order = guidedOrder(f.trajectory, options_.guide ? options_.guide : options_.start);
     searchable = true;
   }
   if (!searchable)

@@ -35,6 +35,17 @@ struct LauncherOptions {
   // run the compile through ccache with the policy's and the plugin's
   // contents in its hash (CCACHE_EXTRAFILES), so a changed policy rebuilds.
   bool ccache = false;
+  // --mlgo-search[=BUDGET] (or MLGO_SEARCH=BUDGET): search each translation
+  // unit's inlining decisions within BUDGET tried decisions, starting from
+  // the policy's, and keep the smallest object (-Oz's among the candidates);
+  // answers are cached (BuildSearch.h). Unset: off.
+  std::optional<size_t> search;
+  // --mlgo-search-verify: the search compiles every incrementally or replayed
+  // answer in full as well and fails on a difference (slow; for checking).
+  bool searchVerify = false;
+  // --mlgo-cache-stats / --mlgo-cache-clear: the search cache, then exit.
+  bool cacheStats = false;
+  bool cacheClear = false;
   // --mlgo-passthrough: run commands the launcher cannot classify (the
   // frontend called directly, another driver mode, an unknown -x language)
   // as they are, without the policy, instead of failing them.
@@ -58,9 +69,21 @@ struct LaunchPlan {
   // Printed before running (e.g. --best-of cannot apply to this command).
   std::vector<std::string> warnings;
   std::optional<std::string> policyFile; // exported as MLGO_POLICY
+  std::string plugin;                    // the pass plugin (when the policy applies)
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;
+  // --mlgo-search applies (a single native object): runSearchLaunch.
+  bool search = false;
 };
+
+// The default of --mlgo-search's budget: decisions tried per translation unit.
+inline constexpr size_t kDefaultSearchBudget = 16;
+
+// The program that runs --mlgo-search (it links the evaluator, which the
+// launcher must not load for every compile): $MLGO_BUILD_SEARCH, else
+// mlgo-build-search beside the launcher, else the one in the build tree.
+Expected<std::string> locateSearchProgram(const std::string& launcherPath,
+                                          const EnvironmentLookup& environment);
 
 // `program`: how the launcher was called (argv[0]); a name ending in "++"
 // runs clang++ when no compiler is given. `launcherPath`: the launcher's own

@@ -49,7 +49,18 @@ enum class SearchOrder {
   First,  // the r-th decision in round r: the start of every trajectory
   Random, // a seeded random order over the -Oz trajectory's positions, so a
           // time-limited search samples whole modules, not only their start
+  Guided, // where the start disagrees with the compiler first, then the
+          // decisions the guide policy is least sure of (guidedOrder)
 };
+
+// The positions of a start trajectory in the order SearchOrder::Guided tries
+// them: first the decisions where the start's action is not the compiler's
+// (the policy overruled the heuristic there: its likeliest mistakes, and an
+// undo is cheap to try), then the rest; within each, the smallest logit
+// margin |z1 - z0| of `guide` first (an MLP; any other guide, or none, has
+// no margins and keeps the trajectory's order). Ties keep position order,
+// so the order is a function of the trajectory alone.
+std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policies::Policy* guide);
 
 struct DecisionSearchOptions {
   // Decisions tried per module: one round each. Modules with fewer decisions
@@ -71,6 +82,8 @@ struct DecisionSearchOptions {
   // policy reaches — DAgger-style labels for a policy trained on a search
   // from -Oz — and can also undo the policy's own flips where they cost.
   const policies::Policy* start = nullptr;
+  // SearchOrder::Guided's margins come from this policy (null: `start`).
+  const policies::Policy* guide = nullptr;
   // Called for every decision tried, in module order within a round.
   std::function<void(const TriedDecision&)> onTried;
   // Called after every round with (round, rounds, the flips kept so far),

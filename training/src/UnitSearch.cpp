@@ -1,0 +1,99 @@
+#include "mlgo/training/UnitSearch.h"
+
+#include "mlgo/policies/PolicyFile.h"
+
+#include <cmath>
+
+namespace mlgo::training {
+
+namespace {
+
+std::string bytes(double measure) {
+  return std::to_string(std::llround(measure)) + " B";
+}
+
+} // namespace
+
+Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& scorer,
+                                                          const deploy::UnitSearchRequest& request,
+                                                          const UnitSearchOptions& options) {
+  const evaluators::CompilerTask& task = scorer.task();
+  if (task.measure != evaluators::Measure::TextSize || task.defaultDecisionFeature.empty())
+    return makeError("the build-time search needs a code-size task with the compiler's own "
+                     "decision (" +
+                     task.name + " is not one)");
+  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(request.policyFile);
+  if (!policy)
+    return policy.error();
+  std::unique_ptr<policies::Policy> heuristic =
+      policies::makeHeuristicEchoPolicy(task.defaultDecisionFeature);
+  std::unique_ptr<policies::Policy> previous;
+  if (!request.previousPolicy.empty()) {
+    Expected<std::unique_ptr<policies::Policy>> loaded =
+        policies::policyFromJson(request.previousPolicy, "the unit's previous choice");
+    if (loaded)
+      previous = loaded.take();
+  }
+
+  // The starts: -Oz, the policy, the previous choice. Ties go to the earlier
+  // of policy, previous, -Oz (the search then tries the policy's overrulings).
+  evaluators::EvaluationRequest starts;
+  starts.candidates = {heuristic.get(), policy->get()};
+  if (previous)
+    starts.candidates.push_back(previous.get());
+  starts.modules = {&request.module};
+  starts.recordTrajectories = true;
+  evaluators::EvaluationResult measured = scorer.evaluate(starts);
+  const evaluators::JobResult& oz = measured.job(0, 0);
+  if (!oz.ok())
+    return makeError("-Oz: " + std::string(evaluators::jobStatusName(oz.status)) + ": " +
+                     oz.message);
+  const double ozMeasure = measured.measured(oz);
+  size_t start = 0;
+  for (size_t c : {size_t{1}, size_t{2}}) {
+    if (c >= starts.candidates.size() || !measured.job(c, 0).ok())
+      continue;
+    const double m = measured.measured(measured.job(c, 0));
+    if (start == 0 ? m <= ozMeasure : m < measured.measured(measured.job(start, 0)))
+      start = c;
+  }
+
+  DecisionSearchOptions search;
+  search.maxDecisions = std::max<size_t>(request.budget, 1);
+  search.order = options.order;
+  search.trialsPerRound = options.trialsPerRound;
+  search.start = start == 0 ? nullptr : starts.candidates[start];
+  search.guide = policy->get();
+  std::optional<DecisionSearchResult> result;
+  if (request.budget > 0) {
+    const corpus::ModuleSpec* modules[] = {&request.module};
+    Expected<DecisionSearchResult> searched = searchDecisions(scorer, modules, search);
+    if (!searched)
+      return searched.error();
+    result.emplace(searched.take());
+  }
+
+  deploy::UnitSearchOutcome outcome;
+  outcome.ozBytes = std::llround(ozMeasure);
+  outcome.chosenBytes = outcome.ozBytes;
+  const ModuleSearch* unit = result ? &result->modules.front() : nullptr;
+  if (unit && unit->best && *unit->best < ozMeasure) {
+    Expected<std::string> json = policies::policyToJson(result->policy);
+    if (!json)
+      return json.error();
+    outcome.chosenPolicy = json.take();
+    outcome.chosenBytes = std::llround(*unit->best);
+  }
+  const char* startNames[] = {"-Oz", "the policy", "the previous choice"};
+  outcome.summary =
+      "-Oz " + bytes(ozMeasure) + ", policy " +
+      (measured.job(1, 0).ok() ? bytes(measured.measured(measured.job(1, 0))) : "failed") +
+      (previous && measured.job(2, 0).ok()
+           ? ", previous " + bytes(measured.measured(measured.job(2, 0)))
+           : "") +
+      "; from " + startNames[start] + ", " + std::to_string(unit ? unit->tried : 0) +
+      " decisions tried, " + std::to_string(unit ? unit->kept : 0) + " kept";
+  return outcome;
+}
+
+} // namespace mlgo::training

@@ -1,47 +1,44 @@
-// mlgo-build-search PROGRAM ARGS…: what mlgo-cc --mlgo-search runs (the
-// launcher execs it with its own name and arguments). One translation unit's
-// build-time search (deploy/BuildSearch.h) on one in-process worker, so that
-// `make -jN` uses about N cores.
+// mlgo-build-search: the search mlgo-cc --mlgo-search runs after a cache
+// miss (deploy/BuildSearch.h), for one translation unit's bitcode on one
+// in-process worker, so that `make -jN` uses about N cores.
+//   mlgo-build-search --bitcode F --command F --name N --policy F [--previous F]
+//                     --budget B [--verify] --outcome F --chosen-policy F
 #include "mlgo/deploy/BuildSearch.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/training/UnitSearch.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: mlgo-build-search PROGRAM ARGS… (run by mlgo-cc --mlgo-search)\n";
+  mlgo::Expected<mlgo::deploy::SearchProgramCall> call =
+      mlgo::deploy::parseSearchProgramArguments({argv + 1, argv + argc});
+  if (!call) {
+    std::cerr << "mlgo-build-search: " << call.error().message
+              << " (it is run by mlgo-cc --mlgo-search)\n";
     return 2;
   }
-  std::vector<std::string> arguments(argv + 2, argv + argc);
-  std::error_code error;
-  const std::string launcher =
-      std::filesystem::path(argv[0]).parent_path() / std::filesystem::path(argv[1]).filename();
-  mlgo::Expected<mlgo::deploy::LaunchPlan> plan = mlgo::deploy::planLaunch(
-      argv[1], launcher, arguments, [](const char* name) { return std::getenv(name); },
-      mlgo::deploy::parentExecutable());
-  if (!plan) {
-    std::cerr << std::filesystem::path(argv[1]).filename().string()
-              << ": error: " << plan.error().message << "\n";
+  mlgo::evaluators::EvaluatorOptions options;
+  options.workers = 1; // the build's -j spreads units over cores
+  options.incremental = true;
+  options.incrementalVerify = call->request.verify;
+  options.replayVerify = call->request.verify;
+  mlgo::Expected<std::unique_ptr<mlgo::evaluators::Evaluator>> evaluator =
+      mlgo::evaluators::Evaluator::create(options,
+                                          mlgo::evaluators::CompilerTask::inliningForSize());
+  if (!evaluator) {
+    std::cerr << "mlgo-build-search: " << evaluator.error().message << "\n";
     return 1;
   }
-  if (!plan->search)
-    return mlgo::deploy::runLaunch(*plan);
-  auto searcher = [&](const mlgo::deploy::UnitSearchRequest& request)
-      -> mlgo::Expected<mlgo::deploy::UnitSearchOutcome> {
-    mlgo::evaluators::EvaluatorOptions options;
-    options.workers = 1; // the build's -j spreads units over cores
-    options.incremental = true;
-    options.incrementalVerify = request.verify;
-    options.replayVerify = request.verify;
-    mlgo::Expected<std::unique_ptr<mlgo::evaluators::Evaluator>> evaluator =
-        mlgo::evaluators::Evaluator::create(options,
-                                            mlgo::evaluators::CompilerTask::inliningForSize());
-    if (!evaluator)
-      return evaluator.error();
-    return mlgo::training::searchTranslationUnit(**evaluator, request);
-  };
-  return mlgo::deploy::runSearchLaunch(*plan, searcher);
+  mlgo::Expected<mlgo::deploy::UnitSearchOutcome> outcome =
+      mlgo::training::searchTranslationUnit(**evaluator, call->request);
+  if (!outcome) {
+    std::cerr << "mlgo-build-search: " << call->request.module.name << ": "
+              << outcome.error().message << "\n";
+    return 1;
+  }
+  if (mlgo::Status written = mlgo::deploy::writeSearchOutcome(*call, *outcome); !written) {
+    std::cerr << "mlgo-build-search: " << written.error().message << "\n";
+    return 1;
+  }
+  return 0;
 }

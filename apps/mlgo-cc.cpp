@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <unistd.h>
 
 int main(int argc, char** argv) {
   std::vector<std::string> arguments(argv + 1, argv + argc);
@@ -27,20 +26,14 @@ int main(int argc, char** argv) {
   if (plan->options.cacheStats || plan->options.cacheClear)
     return mlgo::deploy::runCacheCommand(*plan, [](const char* name) { return std::getenv(name); });
   if (plan->search) {
-    // The search runs in its own program, which loads the evaluator.
+    // The search itself runs in its own program, which loads the evaluator.
     mlgo::Expected<std::string> program =
         mlgo::deploy::locateSearchProgram(self, [](const char* name) { return std::getenv(name); });
     if (!program) {
       std::cerr << "mlgo-cc: error: " << program.error().message << "\n";
       return 1;
     }
-    std::vector<char*> searchArgv{program->data(), argv[0]};
-    for (int i = 1; i < argc; ++i)
-      searchArgv.push_back(argv[i]);
-    searchArgv.push_back(nullptr);
-    ::execv(program->c_str(), searchArgv.data());
-    std::cerr << "mlgo-cc: error: cannot run " << *program << "\n";
-    return 127;
+    return mlgo::deploy::runSearchLaunch(*plan, mlgo::deploy::searchProgram(*program));
   }
   return mlgo::deploy::runLaunch(*plan);
 }

@@ -3,7 +3,7 @@
 #include "mlgo/deploy/Cc1Command.h"
 #include "mlgo/deploy/ElfText.h"
 #include "mlgo/deploy/Process.h"
-#include "mlgo/deploy/SearchCache.h"
+#include "mlgo/policies/SearchCache.h"
 #include "mlgo/support/Files.h"
 #include "mlgo/support/Sha256.h"
 
@@ -13,23 +13,27 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace mlgo::deploy {
 
 namespace fs = std::filesystem;
+using policies::SearchCache;
+using policies::SearchCacheEntry;
 
 namespace {
 
 // Bumped when what a key stands for changes (the search's rules, the
 // entry's meaning): older entries then simply miss.
-constexpr std::string_view kKeyVersion = "mlgo-search-key 1";
+constexpr std::string_view kKeyVersion = "mlgo-search-command 1";
 
 // The unit's scratch files, removed at the end or on a signal (fixed
 // storage: a signal handler may not allocate).
 char scratchDirectory[4096] = {};
-constexpr const char* kScratchFiles[] = {"unit.bc", "chosen.json", "previous.json", "oz.o"};
+constexpr const char* kScratchFiles[] = {"unit.bc",     "unit.cmd", "result",   "previous.json",
+                                         "chosen.json", "outcome",  "chosen.o", "search.log"};
 
 void removeScratch() {
   if (!scratchDirectory[0])
@@ -72,138 +76,141 @@ std::string fileIdentity(const std::string& file) {
          std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec);
 }
 
-std::string joined(const std::vector<std::string>& arguments) {
-  std::string text;
-  for (const std::string& a : arguments)
-    text += a + '\0';
-  return text;
+std::string resolvedCompiler(const std::string& compiler) {
+  if (compiler.find('/') != std::string::npos)
+    return compiler;
+  const char* path = std::getenv("PATH");
+  std::stringstream directories(path ? path : "/usr/bin:/bin");
+  for (std::string directory; std::getline(directories, directory, ':');)
+    if (::access((fs::path(directory) / compiler).c_str(), X_OK) == 0)
+      return (fs::path(directory) / compiler).string();
+  return compiler;
 }
 
-struct UnitKeys {
-  std::string exact; // the unit's inputs
-  std::string unit;  // the unit's place: its previous result after an edit
-};
-
-UnitKeys unitKeys(const LaunchPlan& plan, const Cc1Command& cc1, const std::string& bitcode,
-                  const std::string& policy) {
-  const std::string compiler = fileIdentity(cc1.compiler) + " " MLGO_LLVM_VERSION;
-  const std::string plugin = fileIdentity(plan.plugin);
-  const std::string budget = std::to_string(*plan.options.search);
+// Everything about the compile but the module: the plugin adds the module's
+// bitcode (policies::searchCacheKey).
+std::string commandKey(const LaunchPlan& plan, const std::string& policy) {
+  std::string arguments;
+  for (const std::string& a : plan.expandedArguments)
+    arguments += a + '\0';
   std::error_code error;
-  UnitKeys keys;
-  keys.exact = Sha256()
-                   .field(kKeyVersion)
-                   .field(bitcode)
-                   .field(joined(cc1.corpusArguments()))
-                   .field(compiler)
-                   .field(plugin)
-                   .field(kSearchTask)
-                   .field(policy)
-                   .field(budget)
-                   .hex();
-  keys.unit = Sha256()
-                  .field(kKeyVersion)
-                  .field(fs::absolute(cc1.input, error).string())
-                  .field(fs::absolute(cc1.output, error).string())
-                  .field(compiler)
-                  .field(kSearchTask)
-                  .field(policy)
-                  .field(budget)
-                  .hex();
-  return keys;
+  return Sha256()
+      .field(kKeyVersion)
+      .field(arguments)
+      .field(fs::current_path(error).string())
+      .field(fileIdentity(resolvedCompiler(plan.compiler)) + " " MLGO_LLVM_VERSION)
+      .field(fileIdentity(plan.plugin))
+      .field(kSearchTask)
+      .field(policy)
+      .field(std::to_string(*plan.options.search))
+      .hex();
 }
 
 void warn(const std::string& message) {
   std::cerr << "mlgo-cc: warning: " << message << "\n";
 }
 
-int compileObject(const LaunchPlan& plan, const Cc1Command& cc1, const fs::path& bitcode,
-                  const std::string& object, const std::string& policyText,
-                  const fs::path& policyFile) {
-  std::vector<std::string> arguments = cc1.backend(bitcode, object);
-  ChildStreams streams;
-  if (!policyText.empty()) {
-    if (Status written = writeFileBytes(policyFile, policyText); !written) {
-      std::cerr << "mlgo-cc: " << written.error().message << "\n";
-      return 1;
-    }
-    arguments.push_back("-fpass-plugin=" + plan.plugin);
-    streams.environment.emplace_back("MLGO_POLICY", policyFile.string());
-  }
-  if (plan.options.verbose) {
-    std::cerr << "mlgo-cc:";
-    for (const auto& [name, value] : streams.environment)
-      std::cerr << " " << name << "=" << value;
-    std::cerr << " " << cc1.compiler;
-    for (const std::string& a : arguments)
-      std::cerr << " " << a;
-    std::cerr << "\n";
-  }
-  return runProgram(cc1.compiler, arguments, streams);
+void printCommand(const std::string& program, const std::vector<std::string>& arguments,
+                  const ChildStreams& streams) {
+  std::cerr << "mlgo-cc:";
+  for (const auto& [name, value] : streams.environment)
+    std::cerr << " " << name << "=" << value;
+  std::cerr << " " << program;
+  for (const std::string& a : arguments)
+    std::cerr << " " << a;
+  std::cerr << "\n";
 }
 
-// The search's answer for the unit: the cache's, or a new search's (then
-// cached). Never fails: a search that cannot run gives -Oz's own decisions.
-SearchCacheEntry chooseDecisions(const LaunchPlan& plan, const Cc1Command& cc1,
-                                 const fs::path& bitcodeFile, const std::string& bitcode,
-                                 const UnitSearcher& searcher, SearchCache* cache,
-                                 std::string& how) {
-  Expected<std::string> policy = readFileBytes(*plan.policyFile);
-  const UnitKeys keys = unitKeys(plan, cc1, bitcode, policy ? *policy : "");
-  if (cache) {
-    CacheLookup hit = cache->find(keys.exact);
-    if (!hit.warning.empty()) {
-      warn(hit.warning + "; searching again");
-      cache->count("refused");
-    }
-    if (hit.entry) {
-      cache->count("hit");
-      how = "cache hit";
-      return *hit.entry;
-    }
-    cache->count("miss");
+// Step 4: the object with the chosen decisions, from the bitcode; its .text.
+Expected<uint64_t> compileChosen(const LaunchPlan& plan, const Cc1Command& cc1,
+                                 const fs::path& scratch, const std::string& policy) {
+  MLGO_TRY(writeFileBytes(scratch / "chosen.json", policy));
+  std::vector<std::string> arguments = cc1.backend(scratch / "unit.bc", scratch / "chosen.o");
+  arguments.push_back("-fpass-plugin=" + plan.plugin);
+  ChildStreams streams;
+  streams.environment.emplace_back("MLGO_POLICY", (scratch / "chosen.json").string());
+  if (plan.options.verbose)
+    printCommand(cc1.compiler, arguments, streams);
+  if (int status = runProgram(cc1.compiler, arguments, streams); status != 0)
+    return makeError("the compile with the chosen decisions failed (status " +
+                     std::to_string(status) + ")");
+  return textBytes(scratch / "chosen.o");
+}
+
+// Steps 3 and 4 after a miss: the search, the chosen object, the entry.
+void searchAfterMiss(const LaunchPlan& plan, const UnitSearcher& searcher, SearchCache* cache,
+                     const std::string& unitKey, const std::string& command,
+                     const fs::path& scratch) {
+  Expected<Cc1Command> cc1 = cc1CommandFor(plan.compiler, plan.expandedArguments);
+  if (!cc1) {
+    warn("--mlgo-search: " + cc1.error().message + "; kept -Oz's object");
+    return;
+  }
+  const std::string object = cc1->output;
+  Expected<uint64_t> ozBytes = textBytes(object);
+  if (!ozBytes) {
+    warn("--mlgo-search: " + ozBytes.error().message + "; kept -Oz's object");
+    return;
   }
   UnitSearchRequest request;
-  request.module.name = cc1.output;
-  request.module.bitcode = bitcodeFile;
-  request.module.bitcodeBytes = bitcode.size();
-  request.module.storedCommand = cc1.corpusArguments();
+  request.module.name = object;
+  request.module.bitcode = scratch / "unit.bc";
+  std::error_code error;
+  request.module.bitcodeBytes = fs::file_size(request.module.bitcode, error);
+  request.module.storedCommand = cc1->corpusArguments();
   request.policyFile = *plan.policyFile;
   request.budget = *plan.options.search;
   request.verify = plan.options.searchVerify;
   if (cache) {
-    CacheLookup previous = cache->findUnit(keys.unit);
+    policies::CacheLookup previous = cache->findLatest(command);
     if (!previous.warning.empty())
       warn(previous.warning + "; searching from the policy");
     if (previous.entry)
       request.previousPolicy = previous.entry->policy;
   }
+  SearchCacheEntry entry{unitKey, request.budget, *ozBytes, *ozBytes, ""};
+  std::string how;
   Expected<UnitSearchOutcome> outcome = searcher(request);
   if (!outcome) {
-    warn(cc1.output + ": the search failed (" + outcome.error().message +
-         "); compiling with -Oz's own decisions");
-    how = "search failed";
-    return {};
+    warn(object + ": the search failed (" + outcome.error().message + "); kept -Oz's object");
+    return; // not cached: the next build tries again
   }
-  SearchCacheEntry entry{keys.exact, request.budget, outcome->ozBytes, outcome->chosenBytes,
-                         outcome->chosenPolicy};
-  how = "searched" +
-        std::string(request.previousPolicy.empty() ? "" : " from the previous choice") + ": " +
-        outcome->summary;
+  if (outcome->ozBytes != *ozBytes)
+    warn(object + ": the search measured -Oz at " + std::to_string(outcome->ozBytes) +
+         " B, the compile gave " + std::to_string(*ozBytes) + " B");
+  if (!outcome->chosenPolicy.empty() && outcome->chosenBytes < *ozBytes) {
+    Expected<uint64_t> chosen = compileChosen(plan, *cc1, scratch, outcome->chosenPolicy);
+    if (chosen && *chosen == outcome->chosenBytes) {
+      fs::rename(scratch / "chosen.o", object, error);
+      if (error) {
+        warn(object + ": " + error.message() + "; kept -Oz's object");
+        return;
+      }
+      entry.chosenBytes = *chosen;
+      entry.policy = outcome->chosenPolicy;
+    } else {
+      warn(object + ": " +
+           (chosen ? ".text " + std::to_string(*chosen) +
+                         " B with the chosen decisions, but the "
+                         "search measured " +
+                         std::to_string(outcome->chosenBytes) + " B"
+                   : chosen.error().message) +
+           "; kept -Oz's object");
+    }
+  }
   if (cache)
-    if (Status stored = cache->store(entry, keys.unit); !stored)
+    if (Status stored = cache->store(entry, command); !stored)
       warn("search cache: " + stored.error().message);
-  return entry;
+  if (plan.options.verbose)
+    std::cerr << "mlgo-cc: " << object << ": -Oz " << entry.ozBytes << " B, kept "
+              << entry.chosenBytes << " B (searched"
+              << (request.previousPolicy.empty() ? "" : " from the previous choice") << ": "
+              << outcome->summary << ")\n";
 }
 
 } // namespace
 
 int runSearchLaunch(const LaunchPlan& plan, const UnitSearcher& searcher) {
-  Expected<Cc1Command> cc1 = cc1CommandFor(plan.compiler, plan.expandedArguments);
-  if (!cc1) {
-    warn("--mlgo-search: " + cc1.error().message + "; compiled with the policy alone");
-    return runLaunch(plan);
-  }
   for (const auto& [name, value] : plan.environment)
     ::setenv(name.c_str(), value.c_str(), 1);
   for (const std::string& warning : plan.warnings)
@@ -213,44 +220,151 @@ int runSearchLaunch(const LaunchPlan& plan, const UnitSearcher& searcher) {
     std::cerr << "mlgo-cc: " << scratch.error().message << "\n";
     return 1;
   }
-  const fs::path bitcodeFile = *scratch / "unit.bc";
-  int status = runProgram(cc1->compiler, cc1->frontend(bitcodeFile));
-  Expected<std::string> bitcode =
-      status == 0 ? readFileBytes(bitcodeFile) : Expected<std::string>(makeError(""));
-  if (status != 0 || !bitcode) {
-    removeScratch();
-    return status != 0 ? status : 1;
-  }
+  auto getenv = [](const char* name) { return std::getenv(name); };
   std::optional<SearchCache> cache;
-  Expected<fs::path> directory =
-      SearchCache::defaultDirectory([](const char* name) { return std::getenv(name); });
-  Expected<uint64_t> limit =
-      SearchCache::defaultLimit([](const char* name) { return std::getenv(name); });
+  Expected<fs::path> directory = SearchCache::defaultDirectory(getenv);
+  Expected<uint64_t> limit = SearchCache::defaultLimit(getenv);
   if (directory && limit)
     cache.emplace(*directory, *limit);
   else
     warn("search cache off: " + (directory ? limit.error() : directory.error()).message);
-
-  std::string how;
-  SearchCacheEntry chosen =
-      chooseDecisions(plan, *cc1, bitcodeFile, *bitcode, searcher, cache ? &*cache : nullptr, how);
-  status =
-      compileObject(plan, *cc1, bitcodeFile, cc1->output, chosen.policy, *scratch / "chosen.json");
-  if (status == 0 && !chosen.policy.empty()) {
-    // The object must be what the search measured; otherwise -Oz's.
-    Expected<uint64_t> text = textBytes(cc1->output);
-    if (!text || *text != chosen.chosenBytes) {
-      warn(cc1->output + ": .text " + (text ? std::to_string(*text) + " B" : "unreadable") +
-           ", but the search measured " + std::to_string(chosen.chosenBytes) +
-           " B for these decisions; writing -Oz's object instead");
-      status = compileObject(plan, *cc1, bitcodeFile, cc1->output, "", "");
-    }
+  Expected<std::string> policy = readFileBytes(*plan.policyFile);
+  if (!policy) {
+    std::cerr << "mlgo-cc: error: " << policy.error().message << "\n";
+    removeScratch();
+    return 1;
   }
-  if (plan.options.verbose && status == 0)
-    std::cerr << "mlgo-cc: " << cc1->output << ": -Oz " << chosen.ozBytes << " B, chosen "
-              << chosen.chosenBytes << " B (" << how << ")\n";
+  const std::string command = commandKey(plan, *policy);
+
+  // Step 1 (and 2): the compile, with the plugin looking the unit up.
+  ChildStreams streams;
+  streams.environment = {{policies::kSearchCommandKeyEnvironment, command},
+                         {policies::kSearchBitcodeEnvironment, (*scratch / "unit.bc").string()},
+                         {policies::kSearchResultEnvironment, (*scratch / "result").string()}};
+  if (plan.options.verbose)
+    printCommand(plan.compiler, plan.arguments, streams);
+  int status = runProgram(plan.compiler, plan.arguments, streams);
+  if (status != 0) {
+    removeScratch();
+    return status;
+  }
+  Expected<std::string> result = readFileBytes(*scratch / "result");
+  std::istringstream words(result ? *result : "");
+  std::string answer, unitKey;
+  words >> answer >> unitKey;
+  if (answer == "miss" && !unitKey.empty())
+    searchAfterMiss(plan, searcher, cache ? &*cache : nullptr, unitKey, command, *scratch);
+  else if (answer != "hit")
+    warn(plan.command.objectPath() + ": the plugin did not look the unit up (" +
+         (result ? "\"" + *result + "\"" : result.error().message) + "); compiled without search");
+  else if (plan.options.verbose)
+    std::cerr << "mlgo-cc: " << plan.command.objectPath() << ": cache hit " << unitKey << "\n";
   removeScratch();
-  return status;
+  return 0;
+}
+
+UnitSearcher searchProgram(std::string program) {
+  return [program](const UnitSearchRequest& request) -> Expected<UnitSearchOutcome> {
+    const fs::path scratch = request.module.bitcode.parent_path();
+    MLGO_TRY(writeFileBytes(scratch / "unit.cmd",
+                            corpus::joinCommandFile(request.module.storedCommand)));
+    std::vector<std::string> arguments = {"--bitcode",       request.module.bitcode.string(),
+                                          "--command",       (scratch / "unit.cmd").string(),
+                                          "--name",          request.module.name,
+                                          "--policy",        request.policyFile,
+                                          "--budget",        std::to_string(request.budget),
+                                          "--outcome",       (scratch / "outcome").string(),
+                                          "--chosen-policy", (scratch / "chosen.json").string()};
+    if (!request.previousPolicy.empty()) {
+      MLGO_TRY(writeFileBytes(scratch / "previous.json", request.previousPolicy));
+      arguments.insert(arguments.end(), {"--previous", (scratch / "previous.json").string()});
+    }
+    if (request.verify)
+      arguments.push_back("--verify");
+    ChildStreams streams;
+    streams.errors = (scratch / "search.log").string();
+    if (int status = runProgram(program, arguments, streams); status != 0) {
+      Expected<std::string> log = readFileBytes(scratch / "search.log");
+      return makeError(program + " failed (status " + std::to_string(status) + ")" +
+                       (log && !log->empty() ? ": " + log->substr(0, 1500) : ""));
+    }
+    Expected<std::string> text = readFileBytes(scratch / "outcome");
+    if (!text)
+      return text.error();
+    UnitSearchOutcome outcome;
+    std::istringstream in(*text);
+    std::string word;
+    if (!(in >> word >> outcome.ozBytes) || word != "oz-bytes" ||
+        !(in >> word >> outcome.chosenBytes) || word != "chosen-bytes" || !(in >> word) ||
+        word != "summary")
+      return makeError((scratch / "outcome").string() + ": not an outcome: " + *text);
+    std::getline(in >> std::ws, outcome.summary);
+    if (outcome.chosenBytes < outcome.ozBytes) {
+      Expected<std::string> chosen = readFileBytes(scratch / "chosen.json");
+      if (!chosen)
+        return chosen.error();
+      outcome.chosenPolicy = chosen.take();
+    }
+    return outcome;
+  };
+}
+
+Expected<SearchProgramCall> parseSearchProgramArguments(const std::vector<std::string>& arguments) {
+  SearchProgramCall call;
+  std::string commandFile, previousFile;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& flag = arguments[i];
+    if (flag == "--verify") {
+      call.request.verify = true;
+      continue;
+    }
+    if (i + 1 == arguments.size())
+      return makeError(flag + ": needs a value");
+    const std::string& value = arguments[++i];
+    if (flag == "--bitcode")
+      call.request.module.bitcode = value;
+    else if (flag == "--command")
+      commandFile = value;
+    else if (flag == "--name")
+      call.request.module.name = value;
+    else if (flag == "--policy")
+      call.request.policyFile = value;
+    else if (flag == "--previous")
+      previousFile = value;
+    else if (flag == "--budget")
+      call.request.budget = std::stoul(value);
+    else if (flag == "--outcome")
+      call.outcomeFile = value;
+    else if (flag == "--chosen-policy")
+      call.chosenPolicyFile = value;
+    else
+      return makeError("unknown argument " + flag);
+  }
+  if (call.request.module.bitcode.empty() || commandFile.empty() ||
+      call.request.policyFile.empty() || call.outcomeFile.empty() || call.chosenPolicyFile.empty())
+    return makeError("needs --bitcode, --command, --policy, --outcome and --chosen-policy");
+  Expected<std::string> command = readFileBytes(commandFile);
+  if (!command)
+    return command.error();
+  call.request.module.storedCommand = corpus::splitCommandFile(*command);
+  std::error_code error;
+  call.request.module.bitcodeBytes = fs::file_size(call.request.module.bitcode, error);
+  if (!previousFile.empty()) {
+    Expected<std::string> previous = readFileBytes(previousFile);
+    if (!previous)
+      return previous.error();
+    call.request.previousPolicy = previous.take();
+  }
+  return call;
+}
+
+Status writeSearchOutcome(const SearchProgramCall& call, const UnitSearchOutcome& outcome) {
+  if (!outcome.chosenPolicy.empty())
+    MLGO_TRY(writeFileBytes(call.chosenPolicyFile, outcome.chosenPolicy));
+  return writeFileBytes(call.outcomeFile, "oz-bytes " + std::to_string(outcome.ozBytes) +
+                                              "\nchosen-bytes " +
+                                              std::to_string(outcome.chosenBytes) + "\nsummary " +
+                                              outcome.summary + "\n");
 }
 
 int runCacheCommand(const LaunchPlan& plan, const EnvironmentLookup& environment) {
@@ -270,15 +384,15 @@ int runCacheCommand(const LaunchPlan& plan, const EnvironmentLookup& environment
     std::cout << "search cache " << directory->string() << " cleared\n";
     return 0;
   }
-  Expected<SearchCacheStats> stats = cache.stats();
+  Expected<policies::SearchCacheStats> stats = cache.stats();
   if (!stats) {
     std::cerr << "mlgo-cc: error: " << stats.error().message << "\n";
     return 1;
   }
   const size_t lookups = stats->hits + stats->misses;
-  std::printf("search cache: %s\n  entries: %zu units, %zu answers, %.1f KiB of %.1f MiB\n"
-              "  lookups: %zu hits, %zu misses (%.0f %% hits), %zu entries refused\n",
-              directory->c_str(), stats->units, stats->entries, stats->bytes / 1024.0,
+  std::printf("search cache: %s\n  entries: %zu answers, %zu latest per command; %.1f KiB of "
+              "%.1f MiB\n  lookups: %zu hits, %zu misses (%.0f %% hits), %zu entries refused\n",
+              directory->c_str(), stats->entries, stats->units, stats->bytes / 1024.0,
               stats->limitBytes / 1048576.0, stats->hits, stats->misses,
               lookups ? 100.0 * stats->hits / lookups : 0.0, stats->refused);
   return 0;

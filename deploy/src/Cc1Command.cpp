@@ -51,12 +51,13 @@ std::vector<std::string> Cc1Command::frontend(const std::string& bitcode) const 
 
 std::vector<std::string> Cc1Command::backend(const std::string& bitcode,
                                              const std::string& object) const {
-  std::vector<std::string> out = withoutDependencyOutputs(arguments);
+  std::vector<std::string> out = corpusArguments();
   out.insert(out.end(), {"-o", object, "-x", "ir", bitcode});
   return out;
 }
 
 std::vector<std::string> Cc1Command::corpusArguments() const {
+  // -fembed-bitcode: the module already holds what the frontend embedded.
   std::vector<std::string> out;
   for (std::string& a : withoutDependencyOutputs(arguments))
     if (!a.starts_with("-fembed-bitcode"))

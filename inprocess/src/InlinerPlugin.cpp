@@ -7,7 +7,11 @@
 //   clang-22 -flto=thin -fuse-ld=lld -Wl,--load-pass-plugin=libmlgo-inliner.so …
 //
 // clang consults a registered PluginInlineAdvisorAnalysis before any advisor
-// mode. The policy is loaded once per process; a missing, unreadable or
+// mode. Under mlgo-cc --mlgo-search the launcher asks the plugin to look
+// the unit up in the search cache instead (MLGO_SEARCH_COMMAND_KEY): at the
+// pipeline's start the module is hashed, and the cached choice (or on a
+// miss -Oz's own decisions, with the module's bitcode written for the
+// search) makes the decisions. The policy is loaded once per process; a missing, unreadable or
 // mismatched policy is a compile error naming the file (or, opted in with
 // MLGO_POLICY_FALLBACK=heuristic, a warning and LLVM's own heuristic).
 #include "PolicyAdvisor.h"
@@ -15,9 +19,12 @@
 
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
+#include "mlgo/policies/SearchCache.h"
+#include "mlgo/support/Files.h"
 
 #include <llvm-c/Core.h>
 #include <llvm/Analysis/InlineAdvisor.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LLVMContext.h>
@@ -71,6 +78,84 @@ const ProcessPolicy& processPolicy() {
   return loaded;
 }
 
+// The search cache's answer for this compile's unit (--mlgo-search).
+struct SearchLookup {
+  bool active = false; // the launcher asked for a lookup
+  std::unique_ptr<policies::Policy> policy;
+  std::string problem;
+};
+
+SearchLookup& searchLookup() {
+  static SearchLookup lookup;
+  return lookup;
+}
+
+void warn(const std::string& message) {
+  llvm::errs() << "mlgo-cc: warning: " << message << "\n";
+}
+
+// The unit's decisions from the cache: the entry's flip set, or -Oz's own
+// (an entry that chose -Oz, or a miss: then the module's bitcode as it is
+// now, before any pass, goes to the launcher for the search).
+void lookUpUnit(llvm::Module& module) {
+  SearchLookup& lookup = searchLookup();
+  if (lookup.active)
+    return; // one module per compile
+  lookup.active = true;
+  std::string bitcode;
+  {
+    llvm::raw_string_ostream stream(bitcode);
+    llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
+  }
+  const std::string key =
+      policies::searchCacheKey(std::getenv(policies::kSearchCommandKeyEnvironment), bitcode);
+  const std::string defaultFeature =
+      mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
+  auto getenv = [](const char* name) { return std::getenv(name); };
+  mlgo::Expected<std::filesystem::path> directory = policies::SearchCache::defaultDirectory(getenv);
+  mlgo::Expected<uint64_t> limit = policies::SearchCache::defaultLimit(getenv);
+  std::optional<policies::SearchCache> cache;
+  if (directory && limit)
+    cache.emplace(*directory, *limit);
+  policies::CacheLookup hit;
+  if (cache)
+    hit = cache->find(key);
+  if (hit.entry && !hit.entry->policy.empty()) {
+    mlgo::Expected<std::unique_ptr<policies::Policy>> policy =
+        policies::policyFromJson(hit.entry->policy, "search cache entry " + key);
+    if (policy)
+      lookup.policy = policy.take();
+    else
+      hit = {std::nullopt, "search cache entry " + key + ": refused: " + policy.error().message};
+  }
+  if (!hit.warning.empty()) {
+    warn(hit.warning + "; searching again");
+    cache->count("refused");
+  }
+  std::string result = (hit.entry ? "hit " : "miss ") + key + "\n";
+  if (hit.entry) {
+    cache->count("hit");
+  } else {
+    if (cache)
+      cache->count("miss");
+    if (const char* file = std::getenv(policies::kSearchBitcodeEnvironment))
+      if (mlgo::Status written = mlgo::writeFileBytes(file, bitcode); !written)
+        lookup.problem = written.error().message;
+  }
+  if (!lookup.policy)
+    lookup.policy = policies::makeHeuristicEchoPolicy(defaultFeature);
+  if (const char* file = std::getenv(policies::kSearchResultEnvironment))
+    if (mlgo::Status written = mlgo::writeFileBytes(file, result); !written)
+      lookup.problem = written.error().message;
+}
+
+struct SearchLookupPass : llvm::PassInfoMixin<SearchLookupPass> {
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+    lookUpUnit(module);
+    return llvm::PreservedAnalyses::all();
+  }
+};
+
 // The module analyses of the pipeline being built on this thread: the
 // advisor factory is a plain function pointer given only the function
 // analyses. lld runs ThinLTO backends on parallel threads, each with its
@@ -101,15 +186,21 @@ llvm::InlineAdvisor* refuse(llvm::Module& module, llvm::FunctionAnalysisManager&
 
 llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
                                    llvm::InlineParams params, llvm::InlineContext context) {
-  const ProcessPolicy& loaded = processPolicy();
-  if (!loaded.policy)
+  const SearchLookup& lookup = searchLookup();
+  if (lookup.active && !lookup.problem.empty()) {
+    reportError(module, "--mlgo-search: " + lookup.problem);
+    return new llvm::DefaultInlineAdvisor(module, functions, params, context);
+  }
+  static const ProcessPolicy none;
+  const ProcessPolicy& loaded = lookup.active ? none : processPolicy();
+  if (!lookup.active && !loaded.policy)
     return refuse(module, functions, params, context, loaded.problem);
   if (!moduleAnalyses)
     return refuse(module, functions, params, context,
                   "no module analyses registered on this thread (a pipeline not built by "
                   "this LLVM's PassBuilder?)");
   auto session = std::make_unique<AdvisorSession>();
-  session->policy = loaded.policy.get();
+  session->policy = lookup.active ? lookup.policy.get() : loaded.policy.get();
   static const std::string defaultFeature =
       mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
   session->defaultDecisionFeature = defaultFeature;
@@ -119,12 +210,17 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
   if (advisorSession.mismatch)
     return refuse(
         module, functions, params, context,
-        "policy " + loaded.file +
+        (lookup.active ? std::string("the search cache's choice") : "policy " + loaded.file) +
             " does not fit LLVM " LLVM_VERSION_STRING "'s inliner: " + *advisorSession.mismatch);
   return advisor.release();
 }
 
 void registerCallbacks(llvm::PassBuilder& builder) {
+  if (std::getenv(policies::kSearchCommandKeyEnvironment))
+    builder.registerPipelineStartEPCallback(
+        [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+          passes.addPass(SearchLookupPass());
+        });
   builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
     analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
     moduleAnalyses = &analyses;

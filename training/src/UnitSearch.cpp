@@ -25,8 +25,6 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
   Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(request.policyFile);
   if (!policy)
     return policy.error();
-  std::unique_ptr<policies::Policy> heuristic =
-      policies::makeHeuristicEchoPolicy(task.defaultDecisionFeature);
   std::unique_ptr<policies::Policy> previous;
   if (!request.previousPolicy.empty()) {
     Expected<std::unique_ptr<policies::Policy>> loaded =
@@ -35,34 +33,39 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
       previous = loaded.take();
   }
 
-  // The starts: -Oz, the policy, the previous choice. Ties go to the earlier
-  // of policy, previous, -Oz (the search then tries the policy's overrulings).
+  // The starts: -Oz (the evaluator's baseline), the policy, the previous
+  // choice. Ties go to the earlier of policy, previous, -Oz (the search then
+  // tries the policy's overrulings first).
   evaluators::EvaluationRequest starts;
-  starts.candidates = {heuristic.get(), policy->get()};
+  starts.candidates = {policy->get()};
   if (previous)
     starts.candidates.push_back(previous.get());
   starts.modules = {&request.module};
   starts.recordTrajectories = true;
   evaluators::EvaluationResult measured = scorer.evaluate(starts);
-  const evaluators::JobResult& oz = measured.job(0, 0);
-  if (!oz.ok())
-    return makeError("-Oz: " + std::string(evaluators::jobStatusName(oz.status)) + ": " +
-                     oz.message);
-  const double ozMeasure = measured.measured(oz);
+  const std::optional<double> oz = measured.baselineMeasure(0);
+  if (!oz)
+    return makeError("-Oz: " + (measured.job(0, 0).message.empty() ? std::string("no baseline")
+                                                                   : measured.job(0, 0).message));
+  const double ozMeasure = *oz;
+  const policies::Policy* startPolicy = nullptr; // -Oz
+  double startMeasure = ozMeasure;
   size_t start = 0;
-  for (size_t c : {size_t{1}, size_t{2}}) {
-    if (c >= starts.candidates.size() || !measured.job(c, 0).ok())
-      continue;
-    const double m = measured.measured(measured.job(c, 0));
-    if (start == 0 ? m <= ozMeasure : m < measured.measured(measured.job(start, 0)))
-      start = c;
+  for (size_t c = 0; c < starts.candidates.size(); ++c) {
+    const evaluators::JobResult& job = measured.job(c, 0);
+    if (job.ok() && (startPolicy ? measured.measured(job) < startMeasure
+                                 : measured.measured(job) <= startMeasure)) {
+      startPolicy = starts.candidates[c];
+      startMeasure = measured.measured(job);
+      start = c + 1;
+    }
   }
 
   DecisionSearchOptions search;
   search.maxDecisions = std::max<size_t>(request.budget, 1);
   search.order = options.order;
   search.trialsPerRound = options.trialsPerRound;
-  search.start = start == 0 ? nullptr : starts.candidates[start];
+  search.start = startPolicy;
   search.guide = policy->get();
   std::optional<DecisionSearchResult> result;
   if (request.budget > 0) {
@@ -84,12 +87,12 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
     outcome.chosenPolicy = json.take();
     outcome.chosenBytes = std::llround(*unit->best);
   }
-  const char* startNames[] = {"-Oz", "the policy", "the previous choice"};
+  const char* startNames[] = {"-Oz", "the policy", "its previous choice"};
   outcome.summary =
       "-Oz " + bytes(ozMeasure) + ", policy " +
-      (measured.job(1, 0).ok() ? bytes(measured.measured(measured.job(1, 0))) : "failed") +
-      (previous && measured.job(2, 0).ok()
-           ? ", previous " + bytes(measured.measured(measured.job(2, 0)))
+      (measured.job(0, 0).ok() ? bytes(measured.measured(measured.job(0, 0))) : "failed") +
+      (previous && measured.job(1, 0).ok()
+           ? ", previous " + bytes(measured.measured(measured.job(1, 0)))
            : "") +
       "; from " + startNames[start] + ", " + std::to_string(unit ? unit->tried : 0) +
       " decisions tried, " + std::to_string(unit ? unit->kept : 0) + " kept";

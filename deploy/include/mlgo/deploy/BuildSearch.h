@@ -1,18 +1,18 @@
 // mlgo-cc --mlgo-search: the build-time search of one translation unit.
 //
-//   1. the frontend writes the unit's module as bitcode (its diagnostics and
-//      dependency files come out here, once);
-//   2. the search cache is asked for the unit's inputs (SearchCache.h); a
-//      hit gives the chosen decisions at once;
-//   3. on a miss the searcher (the evaluator's decision search, given by the
-//      caller so that this layer stays free of LLVM) compiles -Oz, the policy
-//      and up to BUDGET tried decisions of the module, starting from the
-//      unit's previous choice if it had one, and the result is cached;
-//   4. the object is compiled from the bitcode with the chosen decisions (a
-//      flip-set policy through the plugin), or with none when -Oz's own
-//      object was the smallest — so no object is larger than -Oz's.
-// The object's .text is then checked against the search's measurement; a
-// difference is reported and the -Oz object is written instead.
+//   1. The compile runs as the user wrote it, with the plugin asked to look
+//      the unit up in the search cache (policies/SearchCache.h): the plugin
+//      hashes the module before any pass with the launcher's command key. A
+//      hit compiles with the cached decisions and that is all: one compile.
+//   2. A miss compiles with -Oz's own decisions (the plain -Oz object, a
+//      candidate by construction) and leaves the module's bitcode behind.
+//   3. The searcher (mlgo-build-search: the evaluator's decision search on
+//      one in-process worker) starts from the best of -Oz, the policy and
+//      the unit's previous choice, and tries BUDGET single flips.
+//   4. If the search found a smaller object, it is compiled from the bitcode
+//      with the chosen flip set; it replaces the -Oz object only if its .text
+//      is what the search measured and smaller. The answer is cached either
+//      way, so the rebuild's step 1 gives the same object.
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"
@@ -33,7 +33,7 @@ struct UnitSearchRequest {
 };
 
 struct UnitSearchOutcome {
-  uint64_t ozBytes = 0;     // .text of -Oz's object
+  uint64_t ozBytes = 0;     // .text of -Oz's object, as the search measured it
   uint64_t chosenBytes = 0; // .text with the chosen decisions (≤ ozBytes)
   // The chosen decisions as a flip-set policy file's text; "" for -Oz's own.
   std::string chosenPolicy;
@@ -45,9 +45,19 @@ using UnitSearcher = std::function<Expected<UnitSearchOutcome>(const UnitSearchR
 // The task the searcher optimises; part of the cache key.
 inline constexpr std::string_view kSearchTask = "inlining-size";
 
-// Runs a planned command with plan.search set; returns the exit status. A
-// command the search cannot take (not one frontend job) runs with the policy
-// alone, with a warning.
+// The searcher as a program (mlgo-build-search): the request as flags and
+// files beside the request's bitcode, the outcome read back from there.
+UnitSearcher searchProgram(std::string program);
+// The program's side: its arguments into a request (the files read), and
+// the outcome written where the arguments say.
+struct SearchProgramCall {
+  UnitSearchRequest request;
+  std::string outcomeFile, chosenPolicyFile;
+};
+Expected<SearchProgramCall> parseSearchProgramArguments(const std::vector<std::string>& arguments);
+Status writeSearchOutcome(const SearchProgramCall& call, const UnitSearchOutcome& outcome);
+
+// Runs a planned command with plan.search set; returns the exit status.
 int runSearchLaunch(const LaunchPlan& plan, const UnitSearcher& searcher);
 
 // --mlgo-cache-stats and --mlgo-cache-clear: print or clear the cache.

@@ -23,7 +23,9 @@ struct Cc1Command {
 
   // Writes the module before LLVM's passes to `bitcode`.
   std::vector<std::string> frontend(const std::string& bitcode) const;
-  // Compiles `bitcode` as the command compiles its source, to `object`.
+  // Compiles `bitcode` as the command compiles its source, to `object`
+  // (without -fembed-bitcode: the module already holds what the frontend
+  // embedded, so the object is the source compile's).
   std::vector<std::string> backend(const std::string& bitcode, const std::string& object) const;
   // The arguments a corpus stores for the module (.llvmcmd's: no input, -x,
   // -o, dependency outputs or -fembed-bitcode).

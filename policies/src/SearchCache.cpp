@@ -1,4 +1,4 @@
-#include "mlgo/deploy/SearchCache.h"
+#include "mlgo/policies/SearchCache.h"
 
 #include "mlgo/support/Files.h"
 #include "mlgo/support/Sha256.h"
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace mlgo::deploy {
+namespace mlgo::policies {
 
 namespace fs = std::filesystem;
 
@@ -28,6 +28,10 @@ bool isHexKey(std::string_view key) {
 }
 
 } // namespace
+
+std::string searchCacheKey(std::string_view commandKey, std::string_view bitcode) {
+  return Sha256().field("mlgo-search-unit 1").field(commandKey).field(bitcode).hex();
+}
 
 std::string formatEntry(const SearchCacheEntry& entry) {
   const std::string body = std::string(kHeader) + "\nkey " + entry.key + "\nbudget " +
@@ -72,7 +76,7 @@ Expected<SearchCacheEntry> parseEntry(std::string_view text) {
   return entry;
 }
 
-Expected<fs::path> SearchCache::defaultDirectory(const EnvironmentLookup& environment) {
+Expected<fs::path> SearchCache::defaultDirectory(const EnvironmentGetter& environment) {
   if (const char* dir = environment("MLGO_SEARCH_CACHE"); dir && *dir)
     return fs::absolute(dir);
   if (const char* xdg = environment("XDG_CACHE_HOME"); xdg && *xdg)
@@ -82,7 +86,7 @@ Expected<fs::path> SearchCache::defaultDirectory(const EnvironmentLookup& enviro
   return makeError("no search cache directory: set MLGO_SEARCH_CACHE (or HOME)");
 }
 
-Expected<uint64_t> SearchCache::defaultLimit(const EnvironmentLookup& environment) {
+Expected<uint64_t> SearchCache::defaultLimit(const EnvironmentGetter& environment) {
   const char* value = environment("MLGO_SEARCH_CACHE_SIZE");
   if (!value || !*value)
     return kDefaultLimit;
@@ -142,13 +146,13 @@ CacheLookup SearchCache::find(const std::string& key) {
   return read(entryPath("entries", key), key);
 }
 
-CacheLookup SearchCache::findUnit(const std::string& unitKey) {
-  return read(entryPath("units", unitKey), "");
+CacheLookup SearchCache::findLatest(const std::string& commandKey) {
+  return read(entryPath("units", commandKey), "");
 }
 
-Status SearchCache::store(const SearchCacheEntry& entry, const std::string& unitKey) {
+Status SearchCache::store(const SearchCacheEntry& entry, const std::string& commandKey) {
   const std::string text = formatEntry(entry);
-  for (const fs::path& file : {entryPath("entries", entry.key), entryPath("units", unitKey)}) {
+  for (const fs::path& file : {entryPath("entries", entry.key), entryPath("units", commandKey)}) {
     std::error_code error;
     fs::create_directories(file.parent_path(), error);
     if (error)
@@ -250,4 +254,4 @@ void SearchCache::trim() {
   }
 }
 
-} // namespace mlgo::deploy
+} // namespace mlgo::policies

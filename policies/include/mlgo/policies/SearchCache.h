@@ -2,32 +2,36 @@
 // translation unit's search chose, so that a rebuild of an unchanged unit
 // costs one compile and an edited unit starts from its previous choice.
 //
+// Keys. The launcher hashes what it knows of a compile into a command key
+// (the driver's arguments, working directory, compiler, plugin, policy,
+// task, budget); the plugin, inside that compile, hashes the command key
+// with the module's bitcode as the frontend made it into the unit key
+// (searchCacheKey). Two indexes, one file per entry each:
+//   entries/KK/UNITKEY     an exact answer for that command and module;
+//   units/KK/COMMANDKEY    the latest answer for that command, whatever the
+//                          module: the start of the next search after an edit.
+//
 // An entry is small text: the key it answers, the budget, the -Oz and chosen
 // .text bytes, and the chosen decisions as a flip-set policy file (decision-
 // state hashes, as `mlgo-eval search` writes them), sealed by a SHA-256 of
-// the rest. Two indexes, one file per entry each:
-//   entries/KK/KEY      KEY = the unit's inputs (bitcode, cc1 command,
-//                       compiler, task, policy, budget): an exact answer;
-//   units/KK/UNITKEY    UNITKEY = the unit's place (source, object, command
-//                       without the bitcode): its latest answer, the start
-//                       of the next search after an edit.
-// Files are written beside their target and renamed over it, so concurrent
-// builds and a killed launcher never leave half an entry; an entry that does
-// not parse, fails its checksum or answers another key is refused with a
-// warning (and recomputed by the caller). The cache is trimmed to its size
-// limit, least recently used entries first (a hit touches its entry).
+// the rest. Files are written beside their target and renamed over it, so
+// concurrent builds and a killed build never leave half an entry; an entry
+// that does not parse, fails its checksum or answers another key is refused
+// with a warning (and searched again). The cache is trimmed to its size
+// limit, least recently used entries first (a hit touches its entry). No
+// LLVM here: the launcher and the plugin both read it.
 #pragma once
 
-#include "mlgo/deploy/Launcher.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace mlgo::deploy {
+namespace mlgo::policies {
 
 struct SearchCacheEntry {
   std::string key; // the key it answers (SHA-256 hex)
@@ -38,6 +42,20 @@ struct SearchCacheEntry {
   // except at the listed decision states); empty: -Oz's own.
   std::string policy;
 };
+
+// Reads an environment variable (null: unset).
+using EnvironmentGetter = std::function<const char*(const char*)>;
+
+// The unit key: the command key and the module's bitcode.
+std::string searchCacheKey(std::string_view commandKey, std::string_view bitcode);
+
+// Names of the variables through which the launcher asks the plugin, in a
+// compile, to look the unit up (BuildSearch.h).
+inline constexpr const char* kSearchCommandKeyEnvironment = "MLGO_SEARCH_COMMAND_KEY";
+// On a miss the plugin writes the module's bitcode here.
+inline constexpr const char* kSearchBitcodeEnvironment = "MLGO_SEARCH_BITCODE";
+// The plugin writes "hit KEY" or "miss KEY" here.
+inline constexpr const char* kSearchResultEnvironment = "MLGO_SEARCH_RESULT";
 
 std::string formatEntry(const SearchCacheEntry& entry);
 // Errors say what is wrong ("checksum mismatch", "line 3: …").
@@ -60,18 +78,19 @@ class SearchCache {
 public:
   // $MLGO_SEARCH_CACHE, else $XDG_CACHE_HOME/mlgo-es/search, else
   // $HOME/.cache/mlgo-es/search.
-  static Expected<std::filesystem::path> defaultDirectory(const EnvironmentLookup& environment);
+  static Expected<std::filesystem::path> defaultDirectory(const EnvironmentGetter& environment);
   // $MLGO_SEARCH_CACHE_SIZE (bytes, or with a K, M or G suffix), else 64 MiB.
-  static Expected<uint64_t> defaultLimit(const EnvironmentLookup& environment);
+  static Expected<uint64_t> defaultLimit(const EnvironmentGetter& environment);
 
   SearchCache(std::filesystem::path directory, uint64_t limitBytes)
       : directory_(std::move(directory)), limit_(limitBytes) {}
 
   CacheLookup find(const std::string& key);
-  CacheLookup findUnit(const std::string& unitKey);
-  // Writes the entry under its key and under `unitKey`, then trims now and
-  // then. Errors name the file.
-  Status store(const SearchCacheEntry& entry, const std::string& unitKey);
+  // The latest answer for a command key.
+  CacheLookup findLatest(const std::string& commandKey);
+  // Writes the entry under its key and under `commandKey`, then trims now
+  // and then. Errors name the file.
+  Status store(const SearchCacheEntry& entry, const std::string& commandKey);
   // Appends an event ("hit", "miss", "refused") to the statistics log.
   void count(std::string_view event);
   Expected<SearchCacheStats> stats() const;
@@ -90,4 +109,4 @@ private:
   uint64_t limit_;
 };
 
-} // namespace mlgo::deploy
+} // namespace mlgo::policies

@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
     std::cerr << "mlgo-build-search: " << evaluator.error().message << "\n";
     return 1;
   }
+  // -Oz's object was just compiled by clang; verification compiles it again.
+  if (call->request.ozBytes > 0 && !call->request.verify)
+    (*evaluator)->knowBaseline(call->request.module, call->request.ozBytes);
   mlgo::Expected<mlgo::deploy::UnitSearchOutcome> outcome =
       mlgo::training::searchTranslationUnit(**evaluator, call->request);
   if (!outcome) {

@@ -161,6 +161,7 @@ void searchAfterMiss(const LaunchPlan& plan, const UnitSearcher& searcher, Searc
   request.policyFile = *plan.policyFile;
   request.budget = *plan.options.search;
   request.verify = plan.options.searchVerify;
+  request.ozBytes = *ozBytes;
   if (cache) {
     policies::CacheLookup previous = cache->findLatest(command);
     if (!previous.warning.empty())
@@ -333,6 +334,8 @@ Expected<SearchProgramCall> parseSearchProgramArguments(const std::vector<std::s
       previousFile = value;
     else if (flag == "--budget")
       call.request.budget = std::stoul(value);
+    else if (flag == "--oz-bytes")
+      call.request.ozBytes = std::stoull(value);
     else if (flag == "--outcome")
       call.outcomeFile = value;
     else if (flag == "--chosen-policy")

@@ -38,17 +38,6 @@ std::vector<std::string> withoutDependencyOutputs(const std::vector<std::string>
 
 } // namespace
 
-std::vector<std::string> Cc1Command::frontend(const std::string& bitcode) const {
-  std::vector<std::string> out;
-  for (const std::string& a : arguments) {
-    if (a.starts_with("-fembed-bitcode"))
-      continue; // the module itself is the bitcode
-    out.push_back(a == "-emit-obj" ? "-emit-llvm-bc" : a);
-  }
-  out.insert(out.end(), {"-disable-llvm-passes", "-o", bitcode, "-x", language, input});
-  return out;
-}
-
 std::vector<std::string> Cc1Command::backend(const std::string& bitcode,
                                              const std::string& object) const {
   std::vector<std::string> out = corpusArguments();

@@ -630,6 +630,15 @@ Evaluator::baselines(std::span<const corpus::ModuleSpec* const> modules) {
   return results;
 }
 
+void Evaluator::knowBaseline(const corpus::ModuleSpec& module, uint64_t sizeBytes) {
+  BaselineResult known;
+  known.sizeBytes = sizeBytes;
+  if (task_.measure == Measure::TextSize)
+    known.measured = static_cast<double>(sizeBytes);
+  std::lock_guard lock(baselineMutex_);
+  baselineMemo_[module.bitcode.string()] = known;
+}
+
 EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   const auto start = Clock::now();
   EvaluationResult result;

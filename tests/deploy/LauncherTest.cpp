@@ -4,6 +4,7 @@
 #include "mlgo/deploy/Launcher.h"
 #include "TestSupport.h"
 #include "mlgo/deploy/BitcodeInputs.h"
+#include "mlgo/deploy/Cc1Command.h"
 #include "mlgo/deploy/CompilerCommand.h"
 #include "mlgo/deploy/ElfText.h"
 #include "mlgo/deploy/ResponseFiles.h"
@@ -381,6 +382,105 @@ TEST_F(LauncherPlan, BestOfThatCannotApplySaysSo) {
   EXPECT_FALSE(p->bestOf);
   ASSERT_EQ(p->warnings.size(), 1u);
   EXPECT_NE(p->warnings[0].find("2 sources"), std::string::npos);
+}
+
+TEST_F(LauncherPlan, SearchBudgetsFromFlagsAndTheEnvironment) {
+  Expected<LaunchPlan> p = plan({"--mlgo-search", "-c", "a.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->search);
+  EXPECT_EQ(p->options.search, kDefaultSearchBudget);
+  EXPECT_FALSE(p->bestOf);
+  EXPECT_EQ(p->plugin, environment_.at("MLGO_INLINER_PLUGIN"));
+  p = plan({"--mlgo-search=4", "--mlgo-search-verify", "-c", "a.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->options.search, 4u);
+  EXPECT_TRUE(p->options.searchVerify);
+  environment_["MLGO_SEARCH"] = "8";
+  p = plan({"-c", "a.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->options.search, 8u);
+  environment_["MLGO_SEARCH"] = "0"; // off
+  p = plan({"-c", "a.c"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_FALSE(p->search);
+  for (const char* bad : {"lots", "-1", ""}) {
+    environment_.erase("MLGO_SEARCH");
+    Expected<LaunchPlan> refused = plan({std::string("--mlgo-search=") + bad, "-c", "a.c"});
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("--mlgo-search="), std::string::npos);
+  }
+  environment_["MLGO_SEARCH"] = "yes";
+  Expected<LaunchPlan> refused = plan({"-c", "a.c"});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("MLGO_SEARCH=yes"), std::string::npos);
+}
+
+TEST_F(LauncherPlan, SearchThatCannotApplySaysSoAndUsesThePolicy) {
+  for (const Arguments& arguments :
+       {Arguments{"--mlgo-search", "-S", "a.c"}, Arguments{"--mlgo-search", "-c", "a.c", "b.c"},
+        Arguments{"--mlgo-search", "-c", "a.c", "-save-temps"},
+        Arguments{"--mlgo-search", "--mlgo-ccache", "-c", "a.c"}}) {
+    Expected<LaunchPlan> p = plan(arguments);
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_FALSE(p->search) << arguments.back();
+    ASSERT_EQ(p->warnings.size(), 1u) << arguments.back();
+    EXPECT_NE(p->warnings[0].find("--mlgo-search"), std::string::npos);
+    EXPECT_TRUE(hasPlugin(*p));
+  }
+  // A link has nothing to search, and nothing to warn about.
+  Expected<LaunchPlan> link = plan({"--mlgo-search", "a.o", "-o", "prog"});
+  ASSERT_TRUE(link) << link.error().message;
+  EXPECT_FALSE(link->search);
+  EXPECT_TRUE(link->warnings.empty());
+}
+
+TEST_F(LauncherPlan, CacheCommandsNeedNoCompiler) {
+  for (const char* flag : {"--mlgo-cache-stats", "--mlgo-cache-clear"}) {
+    Expected<LaunchPlan> p = plan({flag});
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_TRUE(p->options.cacheStats || p->options.cacheClear);
+  }
+}
+
+TEST(Cc1Command, DriverJobsAreReadAsTheDriverQuotesThem) {
+  std::vector<std::vector<std::string>> jobs = parseDriverJobs(
+      "clang version 22\nTarget: x86_64-pc-linux-gnu\n (in-process)\n"
+      " \"/usr/bin/clang\" \"-cc1\" \"-D\" \"Q=\\\"x y\\\"\" \"-o\" \"a.o\"\n");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0], (Arguments{"/usr/bin/clang", "-cc1", "-D", "Q=\"x y\"", "-o", "a.o"}));
+}
+
+TEST(Cc1Command, OneFrontendJobSplitIntoFrontendAndBackend) {
+  mlgo::testing::ScratchDirectory scratch;
+  std::ofstream(scratch / "a.c") << "int f(int x) { return x + 1; }\n";
+  const std::string clang = std::string(MLGO_LLVM_TOOLS_DIR) + "/clang";
+  Expected<Cc1Command> cc1 =
+      cc1CommandFor(clang, {"-Oz", "-MD", "-MF", (scratch / "a.d").string(), "-Xclang",
+                            "-fembed-bitcode=all", "-c", (scratch / "a.c").string(), "-o",
+                            (scratch / "a.o").string()});
+  ASSERT_TRUE(cc1) << cc1.error().message;
+  EXPECT_EQ(cc1->arguments.front(), "-cc1");
+  EXPECT_EQ(cc1->language, "c");
+  EXPECT_EQ(cc1->input, (scratch / "a.c").string());
+  EXPECT_EQ(cc1->output, (scratch / "a.o").string());
+  auto has = [](const Arguments& list, const std::string& a) {
+    return std::find(list.begin(), list.end(), a) != list.end();
+  };
+  EXPECT_TRUE(has(cc1->arguments, "-dependency-file"));
+  for (const Arguments& derived : {cc1->corpusArguments(), cc1->backend("m.bc", "m.o")}) {
+    EXPECT_FALSE(has(derived, "-dependency-file"));
+    EXPECT_FALSE(has(derived, "-fembed-bitcode=all"));
+    EXPECT_FALSE(has(derived, (scratch / "a.c").string()));
+  }
+  Arguments backend = cc1->backend("m.bc", "m.o");
+  EXPECT_EQ(Arguments(backend.end() - 5, backend.end()), (Arguments{"-o", "m.o", "-x", "ir", "m.bc"}));
+  // Not one frontend job: refused with the reason.
+  Expected<Cc1Command> assembly = cc1CommandFor(clang, {"-S", (scratch / "a.c").string()});
+  ASSERT_FALSE(assembly);
+  EXPECT_NE(assembly.error().message.find("object"), std::string::npos);
+  Expected<Cc1Command> link = cc1CommandFor(clang, {(scratch / "a.c").string(), "-o", "prog"});
+  ASSERT_FALSE(link);
+  EXPECT_NE(link.error().message.find("jobs"), std::string::npos);
 }
 
 TEST_F(LauncherPlan, CcacheBehindTheLauncherHashesThePolicy) {

@@ -7,9 +7,15 @@
 #include "TestSupport.h"
 #include "mlgo/training/DecisionSearch.h"
 
+#include "../policies/PoliciesTestSupport.h"
+#include "mlgo/rl/Decisions.h"
+#include "mlgo/support/Random.h"
+
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
+#include <set>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -91,6 +97,65 @@ TEST(DecisionSearchRounds, TrialsPerRoundMustBePositive) {
   DecisionSearchOptions options;
   options.trialsPerRound = 0;
   EXPECT_FALSE(options.validate());
+}
+
+// The guided order: the decisions where the start overrules the compiler
+// first, each group by the guide's logit margin, smallest first; without an
+// MLP guide, position order within the groups.
+TEST(GuidedOrder, OverrulingsFirstThenTheSmallestMargins) {
+  policies::ChannelHeader header = policies::testing::inlinerHeader();
+  policies::Trajectory t;
+  t.featureSpecs = header.features;
+  for (const policies::TensorSpec& spec : header.features)
+    t.width += spec.elementCount();
+  RandomStream random(deriveKey({17}));
+  const size_t decisions = 40;
+  for (size_t d = 0; d < decisions; ++d) {
+    for (size_t i = 0; i < t.width; ++i)
+      t.observations.push_back(std::floor(random.uniform01() * 50));
+    t.defaultDecisions.push_back(d % 3 == 0);
+    t.actions.push_back(d % 5 == 0 ? 1 - t.defaultDecisions.back() : t.defaultDecisions.back());
+    t.logProbabilities.push_back(0);
+  }
+  auto overruled = [&](size_t d) { return t.actions[d] != t.defaultDecisions[d]; };
+
+  std::vector<size_t> plain = guidedOrder(t, nullptr);
+  ASSERT_EQ(plain.size(), decisions);
+  std::vector<size_t> expected;
+  for (bool group : {true, false})
+    for (size_t d = 0; d < decisions; ++d)
+      if (overruled(d) == group)
+        expected.push_back(d);
+  EXPECT_EQ(plain, expected);
+  std::unique_ptr<policies::Policy> constant = policies::makeConstantPolicy(1);
+  EXPECT_EQ(guidedOrder(t, constant.get()), expected); // no logits: no margins
+
+  policies::Vocabulary vocabulary = policies::testing::integerVocabulary(header, 8);
+  policies::MlpOptions options = policies::testing::inlinerMlpOptions();
+  options.hiddenLayers = {6};
+  auto structure = policies::MlpStructure::create(header.features, vocabulary, options);
+  ASSERT_TRUE(structure) << structure.error().message;
+  const policies::MlpPolicy mlp = policies::MlpPolicy::initialised(structure.take(), 3);
+  Expected<rl::FeatureGather> gather = rl::FeatureGather::create(t.featureSpecs, mlp.inputs());
+  ASSERT_TRUE(gather) << gather.error().message;
+  std::vector<double> margins(decisions), row(gather->width());
+  for (size_t d = 0; d < decisions; ++d) {
+    gather->gather(t.row(d), row.data());
+    margins[d] = std::abs(mlp.logProbability(row, 1) - mlp.logProbability(row, 0));
+  }
+  std::vector<size_t> guided = guidedOrder(t, &mlp);
+  ASSERT_EQ(guided.size(), decisions);
+  std::set<size_t> seen(guided.begin(), guided.end());
+  EXPECT_EQ(seen.size(), decisions); // a permutation
+  for (size_t i = 1; i < decisions; ++i) {
+    const size_t a = guided[i - 1], b = guided[i];
+    if (overruled(a) != overruled(b)) {
+      EXPECT_TRUE(overruled(a)) << i;
+      continue;
+    }
+    EXPECT_LE(margins[a], margins[b]) << i;
+  }
+  EXPECT_NE(guided, expected); // the margins reorder something
 }
 
 } // namespace

@@ -29,6 +29,9 @@ struct UnitSearchRequest {
   std::string policyFile;     // the deployed policy: the search's start and guide
   std::string previousPolicy; // the unit's previous choice (a flip-set policy file's text), or ""
   size_t budget = 0;          // decisions tried
+  // .text of the unit's -Oz object as clang just compiled it (0: unknown):
+  // the search need not compile -Oz again (unless verifying).
+  uint64_t ozBytes = 0;
   bool verify = false;        // every incremental or replayed answer compiled in full as well
 };
 

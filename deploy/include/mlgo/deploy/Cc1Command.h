@@ -1,10 +1,9 @@
 // The one frontend command (-cc1) behind a driver command that compiles one
-// source to one object, as `clang -###` prints it, split into the two steps
-// the build-time search needs: the frontend writing the unoptimised module
-// as bitcode (where dependency files and source diagnostics come out), and
-// the rest of the compile from that bitcode, which is what the evaluator
-// runs on a corpus module. The two give the same object, byte for byte, as
-// the driver command (a test checks it on real code bases).
+// source to one object, as `clang -###` prints it: what the build-time
+// search needs to compile the unit's module (its bitcode, as the plugin wrote
+// it before any pass) as the evaluator compiles a corpus module, and as the
+// source compile would have (the same object, byte for byte: a test checks
+// it on real code bases).
 #pragma once
 
 #include "mlgo/support/Expected.h"
@@ -21,8 +20,6 @@ struct Cc1Command {
   std::string input;                  // the source ("-": standard input)
   std::string output;                 // the object (-o)
 
-  // Writes the module before LLVM's passes to `bitcode`.
-  std::vector<std::string> frontend(const std::string& bitcode) const;
   // Compiles `bitcode` as the command compiles its source, to `object`
   // (without -fembed-bitcode: the module already holds what the frontend
   // embedded, so the object is the source compile's).

@@ -141,6 +141,11 @@ public:
   std::vector<BaselineResult>
   baselines(std::span<const corpus::ModuleSpec* const> modules) override;
 
+  // A module's baseline known from elsewhere (mlgo-cc --mlgo-search has just
+  // compiled the unit at -Oz through clang itself): not compiled again. The
+  // caller vouches for it; a code-size task's only.
+  void knowBaseline(const corpus::ModuleSpec& module, uint64_t sizeBytes);
+
   EvaluationResult evaluate(const EvaluationRequest& request) override;
   TrialResults evaluateTrials(const TrialRequest& request) override;
   bool incrementalTrials() const override;

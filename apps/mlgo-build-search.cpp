@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   }
   mlgo::evaluators::EvaluatorOptions options;
   options.workers = 1; // the build's -j spreads units over cores
+  options.compilerIdentity = options.clang + " (build-time search: no baseline cache)";
   options.incremental = true;
   options.incrementalVerify = call->request.verify;
   options.replayVerify = call->request.verify;

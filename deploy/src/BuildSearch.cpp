@@ -274,6 +274,7 @@ UnitSearcher searchProgram(std::string program) {
                                           "--name",          request.module.name,
                                           "--policy",        request.policyFile,
                                           "--budget",        std::to_string(request.budget),
+                                          "--oz-bytes",      std::to_string(request.ozBytes),
                                           "--outcome",       (scratch / "outcome").string(),
                                           "--chosen-policy", (scratch / "chosen.json").string()};
     if (!request.previousPolicy.empty()) {

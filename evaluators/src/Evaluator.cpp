@@ -518,7 +518,9 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
       ScratchDirectory::create(options.scratchDirectory, "mlgo-id-");
   if (!scratch)
     return scratch.error();
-  std::string identity = runForIdentity(options.clang, scratch->path());
+  std::string identity = options.compilerIdentity.empty()
+                             ? runForIdentity(options.clang, scratch->path())
+                             : options.compilerIdentity;
   // Baselines from the two backends are kept apart, should they ever differ.
   if (options.backend == BackendKind::InProcess)
     identity += "\nbackend=inprocess";

@@ -443,9 +443,9 @@ TEST_F(LauncherPlan, CacheCommandsNeedNoCompiler) {
 }
 
 TEST(Cc1Command, DriverJobsAreReadAsTheDriverQuotesThem) {
-  std::vector<std::vector<std::string>> jobs = parseDriverJobs(
-      "clang version 22\nTarget: x86_64-pc-linux-gnu\n (in-process)\n"
-      " \"/usr/bin/clang\" \"-cc1\" \"-D\" \"Q=\\\"x y\\\"\" \"-o\" \"a.o\"\n");
+  std::vector<std::vector<std::string>> jobs =
+      parseDriverJobs("clang version 22\nTarget: x86_64-pc-linux-gnu\n (in-process)\n"
+                      " \"/usr/bin/clang\" \"-cc1\" \"-D\" \"Q=\\\"x y\\\"\" \"-o\" \"a.o\"\n");
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0], (Arguments{"/usr/bin/clang", "-cc1", "-D", "Q=\"x y\"", "-o", "a.o"}));
 }
@@ -454,10 +454,9 @@ TEST(Cc1Command, OneFrontendJobSplitIntoFrontendAndBackend) {
   mlgo::testing::ScratchDirectory scratch;
   std::ofstream(scratch / "a.c") << "int f(int x) { return x + 1; }\n";
   const std::string clang = std::string(MLGO_LLVM_TOOLS_DIR) + "/clang";
-  Expected<Cc1Command> cc1 =
-      cc1CommandFor(clang, {"-Oz", "-MD", "-MF", (scratch / "a.d").string(), "-Xclang",
-                            "-fembed-bitcode=all", "-c", (scratch / "a.c").string(), "-o",
-                            (scratch / "a.o").string()});
+  Expected<Cc1Command> cc1 = cc1CommandFor(
+      clang, {"-Oz", "-MD", "-MF", (scratch / "a.d").string(), "-Xclang", "-fembed-bitcode=all",
+              "-c", (scratch / "a.c").string(), "-o", (scratch / "a.o").string()});
   ASSERT_TRUE(cc1) << cc1.error().message;
   EXPECT_EQ(cc1->arguments.front(), "-cc1");
   EXPECT_EQ(cc1->language, "c");
@@ -473,7 +472,8 @@ TEST(Cc1Command, OneFrontendJobSplitIntoFrontendAndBackend) {
     EXPECT_FALSE(has(derived, (scratch / "a.c").string()));
   }
   Arguments backend = cc1->backend("m.bc", "m.o");
-  EXPECT_EQ(Arguments(backend.end() - 5, backend.end()), (Arguments{"-o", "m.o", "-x", "ir", "m.bc"}));
+  EXPECT_EQ(Arguments(backend.end() - 5, backend.end()),
+            (Arguments{"-o", "m.o", "-x", "ir", "m.bc"}));
   // Not one frontend job: refused with the reason.
   Expected<Cc1Command> assembly = cc1CommandFor(clang, {"-S", (scratch / "a.c").string()});
   ASSERT_FALSE(assembly);

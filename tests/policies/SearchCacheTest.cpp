@@ -112,9 +112,9 @@ TEST(SearchCache, TrimKeepsTheLimitAndTheRecentlyUsed) {
   for (int n = 0; n < 30; ++n) {
     ASSERT_TRUE(unlimited.store(entryFor(n), "command " + std::to_string(n)));
     for (const char* index : {"entries", "units"}) {
-      const std::string key = index == std::string("entries") ? keyOf(n) : "command " + std::to_string(n);
-      fs::last_write_time(dir.path / index / key.substr(0, 2) / key,
-                          old + std::chrono::seconds(n));
+      const std::string key =
+          index == std::string("entries") ? keyOf(n) : "command " + std::to_string(n);
+      fs::last_write_time(dir.path / index / key.substr(0, 2) / key, old + std::chrono::seconds(n));
     }
   }
   SearchCache cache(dir.path, 20 * entryBytes);

@@ -15,8 +15,8 @@
 
 #include <cmath>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 

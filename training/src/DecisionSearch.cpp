@@ -130,8 +130,6 @@ std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policie
 }
 
 Status DecisionSearchOptions::validate() const {
-  if (maxDecisions < 1)
-    return makeError("maxDecisions: must be at least 1");
   if (trialsPerRound < 1)
     return makeError("trialsPerRound: must be at least 1");
   return Status::ok();

@@ -33,13 +33,14 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
       previous = loaded.take();
   }
 
-  // The starts: -Oz (the evaluator's baseline), the policy, the previous
-  // choice. Ties go to the earlier of policy, previous, -Oz (the search then
-  // tries the policy's overrulings first).
+  // The starts: the unit's previous choice (after an edit), the policy, -Oz
+  // (the evaluator's baseline). Ties go to the earlier: an edited unit goes
+  // on from its previous flips, and the search tries the policy's
+  // overrulings rather than none.
   evaluators::EvaluationRequest starts;
-  starts.candidates = {policy->get()};
   if (previous)
     starts.candidates.push_back(previous.get());
+  starts.candidates.push_back(policy->get());
   starts.modules = {&request.module};
   starts.recordTrajectories = true;
   evaluators::EvaluationResult measured = scorer.evaluate(starts);
@@ -50,52 +51,50 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
   const double ozMeasure = *oz;
   const policies::Policy* startPolicy = nullptr; // -Oz
   double startMeasure = ozMeasure;
-  size_t start = 0;
-  for (size_t c = 0; c < starts.candidates.size(); ++c) {
+  for (size_t c = starts.candidates.size(); c-- > 0;) {
     const evaluators::JobResult& job = measured.job(c, 0);
-    if (job.ok() && (startPolicy ? measured.measured(job) < startMeasure
-                                 : measured.measured(job) <= startMeasure)) {
+    if (job.ok() && measured.measured(job) <= startMeasure) {
       startPolicy = starts.candidates[c];
       startMeasure = measured.measured(job);
-      start = c + 1;
     }
   }
+  auto measuredText = [&](const policies::Policy* candidate) {
+    for (size_t c = 0; c < starts.candidates.size(); ++c)
+      if (starts.candidates[c] == candidate)
+        return measured.job(c, 0).ok() ? bytes(measured.measured(measured.job(c, 0)))
+                                       : std::string("failed");
+    return std::string("-");
+  };
 
   DecisionSearchOptions search;
-  search.maxDecisions = std::max<size_t>(request.budget, 1);
+  search.maxDecisions = request.budget;
   search.order = options.order;
   search.trialsPerRound = options.trialsPerRound;
   search.start = startPolicy;
   search.guide = policy->get();
-  std::optional<DecisionSearchResult> result;
-  if (request.budget > 0) {
-    const corpus::ModuleSpec* modules[] = {&request.module};
-    Expected<DecisionSearchResult> searched = searchDecisions(scorer, modules, search);
-    if (!searched)
-      return searched.error();
-    result.emplace(searched.take());
-  }
+  const corpus::ModuleSpec* modules[] = {&request.module};
+  Expected<DecisionSearchResult> result = searchDecisions(scorer, modules, search);
+  if (!result)
+    return result.error();
 
   deploy::UnitSearchOutcome outcome;
   outcome.ozBytes = std::llround(ozMeasure);
   outcome.chosenBytes = outcome.ozBytes;
-  const ModuleSearch* unit = result ? &result->modules.front() : nullptr;
-  if (unit && unit->best && *unit->best < ozMeasure) {
+  const ModuleSearch* unit = &result->modules.front();
+  if (unit->best && *unit->best < ozMeasure) {
     Expected<std::string> json = policies::policyToJson(result->policy);
     if (!json)
       return json.error();
     outcome.chosenPolicy = json.take();
     outcome.chosenBytes = std::llround(*unit->best);
   }
-  const char* startNames[] = {"-Oz", "the policy", "its previous choice"};
-  outcome.summary =
-      "-Oz " + bytes(ozMeasure) + ", policy " +
-      (measured.job(0, 0).ok() ? bytes(measured.measured(measured.job(0, 0))) : "failed") +
-      (previous && measured.job(1, 0).ok()
-           ? ", previous " + bytes(measured.measured(measured.job(1, 0)))
-           : "") +
-      "; from " + startNames[start] + ", " + std::to_string(unit ? unit->tried : 0) +
-      " decisions tried, " + std::to_string(unit ? unit->kept : 0) + " kept";
+  outcome.summary = "-Oz " + bytes(ozMeasure) + ", policy " + measuredText(policy->get()) +
+                    (previous ? ", previous " + measuredText(previous.get()) : "") + "; from " +
+                    (startPolicy == nullptr          ? "-Oz"
+                     : startPolicy == previous.get() ? "its previous choice"
+                                                     : "the policy") +
+                    ", " + std::to_string(unit->tried) + " decisions tried, " +
+                    std::to_string(unit->kept) + " kept";
   return outcome;
 }
 

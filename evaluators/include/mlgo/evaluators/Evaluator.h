@@ -47,6 +47,10 @@ struct EvaluatorOptions {
   BackendKind backend = BackendKind::InProcess;
   // clang-22 (from the LLVM install, never /usr/bin/clang which is 14).
   std::string clang = defaultClang();
+  // What identifies the compiler in baseline-cache keys and run files; empty:
+  // asked of `clang --version` (~40 ms; a build-time search per translation
+  // unit, which keeps no baseline cache, says what it is instead).
+  std::string compilerIdentity;
   // The in-process worker executable (built with the project; the
   // MLGO_INPROCESS_WORKER environment variable overrides the default).
   std::string inprocessWorker = defaultInProcessWorker();
@@ -117,7 +121,7 @@ struct EvaluatorStatistics {
   size_t cacheHits = 0;
   double cacheSecondsSaved = 0;
   size_t workersStarted = 0;
-  CodeReuseCounts reuse; // incremental evaluation's code reuse (Job.h)
+  CodeReuseCounts reuse;          // incremental evaluation's code reuse (Job.h)
   size_t incrementalVerified = 0; // jobs compiled in full as well and found identical
   // The in-process workers' time by phase (BackendStatistics).
   CompileTimes compileTimes, trialTimes;

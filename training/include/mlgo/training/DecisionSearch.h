@@ -64,7 +64,7 @@ std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policie
 
 struct DecisionSearchOptions {
   // Decisions tried per module: one round each. Modules with fewer decisions
-  // finish early.
+  // finish early. 0: none (the result is the start's).
   size_t maxDecisions = 50;
   // Which decision a round tries.
   SearchOrder order = SearchOrder::First;

@@ -5,6 +5,8 @@
 # Markdown tables (also OUT_DIR/summary.md):
 #   -Oz          plain clang-22 (the recipe as it is)
 #   policy       mlgo-cc with the policy alone
+#   best-of      mlgo-cc --mlgo-best-of (MLGO_BEST_OF=1): the smaller of the
+#                policy's and -Oz's object
 #   search-B     mlgo-cc --mlgo-search=B (MLGO_SEARCH=B) from an empty cache
 #   rebuild-B    the same build again from the warm cache (the largest budget
 #                of --rebuild-budget, default 16): CPU and byte-identical objects
@@ -44,10 +46,12 @@ esac
 [ -f "$policy" ] || { echo "no policy $policy" >&2; exit 2; }
 
 text_of() { # .text bytes of one ELF file
-  "$tools/llvm-size" -A "$1" 2>/dev/null | awk '$1==".text" || $1 ~ /^\.text\./ {s += $2} END {print s + 0}'
+  { "$tools/llvm-size" -A "$1" 2>/dev/null || true; } |
+    awk '$1==".text" || $1 ~ /^\.text\./ {s += $2} END {print s + 0}'
 }
-objects_of() { # relative paths of the objects a build made, sorted
-  (cd "$1" && find . -name '*.o' -type f ! -name 'conftest*' | sort)
+objects_of() { # relative paths of the objects a build made, sorted (not configure's or CMake's probes)
+  (cd "$1" && find . -name '*.o' -type f ! -name 'conftest*' ! -path '*/CMakeFiles/_CMake*' \
+    ! -path '*/CMakeFiles/[0-9]*' | sort)
 }
 programs_of() { # relative paths of the ELF executables a build made
   (cd "$1" && find . -type f -perm -u+x ! -name '*.so*' ! -name '*.o' -print0 |
@@ -118,7 +122,7 @@ say() { echo "$*" | tee -a "$summary"; }
 say "| code base | build | compile CPU s | × -Oz | objects .text B | vs -Oz | objects larger / smaller | programs .text B | vs -Oz | tests |"
 say "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"
 for recipe in "$@"; do
-  names=(-Oz policy)
+  names=(-Oz policy best-of)
   for b in $budgets; do names+=("search-$b"); done
   names+=("rebuild-$rebuild")
   declare -A cpu=() text=() ptext=()
@@ -127,6 +131,7 @@ for recipe in "$@"; do
     wrappers="$out/bin-mlgo"
     case "$name" in
       -Oz) wrappers="$out/bin-oz" ;;
+      best-of) env_+=(MLGO_BEST_OF=1) ;;
       search-*) rm -rf "$out/$recipe-cache-${name#search-}"
         env_+=(MLGO_SEARCH="${name#search-}" MLGO_SEARCH_CACHE="$out/$recipe-cache-${name#search-}") ;;
       rebuild-*) env_+=(MLGO_SEARCH="${name#rebuild-}" MLGO_SEARCH_CACHE="$out/$recipe-cache-${name#rebuild-}") ;;

@@ -137,6 +137,79 @@ Expected<uint64_t> compileChosen(const LaunchPlan& plan, const Cc1Command& cc1,
   return textBytes(scratch / "chosen.o");
 }
 
+// The unit's compile as the user wrote it, with the plugin looking the unit
+// up (steps 1 and 2). `adopting`: the compile after a search, which must hit
+// the answer just stored (the plugin then counts no lookup).
+int compileWithLookup(const LaunchPlan& plan, const std::string& command, const fs::path& scratch,
+                      bool adopting) {
+  ChildStreams streams;
+  streams.environment = {{policies::kSearchCommandKeyEnvironment, command},
+                         {policies::kSearchBitcodeEnvironment, (scratch / "unit.bc").string()},
+                         {policies::kSearchResultEnvironment, (scratch / "result").string()}};
+  if (adopting) {
+    streams.environment.emplace_back(policies::kSearchAdoptEnvironment, "1");
+    streams.quiet = true; // its diagnostics would repeat the first compile's
+  }
+  if (plan.options.verbose)
+    printCommand(plan.compiler, plan.arguments, streams);
+  return runProgram(plan.compiler, plan.arguments, streams);
+}
+
+// What the plugin answered: "hit KEY" or "miss KEY" (empty words if nothing).
+std::pair<std::string, std::string> lookupResult(const fs::path& scratch) {
+  Expected<std::string> result = readFileBytes(scratch / "result");
+  std::istringstream words(result ? *result : "");
+  std::string answer, unitKey;
+  words >> answer >> unitKey;
+  return {answer, unitKey};
+}
+
+// Step 4: the chosen decisions' object replaces -Oz's if its .text is what
+// the search measured (then `entry` records the choice). With a cache, the answer is stored and the
+// unit compiled again through the lookup — a hit, exactly the compile a rebuild makes, so the
+// rebuild's object is this one byte for byte (the compile from the bitcode gives the same code, but
+// private symbols can be numbered otherwise). Without one (or for standard input), from the
+// bitcode.
+void adoptChosen(const LaunchPlan& plan, const Cc1Command& cc1, const fs::path& scratch,
+                 const UnitSearchOutcome& outcome, SearchCache* cache, const std::string& command,
+                 SearchCacheEntry& entry) {
+  const std::string& object = cc1.output;
+  std::error_code error;
+  Expected<uint64_t> chosen = makeError("");
+  if (cache && !plan.command.readsStandardInput()) {
+    fs::copy_file(object, scratch / "oz.o", fs::copy_options::overwrite_existing, error);
+    SearchCacheEntry candidate = entry;
+    candidate.chosenBytes = outcome.chosenBytes;
+    candidate.policy = outcome.chosenPolicy;
+    if (error || !cache->store(candidate, command)) {
+      warn(object + ": cannot keep -Oz's object aside or store the answer; kept -Oz's object");
+      return;
+    }
+    int status = compileWithLookup(plan, command, scratch, /*adopting=*/true);
+    auto [answer, key] = lookupResult(scratch);
+    chosen = status != 0 || answer != "hit" || key != entry.key
+                 ? Expected<uint64_t>(makeError("the compile with the chosen decisions did not "
+                                                "take them from the cache"))
+                 : textBytes(object);
+    if (!chosen || *chosen != outcome.chosenBytes)
+      fs::rename(scratch / "oz.o", object, error); // back to -Oz's
+  } else {
+    chosen = compileChosen(plan, cc1, scratch, outcome.chosenPolicy);
+    if (chosen && *chosen == outcome.chosenBytes)
+      fs::rename(scratch / "chosen.o", object, error);
+  }
+  if (!chosen || error) {
+    warn(object + ": " + (error ? error.message() : chosen.error().message) +
+         "; kept -Oz's object");
+  } else if (*chosen != outcome.chosenBytes) {
+    warn(object + ": .text " + std::to_string(*chosen) + " B with the chosen decisions, but the " +
+         "search measured " + std::to_string(outcome.chosenBytes) + " B; kept -Oz's object");
+  } else {
+    entry.chosenBytes = outcome.chosenBytes;
+    entry.policy = outcome.chosenPolicy;
+  }
+}
+
 // Steps 3 and 4 after a miss: the search, the chosen object, the entry.
 void searchAfterMiss(const LaunchPlan& plan, const UnitSearcher& searcher, SearchCache* cache,
                      const std::string& unitKey, const std::string& command,
@@ -170,7 +243,6 @@ void searchAfterMiss(const LaunchPlan& plan, const UnitSearcher& searcher, Searc
       request.previousPolicy = previous.entry->policy;
   }
   SearchCacheEntry entry{unitKey, request.budget, *ozBytes, *ozBytes, ""};
-  std::string how;
   Expected<UnitSearchOutcome> outcome = searcher(request);
   if (!outcome) {
     warn(object + ": the search failed (" + outcome.error().message + "); kept -Oz's object");
@@ -179,26 +251,11 @@ void searchAfterMiss(const LaunchPlan& plan, const UnitSearcher& searcher, Searc
   if (outcome->ozBytes != *ozBytes)
     warn(object + ": the search measured -Oz at " + std::to_string(outcome->ozBytes) +
          " B, the compile gave " + std::to_string(*ozBytes) + " B");
-  if (!outcome->chosenPolicy.empty() && outcome->chosenBytes < *ozBytes) {
-    Expected<uint64_t> chosen = compileChosen(plan, *cc1, scratch, outcome->chosenPolicy);
-    if (chosen && *chosen == outcome->chosenBytes) {
-      fs::rename(scratch / "chosen.o", object, error);
-      if (error) {
-        warn(object + ": " + error.message() + "; kept -Oz's object");
-        return;
-      }
-      entry.chosenBytes = *chosen;
-      entry.policy = outcome->chosenPolicy;
-    } else {
-      warn(object + ": " +
-           (chosen ? ".text " + std::to_string(*chosen) +
-                         " B with the chosen decisions, but the "
-                         "search measured " +
-                         std::to_string(outcome->chosenBytes) + " B"
-                   : chosen.error().message) +
-           "; kept -Oz's object");
-    }
-  }
+  const bool smaller = !outcome->chosenPolicy.empty() && outcome->chosenBytes < *ozBytes;
+  if (smaller)
+    adoptChosen(plan, *cc1, scratch, *outcome, cache, command, entry);
+  // The answer is what was built (-Oz's object unless the chosen one was
+  // adopted), so that a rebuild makes the same object.
   if (cache)
     if (Status stored = cache->store(entry, command); !stored)
       warn("search cache: " + stored.error().message);
@@ -238,26 +295,18 @@ int runSearchLaunch(const LaunchPlan& plan, const UnitSearcher& searcher) {
   const std::string command = commandKey(plan, *policy);
 
   // Step 1 (and 2): the compile, with the plugin looking the unit up.
-  ChildStreams streams;
-  streams.environment = {{policies::kSearchCommandKeyEnvironment, command},
-                         {policies::kSearchBitcodeEnvironment, (*scratch / "unit.bc").string()},
-                         {policies::kSearchResultEnvironment, (*scratch / "result").string()}};
-  if (plan.options.verbose)
-    printCommand(plan.compiler, plan.arguments, streams);
-  int status = runProgram(plan.compiler, plan.arguments, streams);
+  int status = compileWithLookup(plan, command, *scratch, /*adopting=*/false);
   if (status != 0) {
     removeScratch();
     return status;
   }
-  Expected<std::string> result = readFileBytes(*scratch / "result");
-  std::istringstream words(result ? *result : "");
-  std::string answer, unitKey;
-  words >> answer >> unitKey;
+  auto [answer, unitKey] = lookupResult(*scratch);
   if (answer == "miss" && !unitKey.empty())
     searchAfterMiss(plan, searcher, cache ? &*cache : nullptr, unitKey, command, *scratch);
   else if (answer != "hit")
     warn(plan.command.objectPath() + ": the plugin did not look the unit up (" +
-         (result ? "\"" + *result + "\"" : result.error().message) + "); compiled without search");
+         (answer.empty() ? std::string("no answer") : "\"" + answer + "\"") +
+         "); compiled without search");
   else if (plan.options.verbose)
     std::cerr << "mlgo-cc: " << plan.command.objectPath() << ": cache hit " << unitKey << "\n";
   removeScratch();

@@ -133,10 +133,12 @@ void lookUpUnit(llvm::Module& module) {
     cache->count("refused");
   }
   std::string result = (hit.entry ? "hit " : "miss ") + key + "\n";
+  const bool adopting = std::getenv(policies::kSearchAdoptEnvironment) != nullptr;
   if (hit.entry) {
-    cache->count("hit");
+    if (!adopting)
+      cache->count("hit");
   } else {
-    if (cache)
+    if (cache && !adopting)
       cache->count("miss");
     if (const char* file = std::getenv(policies::kSearchBitcodeEnvironment))
       if (mlgo::Status written = mlgo::writeFileBytes(file, bitcode); !written)

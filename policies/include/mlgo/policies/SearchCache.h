@@ -56,6 +56,9 @@ inline constexpr const char* kSearchCommandKeyEnvironment = "MLGO_SEARCH_COMMAND
 inline constexpr const char* kSearchBitcodeEnvironment = "MLGO_SEARCH_BITCODE";
 // The plugin writes "hit KEY" or "miss KEY" here.
 inline constexpr const char* kSearchResultEnvironment = "MLGO_SEARCH_RESULT";
+// Set for the compile that adopts a search's answer just stored: a hit the
+// statistics do not count.
+inline constexpr const char* kSearchAdoptEnvironment = "MLGO_SEARCH_ADOPT";
 
 std::string formatEntry(const SearchCacheEntry& entry);
 // Errors say what is wrong ("checksum mismatch", "line 3: …").

@@ -11,18 +11,12 @@
 #     script; ninja: builds a small project).
 set -euo pipefail
 build="$(realpath "$1")" recipe="$2" policy="$3" scratch="$(realpath -m "$4")"
-source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 apps="$build/apps"
 corpus="$build/corpora/$recipe/corpus"
 objects="$build/corpora/$recipe/build"
-tools="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-rm -rf "$scratch"
-mkdir -p "$scratch"
-cd "$scratch"
+# shellcheck source=build-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+enter_scratch "$scratch"
 
 # The evaluator's per-module .text under `policy`: "module bytes" lines.
 evaluate() {

@@ -15,17 +15,11 @@
 #     cache refuses.
 set -euo pipefail
 build="$(realpath "$1")" recipe="$2" budget="$3" scratch="$(realpath -m "$4")"
-source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 apps="$build/apps"
 plain="$build/corpora/$recipe/build"
-tools="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-rm -rf "$scratch"
-mkdir -p "$scratch"
-cd "$scratch"
+# shellcheck source=build-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+enter_scratch "$scratch"
 export MLGO_POLICY="$source_dir/configs/policies/inlining-oz.json" MLGO_SEARCH="$budget"
 export MLGO_SEARCH_CACHE="$scratch/cache"
 
@@ -129,8 +123,8 @@ grep -q "refused: it answers another key" "$scratch/w1/build.log" || fail "no wa
 same_objects "$scratch/first" "$built" "after refused entries"
 
 echo "== an edited source"
-source="$(cd "$built" && find . -maxdepth 2 -name '*.c' | sort | head -n 1)"
-echo "int mlgo_search_test_edit(int x) { return x * 3 + 1; }" >>"$built/$source"
+edited="$(cd "$built" && find . -maxdepth 2 -name '*.c' | sort | head -n 1)"
+echo "int mlgo_search_test_edit(int x) { return x * 3 + 1; }" >>"$built/$edited"
 misses="$(stat_of misses)" hits="$(stat_of hits)"
 case "$recipe" in
   zlib) make -C "$built" libz.a >edit.log 2>&1 ;;
@@ -141,7 +135,7 @@ case "$recipe" in
 esac || fail "make after the edit: $(tail -n 20 edit.log)"
 [ "$(stat_of misses)" -eq $((misses + 1)) ] || fail "the edit made $(($(stat_of misses) - misses)) misses, not 1"
 [ "$(stat_of hits)" -eq "$hits" ] || fail "make after the edit compiled other units"
-echo "edit: $source searched again, nothing else"
+echo "edit: $edited searched again, nothing else"
 
 echo "== two builds at once, -j1 and -j2, into one empty cache"
 export MLGO_SEARCH_CACHE="$scratch/shared-cache"

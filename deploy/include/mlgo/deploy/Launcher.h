@@ -77,7 +77,7 @@ struct LaunchPlan {
 };
 
 // The default of --mlgo-search's budget: decisions tried per translation unit.
-inline constexpr size_t kDefaultSearchBudget = 16;
+inline constexpr size_t kDefaultSearchBudget = 12;
 
 // The program that runs --mlgo-search (it links the evaluator, which the
 // launcher must not load for every compile): $MLGO_BUILD_SEARCH, else

@@ -26,8 +26,9 @@ using policies::SearchCacheEntry;
 namespace {
 
 // Bumped when what a key stands for changes (the search's rules, the
-// entry's meaning): older entries then simply miss.
-constexpr std::string_view kKeyVersion = "mlgo-search-command 1";
+// entry's meaning, the task searched: the inliner's, for code size): older
+// entries then simply miss.
+constexpr std::string_view kKeyVersion = "mlgo-search-command 1, inliner for size";
 
 // The unit's scratch files, removed at the end or on a signal (fixed
 // storage: a signal handler may not allocate).
@@ -100,7 +101,6 @@ std::string commandKey(const LaunchPlan& plan, const std::string& policy) {
       .field(fs::current_path(error).string())
       .field(fileIdentity(resolvedCompiler(plan.compiler)) + " " MLGO_LLVM_VERSION)
       .field(fileIdentity(plan.plugin))
-      .field(kSearchTask)
       .field(policy)
       .field(std::to_string(*plan.options.search))
       .hex();

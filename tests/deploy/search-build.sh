@@ -97,6 +97,7 @@ esac
 
 echo "== rebuild from the warm cache"
 hits="$(stat_of hits)"
+find "$MLGO_SEARCH_CACHE/entries" -type f | sort >"$scratch/entries-before"
 touch "$scratch/before-rebuild"
 sleep 1
 build_recipe "$scratch/w1"
@@ -104,8 +105,11 @@ build_recipe "$scratch/w1"
 same_objects "$scratch/first" "$built" "rebuild"
 
 echo "== a corrupt and a foreign entry"
-# Entries the rebuild used (a hit touches its entry), not configure's probes'.
-mapfile -t entries < <(find "$MLGO_SEARCH_CACHE/entries" -type f -newer "$scratch/before-rebuild" | sort)
+# Entries the rebuild hit (a hit touches its entry): there before it and
+# touched by it; not the entries of configure's probes, which the rebuild
+# compiled anew (their files are named after a process id).
+mapfile -t entries < <(comm -12 "$scratch/entries-before" \
+  <(find "$MLGO_SEARCH_CACHE/entries" -type f -newer "$scratch/before-rebuild" | sort))
 [ "${#entries[@]}" -ge 3 ] || fail "fewer than 3 cache entries used by the rebuild"
 python3 - "${entries[0]}" <<'EOF'
 import sys

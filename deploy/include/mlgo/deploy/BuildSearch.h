@@ -32,7 +32,7 @@ struct UnitSearchRequest {
   // .text of the unit's -Oz object as clang just compiled it (0: unknown):
   // the search need not compile -Oz again (unless verifying).
   uint64_t ozBytes = 0;
-  bool verify = false;        // every incremental or replayed answer compiled in full as well
+  bool verify = false; // every incremental or replayed answer compiled in full as well
 };
 
 struct UnitSearchOutcome {
@@ -44,9 +44,6 @@ struct UnitSearchOutcome {
 };
 
 using UnitSearcher = std::function<Expected<UnitSearchOutcome>(const UnitSearchRequest&)>;
-
-// The task the searcher optimises; part of the cache key.
-inline constexpr std::string_view kSearchTask = "inlining-size";
 
 // The searcher as a program (mlgo-build-search): the request as flags and
 // files beside the request's bitcode, the outcome read back from there.

@@ -8,7 +8,8 @@
 #     Lua: the interpreter);
 #   - the cache: a rebuild hits for every unit and gives byte-identical
 #     objects; a corrupt entry and a foreign entry are refused with a
-#     warning and searched again, giving the same objects; an edited source
+#     warning and searched again (from the unit's latest answer: the same
+#     object or a smaller one, the rest unchanged); an edited source
 #     is the only unit searched again (make after the edit);
 #   - determinism and concurrency: two builds at once into one empty cache,
 #     at -j1 and -j2, give the first build's objects, and leave no entry the
@@ -124,7 +125,18 @@ build_recipe "$scratch/w1"
 [ "$(stat_of refused)" -eq $((refused + 2)) ] || fail "expected 2 refused entries, the cache says $(($(stat_of refused) - refused))"
 grep -q "refused: checksum mismatch" "$scratch/w1/build.log" || fail "no warning about the corrupt entry"
 grep -q "refused: it answers another key" "$scratch/w1/build.log" || fail "no warning about the foreign entry"
-same_objects "$scratch/first" "$built" "after refused entries"
+# The two units are searched again, from their latest answer (the cache
+# keeps one per command, as after an edit): the same object or a smaller one;
+# every other object is the same.
+differ=0
+while read -r object; do
+  cmp -s "$scratch/first/$object" "$built/$object" && continue
+  differ=$((differ + 1))
+  [ "$(text_bytes "$built/$object")" -le "$(text_bytes "$scratch/first/$object")" ] ||
+    fail "$object: larger after its entry was refused and searched again"
+done < <(objects "$built")
+[ "$differ" -le 2 ] || fail "after refused entries: $differ objects differ, more than the 2 refused"
+echo "after refused entries: $differ of the 2 refused units changed (no larger), every other object the same"
 
 echo "== an edited source"
 edited="$(cd "$built" && find . -maxdepth 2 -name '*.c' | sort | head -n 1)"

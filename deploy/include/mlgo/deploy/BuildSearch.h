@@ -9,10 +9,11 @@
 //   3. The searcher (mlgo-build-search: the evaluator's decision search on
 //      one in-process worker) starts from the best of -Oz, the policy and
 //      the unit's previous choice, and tries BUDGET single flips.
-//   4. If the search found a smaller object, it is compiled from the bitcode
-//      with the chosen flip set; it replaces the -Oz object only if its .text
-//      is what the search measured and smaller. The answer is cached either
-//      way, so the rebuild's step 1 gives the same object.
+//   4. If the search found a smaller object, its answer is cached and the
+//      unit compiled again as in step 1: a hit, the very compile a rebuild
+//      makes. The object is kept only if its .text is what the search
+//      measured (else -Oz's goes back, and "-Oz" is cached), so a rebuild
+//      always gives the first build's object, byte for byte.
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"

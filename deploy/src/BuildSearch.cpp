@@ -30,28 +30,35 @@ namespace {
 // entries then simply miss.
 constexpr std::string_view kKeyVersion = "mlgo-search-command 1, inliner for size";
 
-// The unit's scratch files, removed at the end or on a signal (fixed
-// storage: a signal handler may not allocate).
+// The unit's scratch directory and the files the launcher writes there,
+// removed at the end or on a signal (fixed storage: a signal handler may not
+// allocate).
 char scratchDirectory[4096] = {};
-constexpr const char* kScratchFiles[] = {"unit.bc",     "unit.cmd", "result",   "previous.json",
-                                         "chosen.json", "outcome",  "chosen.o", "search.log"};
+constexpr const char* kScratchFiles[] = {"unit.bc",       "unit.cmd",    "result",
+                                         "previous.json", "chosen.json", "outcome",
+                                         "chosen.o",      "oz.o",        "search.log"};
 
+// From a signal handler: the files the launcher writes, by name.
+void removeScratchAndReraise(int signal) {
+  if (scratchDirectory[0]) {
+    char path[4200];
+    for (const char* file : kScratchFiles) {
+      std::snprintf(path, sizeof path, "%s/%s", scratchDirectory, file);
+      ::unlink(path);
+    }
+    ::rmdir(scratchDirectory);
+  }
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+// At the end: everything in it.
 void removeScratch() {
   if (!scratchDirectory[0])
     return;
-  char path[4200];
-  for (const char* file : kScratchFiles) {
-    std::snprintf(path, sizeof path, "%s/%s", scratchDirectory, file);
-    ::unlink(path);
-  }
-  ::rmdir(scratchDirectory);
+  std::error_code ignored;
+  fs::remove_all(scratchDirectory, ignored);
   scratchDirectory[0] = 0;
-}
-
-void removeScratchAndReraise(int signal) {
-  removeScratch();
-  std::signal(signal, SIG_DFL);
-  std::raise(signal);
 }
 
 Expected<fs::path> makeScratch() {
@@ -77,17 +84,6 @@ std::string fileIdentity(const std::string& file) {
          std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec);
 }
 
-std::string resolvedCompiler(const std::string& compiler) {
-  if (compiler.find('/') != std::string::npos)
-    return compiler;
-  const char* path = std::getenv("PATH");
-  std::stringstream directories(path ? path : "/usr/bin:/bin");
-  for (std::string directory; std::getline(directories, directory, ':');)
-    if (::access((fs::path(directory) / compiler).c_str(), X_OK) == 0)
-      return (fs::path(directory) / compiler).string();
-  return compiler;
-}
-
 // Everything about the compile but the module: the plugin adds the module's
 // bitcode (policies::searchCacheKey).
 std::string commandKey(const LaunchPlan& plan, const std::string& policy) {
@@ -99,7 +95,7 @@ std::string commandKey(const LaunchPlan& plan, const std::string& policy) {
       .field(kKeyVersion)
       .field(arguments)
       .field(fs::current_path(error).string())
-      .field(fileIdentity(resolvedCompiler(plan.compiler)) + " " MLGO_LLVM_VERSION)
+      .field(fileIdentity(plan.compilerPath) + " " MLGO_LLVM_VERSION)
       .field(fileIdentity(plan.plugin))
       .field(policy)
       .field(std::to_string(*plan.options.search))
@@ -108,17 +104,6 @@ std::string commandKey(const LaunchPlan& plan, const std::string& policy) {
 
 void warn(const std::string& message) {
   std::cerr << "mlgo-cc: warning: " << message << "\n";
-}
-
-void printCommand(const std::string& program, const std::vector<std::string>& arguments,
-                  const ChildStreams& streams) {
-  std::cerr << "mlgo-cc:";
-  for (const auto& [name, value] : streams.environment)
-    std::cerr << " " << name << "=" << value;
-  std::cerr << " " << program;
-  for (const std::string& a : arguments)
-    std::cerr << " " << a;
-  std::cerr << "\n";
 }
 
 // Step 4: the object with the chosen decisions, from the bitcode; its .text.
@@ -130,7 +115,7 @@ Expected<uint64_t> compileChosen(const LaunchPlan& plan, const Cc1Command& cc1,
   ChildStreams streams;
   streams.environment.emplace_back("MLGO_POLICY", (scratch / "chosen.json").string());
   if (plan.options.verbose)
-    printCommand(cc1.compiler, arguments, streams);
+    printCommand(cc1.compiler, arguments, streams.environment);
   if (int status = runProgram(cc1.compiler, arguments, streams); status != 0)
     return makeError("the compile with the chosen decisions failed (status " +
                      std::to_string(status) + ")");
@@ -151,7 +136,7 @@ int compileWithLookup(const LaunchPlan& plan, const std::string& command, const 
     streams.quiet = true; // its diagnostics would repeat the first compile's
   }
   if (plan.options.verbose)
-    printCommand(plan.compiler, plan.arguments, streams);
+    printCommand(plan.compiler, plan.arguments, streams.environment);
   return runProgram(plan.compiler, plan.arguments, streams);
 }
 

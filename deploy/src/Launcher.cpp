@@ -51,7 +51,9 @@ std::optional<fs::path> resolveExecutable(const std::string& program,
 }
 
 // The plugin is built against this LLVM's libLLVM: only its clang loads it.
-Status checkCompiler(const std::string& compiler, const EnvironmentLookup& environment) {
+// Returns the compiler's executable (canonical).
+Expected<fs::path> checkCompiler(const std::string& compiler,
+                                 const EnvironmentLookup& environment) {
   std::optional<fs::path> resolved = resolveExecutable(compiler, environment);
   if (!resolved)
     return makeError(compiler + ": compiler not found");
@@ -59,7 +61,7 @@ Status checkCompiler(const std::string& compiler, const EnvironmentLookup& envir
   fs::path llvmTools = fs::canonical(MLGO_LLVM_TOOLS_DIR, error);
   if (!error && resolved->parent_path() == llvmTools &&
       resolved->filename().string().starts_with("clang"))
-    return Status::ok();
+    return *resolved;
   return makeError(compiler + " (" + resolved->string() + ") is not clang " + MLGO_LLVM_VERSION +
                    ", the compiler " + std::string(kPluginFile) + " is built for; use " +
                    (llvmTools / "clang").string() + " or clang++");
@@ -272,8 +274,10 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
     return plan;
 
   takeCompiler(program, plan, environment);
-  if (Status compiler = checkCompiler(plan.compiler, environment); !compiler)
-    return compiler.error();
+  Expected<fs::path> compilerPath = checkCompiler(plan.compiler, environment);
+  if (!compilerPath)
+    return compilerPath.error();
+  plan.compilerPath = compilerPath->string();
 
   Expected<std::vector<std::string>> expanded = expandResponseFiles(plan.userArguments);
   if (!expanded)

@@ -35,14 +35,6 @@ std::vector<char*> argvOf(const std::string& program, const std::vector<std::str
   return argv;
 }
 
-void printCommand(const std::string& compiler, const std::vector<std::string>& arguments) {
-  std::cerr << "mlgo-cc:";
-  std::cerr << " " << compiler;
-  for (const std::string& a : arguments)
-    std::cerr << " " << a;
-  std::cerr << "\n";
-}
-
 // Files of --best-of's own (the second object, its response file, the saved
 // standard input), removed when the launcher ends or is interrupted. Fixed
 // storage: the signal handler may not allocate.
@@ -191,6 +183,17 @@ int runBestOf(const LaunchPlan& plan) {
 }
 
 } // namespace
+
+void printCommand(const std::string& program, const std::vector<std::string>& arguments,
+                  const std::vector<std::pair<std::string, std::string>>& environment) {
+  std::cerr << "mlgo-cc:";
+  for (const auto& [name, value] : environment)
+    std::cerr << " " << name << "=" << value;
+  std::cerr << " " << program;
+  for (const std::string& a : arguments)
+    std::cerr << " " << a;
+  std::cerr << "\n";
+}
 
 int runProgram(const std::string& program, const std::vector<std::string>& arguments,
                const ChildStreams& streams) {

@@ -59,7 +59,10 @@ same_objects() { # DIR_A DIR_B WHAT [strip]
 }
 
 echo "== first build, budget $budget, empty cache"
-build_recipe "$scratch/w1"
+# The launcher's scratch directories (one per unit) must all be gone after.
+mkdir -p "$scratch/tmp"
+TMPDIR="$scratch/tmp" build_recipe "$scratch/w1"
+[ -z "$(ls -A "$scratch/tmp")" ] || fail "scratch left behind: $(ls "$scratch/tmp" | head -n 3)"
 built="$scratch/w1/build"
 cp -a "$built" "$scratch/first"
 units="$(objects "$built" | wc -l)"
@@ -152,6 +155,21 @@ esac || fail "make after the edit: $(tail -n 20 edit.log)"
 [ "$(stat_of misses)" -eq $((misses + 1)) ] || fail "the edit made $(($(stat_of misses) - misses)) misses, not 1"
 [ "$(stat_of hits)" -eq "$hits" ] || fail "make after the edit compiled other units"
 echo "edit: $edited searched again, nothing else"
+
+echo "== --mlgo-search-verify: every incremental or replayed answer compiled in full too"
+case "$recipe" in
+  zlib) unit_dir="$built" unit=deflate.c ;;
+  lua) unit_dir="$built/src" unit=lparser.c ;;
+esac
+for mode in plain verify; do
+  flag=() && [ "$mode" = plain ] || flag=(--mlgo-search-verify)
+  (cd "$unit_dir" && MLGO_SEARCH_CACHE="$scratch/cache-$mode" \
+    "$apps/mlgo-cc" "${flag[@]}" -Oz -w -c "$unit" -o "$scratch/unit-$mode.o") 2>"verify-$mode.log" ||
+    fail "$unit ($mode): $(cat "verify-$mode.log")"
+done
+! grep -q "warning" verify-verify.log || fail "the verified search warned: $(cat verify-verify.log)"
+cmp -s "$scratch/unit-plain.o" "$scratch/unit-verify.o" || fail "$unit: verified search chose otherwise"
+echo "verify: $unit, the same object with every answer checked by a full compile"
 
 echo "== two builds at once, -j1 and -j2, into one empty cache"
 export MLGO_SEARCH_CACHE="$scratch/shared-cache"

@@ -57,7 +57,8 @@ struct LauncherOptions {
 
 struct LaunchPlan {
   LauncherOptions options;
-  std::string compiler;                   // the clang-22 executable
+  std::string compiler;                   // the clang-22 executable, as given
+  std::string compilerPath;               // that executable's canonical path
   std::vector<std::string> arguments;     // argv[1…] for it, plugin flags included
   std::vector<std::string> userArguments; // argv[1…] as given (no plugin flags)
   // userArguments with response files expanded: what the command does.

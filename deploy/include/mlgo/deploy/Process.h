@@ -17,6 +17,11 @@ struct ChildStreams {
   std::vector<std::pair<std::string, std::string>> environment;
 };
 
+// Prints "mlgo-cc: [NAME=VALUE …] PROGRAM ARGUMENTS…" on standard error
+// (--mlgo-verbose).
+void printCommand(const std::string& program, const std::vector<std::string>& arguments,
+                  const std::vector<std::pair<std::string, std::string>>& environment = {});
+
 // The exit status (128 + signal for a killed child; 127 when it cannot be
 // started, with the reason on standard error).
 int runProgram(const std::string& program, const std::vector<std::string>& arguments,

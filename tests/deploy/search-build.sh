@@ -84,20 +84,7 @@ done < <(objects "$built")
 [ "$smaller" -gt 0 ] || fail "the search made no object smaller (budget $budget)"
 echo "never larger: $units objects, $smaller smaller; .text $total B vs $plain_total B at -Oz"
 
-case "$recipe" in
-  zlib)
-    make -C "$built" test >test.log 2>&1 || fail "zlib's make test: $(tail -n 20 test.log)"
-    grep -q "zlib test OK" test.log || fail "zlib's make test did not say OK"
-    echo "zlib: make test OK"
-    ;;
-  lua)
-    "$apps/mlgo-cc" -o "$built/src/lua" "$built/src/lua.o" "$built/src/liblua.a" -lm -ldl
-    result="$("$built/src/lua" -e 'local t = {} for i = 1, 100 do t[i] = (i * 37) % 100 end
-      table.sort(t) print(t[1], t[100], ("mlgo"):rep(2):upper())')"
-    [ "$result" = "$(printf '0\t99\tMLGOMLGO')" ] || fail "lua printed: $result"
-    echo "lua: the interpreter runs"
-    ;;
-esac
+check_programs "$recipe" "$built" "$apps"
 
 echo "== rebuild from the warm cache"
 hits="$(stat_of hits)"

@@ -708,6 +708,30 @@ int runEnsemble(const EnsembleArgs& args) {
   return 0;
 }
 
+struct MarginArgs {
+  std::string policy;
+  double margin = 0;
+  std::string output;
+};
+
+int runMargin(const MarginArgs& args) {
+  // A file or a shipped policy's name, as the other commands take.
+  Expected<fs::path> file = policies::policyFileFor(args.policy);
+  if (!file)
+    return fail(makeError("policy " + args.policy + ": " + file.error().message));
+  Expected<policies::MlpPolicy> policy = policies::loadMlpPolicy(*file);
+  if (!policy)
+    return fail(policy.error());
+  const double before = policy->structure()->options().residualMargin;
+  Expected<policies::MlpPolicy> changed = policies::withResidualMargin(*policy, args.margin);
+  if (!changed)
+    return fail(makeError(args.policy + ": " + changed.error().message));
+  if (Status saved = policies::savePolicy(*changed, args.output); !saved)
+    return fail(saved.error());
+  std::printf("residual margin %g -> %g: %s\n", before, args.margin, args.output.c_str());
+  return 0;
+}
+
 CLI::App* defineRunCommand(CLI::App& app, RunArgs& run) {
   CLI::App* runCmd = app.add_subcommand("run", "Evaluate a policy on a corpus");
   runCmd
@@ -868,6 +892,20 @@ CLI::App* defineEnsembleCommand(CLI::App& app, EnsembleArgs& ensemble) {
   return ensembleCmd;
 }
 
+CLI::App* defineMarginCommand(CLI::App& app, MarginArgs& margin) {
+  CLI::App* marginCmd = app.add_subcommand(
+      "margin", "Write a residual policy with another margin: it keeps the compiler's own "
+                "decision unless its logit difference exceeds the margin (a larger margin "
+                "flips fewer, more confident decisions: the rule that makes a policy safe alone)");
+  marginCmd
+      ->add_option("policy", margin.policy,
+                   "Residual MLP policy file or a shipped policy's name (inlining-oz)")
+      ->required();
+  marginCmd->add_option("--margin", margin.margin, "The new margin (> 0)")->required();
+  marginCmd->add_option("-o,--output", margin.output, "Policy file to write")->required();
+  return marginCmd;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -889,6 +927,7 @@ int main(int argc, char** argv) {
   InitArgs init;
   ChooseArgs choose;
   EnsembleArgs ensemble;
+  MarginArgs margin;
   // Each subcommand and what runs it, in --help's order.
   const std::pair<CLI::App*, std::function<int()>> commands[] = {
       {defineRunCommand(app, run), [&] { return runEvaluate(run); }},
@@ -899,6 +938,7 @@ int main(int argc, char** argv) {
       {defineInitCommand(app, init), [&] { return runInitMlp(init); }},
       {defineChooseCommand(app, choose), [&] { return runChoose(choose); }},
       {defineEnsembleCommand(app, ensemble), [&] { return runEnsemble(ensemble); }},
+      {defineMarginCommand(app, margin), [&] { return runMargin(margin); }},
   };
   CLI11_PARSE(app, argc, argv);
   for (const auto& [command, body] : commands)

@@ -1,5 +1,6 @@
 #include "mlgo/policies/Ensemble.h"
 
+#include <cstdio>
 #include <string>
 
 namespace mlgo::policies {
@@ -62,6 +63,27 @@ Expected<MlpPolicy> meanLogitEnsemble(std::span<const MlpPolicy* const> members)
     }
   }
   return MlpPolicy(structure.take(), std::move(parameters));
+}
+
+Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin) {
+  const MlpStructure& structure = *policy.structure();
+  if (!structure.residualFeatureOffset())
+    return makeError("the policy is not residual (it does not read the compiler's own decision), "
+                     "so it has no margin to change");
+  if (!(margin > 0)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", margin);
+    return makeError(std::string("margin ") + text + ": must be > 0");
+  }
+  MlpOptions options = structure.options();
+  options.residualMargin = margin;
+  Expected<std::shared_ptr<const MlpStructure>> changed =
+      MlpStructure::create(structure.inputs(), structure.vocabulary(), options);
+  if (!changed)
+    return changed.error();
+  return MlpPolicy(changed.take(), Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(
+                                       policy.parameters().data(),
+                                       static_cast<Eigen::Index>(policy.parameterCount()))));
 }
 
 } // namespace mlgo::policies

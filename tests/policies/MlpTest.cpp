@@ -694,5 +694,59 @@ TEST(MeanLogitEnsemble, LogitsAreTheMeanOfTheMembers) {
   EXPECT_FALSE(meanLogitEnsemble(std::span<const MlpPolicy* const>()));
 }
 
+// A larger margin flips a subset of the decisions a smaller one flips: the
+// weights stay, only where the network's logit difference exceeds the new
+// margin does the policy overrule the compiler. A policy that is not residual
+// and a margin <= 0 are refused.
+TEST(WithResidualMargin, FlipsOnlyWhereTheLogitDifferenceExceedsTheMargin) {
+  ChannelHeader header = inlinerHeader();
+  MlpOptions options = testing::inlinerMlpOptions();
+  options.hiddenLayers = {6};
+  options.residualMargin = 0.1;
+  std::shared_ptr<const MlpStructure> structure =
+      makeStructure(header.features, integerVocabulary(header), options);
+  ASSERT_TRUE(structure);
+  const size_t at = *structure->residualFeatureOffset();
+  // Random output weights (a residual policy starts with zero ones).
+  MlpPolicy random =
+      MlpPolicy::initialised(makeStructure(header.features, integerVocabulary(header),
+                                           [] {
+                                             MlpOptions plain = testing::inlinerMlpOptions();
+                                             plain.hiddenLayers = {6};
+                                             return plain;
+                                           }()),
+                             3);
+  const MlpPolicy policy = MlpPolicy::initialised(structure, 3).withParameters(random.parameters());
+  Expected<MlpPolicy> confident = withResidualMargin(policy, 0.6);
+  ASSERT_TRUE(confident) << confident.error().message;
+  EXPECT_EQ(confident->structure()->options().residualMargin, 0.6);
+  EXPECT_EQ(confident->structure()->inputs(), structure->inputs());
+  RandomStream rng(0);
+  size_t flippedBefore = 0, flippedAfter = 0;
+  for (std::vector<double> state : randomStates(400, structure->featureCount(), 5)) {
+    for (double decision : {0.0, 1.0}) {
+      state[at] = decision;
+      std::vector<double> logits(2);
+      policy.computeLogits(state, logits);
+      // The network's own difference, without the margin the policy adds.
+      const double towardsFlip =
+          decision == 0 ? (logits[1] - (logits[0] - 0.1)) : (logits[0] - (logits[1] - 0.1));
+      const bool before = policy.decide(state, DecisionMode::Deterministic, rng).advice != decision;
+      const bool after =
+          confident->decide(state, DecisionMode::Deterministic, rng).advice != decision;
+      EXPECT_EQ(before, towardsFlip > 0.1);
+      EXPECT_EQ(after, towardsFlip > 0.6);
+      EXPECT_TRUE(!after || before); // a subset
+      flippedBefore += before;
+      flippedAfter += after;
+    }
+  }
+  EXPECT_GT(flippedBefore, flippedAfter); // the test's states do reach both sides
+  EXPECT_GT(flippedAfter, 0u);
+
+  EXPECT_FALSE(withResidualMargin(policy, 0));
+  EXPECT_FALSE(withResidualMargin(random, 0.5)); // not residual
+}
+
 } // namespace
 } // namespace mlgo::policies

@@ -19,4 +19,11 @@ namespace mlgo::policies {
 // error names the first member (1-based) that differs, and in what.
 Expected<MlpPolicy> meanLogitEnsemble(std::span<const MlpPolicy* const> members);
 
+// The same residual policy with another margin: it keeps the compiler's own
+// decision unless the network's logit difference exceeds `margin`, so a
+// larger margin flips only where the policy is more confident (the rule that
+// makes a policy safe to use alone, chosen on validation code). The weights
+// are unchanged. Refused for a policy that is not residual or a margin <= 0.
+Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin);
+
 } // namespace mlgo::policies

@@ -186,6 +186,9 @@ fetch_apt_source() {
       for version in $(apt-cache showsrc "$spec" 2>/dev/null | sed -n 's/^Version: //p' |
         sort -u -r -V); do
         log "retrying with $spec=$version"
+        # A failed attempt may have left its upstream tarball behind: start
+        # clean so that the archive glob matches one file.
+        find "$DOWNLOAD_DIR" -mindepth 1 -delete
         status=0
         (cd "$DOWNLOAD_DIR" && apt-get source --download-only -q "$spec=$version") \
           >>"$LOG_FILE" 2>&1 || status=$?

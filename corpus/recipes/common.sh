@@ -150,18 +150,23 @@ run_make() { run_logged nice -n 10 make "$@"; }
 # cmake_configure [-DOPTION=VALUE...]: configures the CMake project in the
 # current directory (OBJDIR) into the fixed build directory _b (fixed, so that
 # module names are stable), for `run_make -C _b TARGET...`. The empty build
-# type keeps CMake from appending -O2/-O3 to our flags; static libraries and
-# no tests, unless the recipe's options say otherwise.
+# type keeps CMake from appending -O2/-O3 to our flags, and the per-type
+# flags are emptied for projects that pick a build type of their own when none
+# is given (libwebp, libarchive and ZeroMQ choose Release: -O3); static
+# libraries and no tests, unless the recipe's options say otherwise.
 cmake_configure() {
   command -v cmake >/dev/null || die "cmake not found (scripts/setup.sh installs it)"
-  local launch=()
+  local launch=() no_type_flags=() type language
+  for type in RELEASE RELWITHDEBINFO MINSIZEREL DEBUG; do
+    for language in C CXX; do no_type_flags+=("-DCMAKE_${language}_FLAGS_${type}="); done
+  done
   [ -z "$LAUNCHER" ] ||
     launch=(-DCMAKE_C_COMPILER_LAUNCHER="$LAUNCHER" -DCMAKE_CXX_COMPILER_LAUNCHER="$LAUNCHER")
   run_logged nice -n 10 cmake -S . -B _b -G 'Unix Makefiles' \
     -DCMAKE_C_COMPILER="$CLANG" -DCMAKE_CXX_COMPILER="$CLANGXX" "${launch[@]}" \
     -DCMAKE_AR="$AR" -DCMAKE_RANLIB="$RANLIB" \
     -DCMAKE_C_FLAGS="$MLGO_CFLAGS" -DCMAKE_CXX_FLAGS="$MLGO_CXXFLAGS" \
-    -DCMAKE_BUILD_TYPE= -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF "$@"
+    -DCMAKE_BUILD_TYPE= -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF "${no_type_flags[@]}" "$@"
 }
 
 # --- downloads -------------------------------------------------------------

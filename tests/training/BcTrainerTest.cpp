@@ -153,6 +153,52 @@ TEST(BcTrainer, ImitatesTheTracesActionsWhenAsked) {
   EXPECT_EQ(*cloned->heldoutMajorityAccuracy, 1.0); // every label is "do not inline"
 }
 
+// Distillation: a student labelled by a teacher policy (here one trained on
+// the traces' actions) learns the teacher's decisions from a trace whose own
+// labels (the heuristic's, all "do not inline") would teach "never"; the
+// teacher excludes the other label sources.
+TEST(BcTrainer, DistilsATeachersDecisions) {
+  mlgo::testing::ScratchDirectory dir;
+  fs::path trace = dir / "searched.h5";
+  writeSyntheticTrace(trace, 24, 60, 11, separable, "m", /*labelOnlyActions=*/true);
+  BcTrainerOptions teacherRun = syntheticRun(dir, trace);
+  teacherRun.imitateActions = true;
+  teacherRun.run.output = dir / "teacher.h5";
+  teacherRun.run.policyOutput = dir / "teacher.json";
+  Expected<BcTrainer> teacher = BcTrainer::create(teacherRun);
+  ASSERT_TRUE(teacher) << teacher.error().message;
+  ASSERT_TRUE(teacher->run());
+
+  BcTrainerOptions student = syntheticRun(dir, trace);
+  student.teacher = dir / "teacher.json";
+  student.policy.mlp.hiddenLayers = {8};
+  Expected<BcTrainer> distilled = BcTrainer::create(student);
+  ASSERT_TRUE(distilled) << distilled.error().message;
+  Expected<BcTrainerSummary> summary = distilled->run();
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_TRUE(summary->finalHeldoutAccuracy && summary->heldoutMajorityAccuracy);
+  EXPECT_LT(*summary->heldoutMajorityAccuracy, 0.7); // the teacher's labels, not all 0
+  EXPECT_GE(*summary->finalHeldoutAccuracy, 0.97);
+  Expected<results::RunRecord> stored = results::readRunFile(dir / "bc.h5");
+  ASSERT_TRUE(stored);
+  EXPECT_NE(stored->attributes.at("label").find("teacher"), std::string::npos);
+
+  student.imitateActions = true;
+  EXPECT_FALSE(student.validate());
+  student.imitateActions = false;
+  student.teacher = dir / "missing.json";
+  // Refused when the trainer opens its data or at the latest when it runs,
+  // naming the file.
+  Expected<BcTrainer> missing = BcTrainer::create(student);
+  std::string message = missing.hasValue() ? "" : missing.error().message;
+  if (missing) {
+    Expected<BcTrainerSummary> failed = missing->run();
+    ASSERT_FALSE(failed);
+    message = failed.error().message;
+  }
+  EXPECT_NE(message.find("missing.json"), std::string::npos) << message;
+}
+
 TEST(BcTrainer, ThreadsDoNotChangeTheNumbers) {
   mlgo::testing::ScratchDirectory dir;
   fs::path trace = dir / "synthetic.h5";

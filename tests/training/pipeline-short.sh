@@ -3,7 +3,7 @@
 # and tests): search from -Oz, search again from a learned policy's
 # decisions (DAgger), the searched trace, BC candidates (the byte-weighted
 # ones as ensembles of seeds), the choice on validation behind the per-module
-# guard, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
+# guard, the distilled network and its confidence margins, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
 set -euo pipefail
 out=$1 pipeline=$2
 rm -rf "$out"
@@ -27,6 +27,18 @@ member = json.load(open(f"{out}/tried-1-seed1.json"))["architecture"]["hidden_la
 ensemble = json.load(open(f"{out}/tried-1.json"))["architecture"]["hidden_layers"]
 assert ensemble == [4 * w for w in member], (member, ensemble)
 PY
+# The chosen candidate was distilled into one [40,40,20] MLP (bc-train
+# --teacher), and that network was judged alone at two margins.
+[ -f "$out/student.json" ] || fail "no distilled student.json"
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+student = json.load(open(f"{out}/student.json"))["architecture"]
+assert student["hidden_layers"] == [40, 40, 20], student
+margins = [json.load(open(f"{out}/confident-{f}.json"))["architecture"]["residual"]["margin"] for f in (1, 4)]
+assert abs(margins[1] - 4 * margins[0]) < 1e-9, margins
+PY
+[ "$(grep -c ': lua [+-][0-9.]* %;' "$out/confidence.log")" -eq 2 ] || fail "confidence.log has not both margins"
 # The test report has Lua's 34 modules, none failed.
 grep -Eq '^\| lua \| 34 \| 0 \| [0-9]+ \| [0-9]+ \|' "$out/test.md" || fail "no Lua row in test.md"
 # mlgo-eval choose judged every candidate (one line each) and the verdict

@@ -5,6 +5,7 @@
 #include "TrainerSupport.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
 #include "mlgo/rl/Decisions.h"
@@ -217,7 +218,8 @@ Status BcAlgorithm::loadData(results::RunRecord& record) {
   if (options_.corpus)
     record.attributes["corpus"] = options_.corpus->string();
   record.attributes["label"] =
-      options_.imitateActions
+      options_.teacher ? "the decisions of the teacher " + options_.teacher->string()
+      : options_.imitateActions
           ? "actions (the decisions the traces' policies took)"
           : tracesTask().defaultDecisionFeature + " (the compiler's own decision)";
   return Status::ok();
@@ -298,6 +300,15 @@ Status BcAlgorithm::gatherDecisions() {
   for (size_t i = 0; i < heldoutModules_.size(); ++i)
     heldIndex[heldoutModules_[i]] = static_cast<int64_t>(i);
   const size_t actions = policy_->structure()->logitCount();
+  std::unique_ptr<policies::Policy> teacher;
+  if (options_.teacher) {
+    Expected<std::unique_ptr<policies::Policy>> loaded = policies::loadPolicy(*options_.teacher);
+    if (!loaded)
+      return makeError("teacher: " + loaded.error().message);
+    teacher = loaded.take();
+  }
+  std::vector<double> teacherInputs;
+  RandomStream unused(0); // deterministic decisions draw nothing
   for (rl::DecisionSet* set : {&training_, &heldout_}) {
     *set = rl::DecisionSet();
     set->width = policy_->structure()->featureCount();
@@ -308,10 +319,25 @@ Status BcAlgorithm::gatherDecisions() {
         rl::FeatureGather::create(trace.featureSpecs, policy_->inputs());
     if (!gather)
       return makeError(traceNames_[t] + ": " + gather.error().message);
+    std::optional<rl::FeatureGather> teacherGather;
+    if (teacher) {
+      Expected<rl::FeatureGather> made =
+          rl::FeatureGather::create(trace.featureSpecs, teacher->inputs());
+      if (!made)
+        return makeError(traceNames_[t] + ": teacher " + options_.teacher->string() + ": " +
+                         made.error().message);
+      teacherGather.emplace(made.take());
+      teacherInputs.resize(teacherGather->width());
+    }
     for (size_t d = 0; d < trace.decisions(); ++d) {
       const results::TraceModule& module =
           trace.modules[static_cast<size_t>(trace.decisionModules[d])];
-      const int64_t label = options_.imitateActions ? trace.actions[d] : trace.defaultDecisions[d];
+      int64_t label = options_.imitateActions ? trace.actions[d] : trace.defaultDecisions[d];
+      if (teacher && module.ok()) {
+        teacherGather->gather(trace.row(d), teacherInputs.data());
+        label =
+            teacher->decide(teacherInputs, policies::DecisionMode::Deterministic, unused).advice;
+      }
       if (!module.ok() || label < 0 || static_cast<size_t>(label) >= actions)
         continue;
       if (options_.outcomeWeights && !module.baselineBytes)
@@ -416,6 +442,9 @@ Status BcTrainerOptions::validate() const {
     return makeError("heldoutFraction: must be in [0, 1), got " + std::to_string(heldoutFraction));
   if (policy.initialPolicy)
     return makeError("policy.initialPolicy: behavioural cloning starts from random weights");
+  if (teacher && (imitateActions || outcomeWeights))
+    return makeError("teacher: the labels are the teacher's decisions; not with imitateActions "
+                     "or outcomeWeights");
   return validateGroups({{"policy", policy.validate()},
                          {"update", update.validate()},
                          {"run", run.validate(/*policyFile=*/true)}});
@@ -511,6 +540,11 @@ const OptionSchema<BcTrainerOptions>& BcTrainerOptions::schema() {
         "With --outcome-weights: the least weight of a decision (0: flips that changed "
         "nothing are not learned from)",
         [](auto& o) -> auto& { return o.outcomeWeightFloor; });
+    s.value(
+        "teacher",
+        "Distil this policy (file): label every recorded decision with the teacher's decision "
+        "on its features (not with --imitate-actions or --outcome-weights)",
+        [](auto& o) -> auto& { return o.teacher; });
     s.value(
         "heldout-fraction", "Share of the modules held out (split by module, seeded)",
         [](auto& o) -> auto& { return o.heldoutFraction; });

@@ -74,6 +74,12 @@ struct BcTrainerOptions {
   // without a baseline are skipped.
   bool outcomeWeights = false;
   double outcomeWeightFloor = 1;
+  // Distillation: each recorded decision is labelled with what this policy
+  // (the teacher, e.g. a wide ensemble) decides on its features, so that a
+  // small network learns to decide as the teacher does on the traces'
+  // states. The teacher reads its features from the traces by name.
+  // Excludes imitateActions and outcomeWeights (the label is the teacher's).
+  std::optional<std::filesystem::path> teacher;
 
   // PPO's network by default (ppo_nn_agent.gin: 40, 40, 20, ReLU), so the
   // cloned policy warm-starts ppo-train as it is. (ml-compiler-opt's own BC

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# GNU diffutils 3.8 (Debian's upstream tarball): the programs (diff, cmp,
+# diff3, sdiff) and gnulib's library, from configure/make; no NLS.
+# configure runs at -O0 (its test compiles are faster).
+set -euo pipefail
+RECIPE_NAME=diffutils
+RECIPE_SUMMARY="GNU diffutils 3.8 from 'apt-get source diffutils': diff, cmp, diff3, sdiff and gnulib."
+RECIPE_EXPECTED=150
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+recipe_fetch() {
+  fetch_apt_source diffutils "diffutils_3.8.orig.tar.*"
+}
+
+recipe_build() {
+  log "configure (CFLAGS=-O0, about a minute)"
+  run_logged nice -n 10 env FORCE_UNSAFE_CONFIGURE=1 \
+    ./configure CC="$CC" CFLAGS=-O0 AR="$AR" NM="$NM" RANLIB="$RANLIB" \
+    --disable-dependency-tracking --disable-nls
+  log "make"
+  run_make -j"$JOBS" CFLAGS="$MLGO_CFLAGS"
+}
+
+run_recipe "$@"

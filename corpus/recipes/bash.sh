@@ -6,7 +6,7 @@
 set -euo pipefail
 RECIPE_NAME=bash
 RECIPE_SUMMARY="GNU Bash 5.2.15 from 'apt-get source bash': the shell's objects with its readline, glob, tilde and sh libraries."
-RECIPE_EXPECTED=150
+RECIPE_EXPECTED=183
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

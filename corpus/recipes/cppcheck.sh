@@ -6,12 +6,12 @@
 set -euo pipefail
 RECIPE_NAME=cppcheck
 RECIPE_SUMMARY="Cppcheck 2.10 from 'apt-get source cppcheck' (C++): the analysis library and the command-line program."
-RECIPE_EXPECTED=71
+RECIPE_EXPECTED=76
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 recipe_fetch() {
-  fetch_apt_source cppcheck "cppcheck_2.10.orig.tar.*"
+  fetch_apt_source cppcheck "cppcheck_2.10.orig.tar.gz"
 }
 
 recipe_build() {

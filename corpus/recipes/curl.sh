@@ -6,7 +6,7 @@
 set -euo pipefail
 RECIPE_NAME=curl
 RECIPE_SUMMARY="curl 7.88.1 from 'apt-get source curl': libcurl (no TLS) and the curl program."
-RECIPE_EXPECTED=200
+RECIPE_EXPECTED=207
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

@@ -6,12 +6,12 @@
 set -euo pipefail
 RECIPE_NAME=diffutils
 RECIPE_SUMMARY="GNU diffutils 3.8 from 'apt-get source diffutils': diff, cmp, diff3, sdiff and gnulib."
-RECIPE_EXPECTED=150
+RECIPE_EXPECTED=122
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 recipe_fetch() {
-  fetch_apt_source diffutils "diffutils_3.8.orig.tar.*"
+  fetch_apt_source diffutils "diffutils_3.8.orig.tar.xz"
 }
 
 recipe_build() {

@@ -7,7 +7,7 @@
 set -euo pipefail
 RECIPE_NAME=git
 RECIPE_SUMMARY="Git 2.39.5 from 'apt-get source git': the git program's objects (libgit, xdiff, reftable, builtins)."
-RECIPE_EXPECTED=420
+RECIPE_EXPECTED=396
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

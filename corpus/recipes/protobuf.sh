@@ -7,7 +7,7 @@
 set -euo pipefail
 RECIPE_NAME=protobuf
 RECIPE_SUMMARY="Protocol Buffers 3.21.12 from 'apt-get source protobuf' (C++): libprotobuf and libprotoc."
-RECIPE_EXPECTED=220
+RECIPE_EXPECTED=167
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

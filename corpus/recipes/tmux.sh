@@ -6,7 +6,7 @@
 set -euo pipefail
 RECIPE_NAME=tmux
 RECIPE_SUMMARY="tmux 3.3a from 'apt-get source tmux': the terminal multiplexer's objects (needs libevent and ncurses)."
-RECIPE_EXPECTED=170
+RECIPE_EXPECTED=143
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

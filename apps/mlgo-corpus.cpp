@@ -213,9 +213,12 @@ int runSample(const SampleArgs& args) {
   if (!strategy)
     return fail(makeError("--strategy: unknown sampling strategy \"" + args.strategy + "\""));
   std::vector<uint64_t> sizes;
-  for (const ModuleSpec& m : corpus->modules())
+  std::vector<int> languages;
+  for (const ModuleSpec& m : corpus->modules()) {
     sizes.push_back(m.bitcodeBytes);
-  ModuleSampler sampler(*strategy, sizes, args.seed);
+    languages.push_back(static_cast<int>(moduleLanguage(m)));
+  }
+  ModuleSampler sampler(*strategy, sizes, args.seed, 20, languages);
   for (uint64_t step = args.firstStep; step < args.firstStep + args.steps; ++step) {
     std::cout << "step " << step << ":";
     for (size_t index : sampler.sample(step, args.modulesPerStep))
@@ -281,8 +284,10 @@ int main(int argc, char** argv) {
       app.add_subcommand("sample", "Print the modules a sampler draws for given steps");
   sampleCmd->add_option("corpus", sample.corpus, "Corpus directory")->required();
   sampleCmd
-      ->add_option("--strategy", sample.strategy,
-                   "with-replacement | without-replacement | bucket-round-robin")
+      ->add_option(
+          "--strategy", sample.strategy,
+          "with-replacement | without-replacement | bucket-round-robin | language-stratified "
+          "(half C, half C++ per step)")
       ->capture_default_str();
   sampleCmd->add_option("-k,--modules-per-step", sample.modulesPerStep, "Modules per step")
       ->capture_default_str()

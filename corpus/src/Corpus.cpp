@@ -201,6 +201,38 @@ Expected<Corpus> Corpus::load(const fs::path& directory) {
   return corpus;
 }
 
+std::string_view sourceLanguageName(SourceLanguage language) {
+  switch (language) {
+  case SourceLanguage::C:
+    return "C";
+  case SourceLanguage::Cxx:
+    return "C++";
+  case SourceLanguage::Other:
+    break;
+  }
+  return "other";
+}
+
+SourceLanguage moduleLanguage(const ModuleSpec& module) {
+  const std::vector<std::string>& command = module.storedCommand;
+  for (size_t i = 0; i + 1 < command.size(); ++i) {
+    if (command[i] != "-main-file-name")
+      continue;
+    const std::string& file = command[i + 1];
+    const size_t dot = file.rfind('.');
+    const std::string extension = dot == std::string::npos ? "" : file.substr(dot + 1);
+    if (extension == "c")
+      return SourceLanguage::C;
+    for (const char* cxx : {"cc", "cpp", "cxx", "c++", "C", "cp", "CPP"})
+      if (extension == cxx)
+        return SourceLanguage::Cxx;
+  }
+  for (const std::string& argument : command)
+    if (argument.rfind("-std=c++", 0) == 0 || argument.rfind("-std=gnu++", 0) == 0)
+      return SourceLanguage::Cxx;
+  return SourceLanguage::Other;
+}
+
 const ModuleSpec* Corpus::find(std::string_view name) const {
   auto it = std::find_if(modules_.begin(), modules_.end(),
                          [&](const ModuleSpec& m) { return m.name == name; });

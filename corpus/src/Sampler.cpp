@@ -13,6 +13,7 @@ namespace {
 constexpr uint64_t kTagWithReplacement = 1;
 constexpr uint64_t kTagEpochPermutation = 2;
 constexpr uint64_t kTagBuckets = 3;
+constexpr uint64_t kTagStratum = 4;
 } // namespace
 
 std::string_view samplingStrategyName(SamplingStrategy strategy) {
@@ -23,6 +24,8 @@ std::string_view samplingStrategyName(SamplingStrategy strategy) {
     return "without-replacement";
   case SamplingStrategy::BucketRoundRobin:
     return "bucket-round-robin";
+  case SamplingStrategy::LanguageStratified:
+    return "language-stratified";
   }
   return "unknown";
 }
@@ -30,17 +33,37 @@ std::string_view samplingStrategyName(SamplingStrategy strategy) {
 std::optional<SamplingStrategy> parseSamplingStrategy(std::string_view name) {
   for (SamplingStrategy s :
        {SamplingStrategy::WithReplacement, SamplingStrategy::WithoutReplacement,
-        SamplingStrategy::BucketRoundRobin})
+        SamplingStrategy::BucketRoundRobin, SamplingStrategy::LanguageStratified})
     if (samplingStrategyName(s) == name)
       return s;
   return std::nullopt;
 }
 
 ModuleSampler::ModuleSampler(SamplingStrategy strategy, std::vector<uint64_t> moduleSizes,
-                             uint64_t seed, size_t visitBuckets)
+                             uint64_t seed, size_t visitBuckets, std::vector<int> languages)
     : strategy_(strategy), sizes_(std::move(moduleSizes)), seed_(seed),
       visitBuckets_(visitBuckets) {
   assert(!sizes_.empty() && "sampling from an empty corpus");
+  assert((languages.empty() || languages.size() == sizes_.size()) && "a language per module");
+  if (strategy_ == SamplingStrategy::LanguageStratified) {
+    languages.resize(sizes_.size(), 0); // none given: one language
+    std::vector<int> distinct(languages.begin(), languages.end());
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (size_t l = 0; l < distinct.size(); ++l) {
+      Stratum stratum;
+      std::vector<uint64_t> sizes;
+      for (size_t i = 0; i < sizes_.size(); ++i)
+        if (languages[i] == distinct[l]) {
+          stratum.modules.push_back(i);
+          sizes.push_back(sizes_[i]);
+        }
+      stratum.sampler = std::make_shared<const ModuleSampler>(
+          SamplingStrategy::BucketRoundRobin, std::move(sizes), deriveKey({seed_, kTagStratum, l}),
+          visitBuckets_);
+      strata_.push_back(std::move(stratum));
+    }
+  }
   bySizeDescending_.resize(sizes_.size());
   std::iota(bySizeDescending_.begin(), bySizeDescending_.end(), size_t{0});
   std::stable_sort(bySizeDescending_.begin(), bySizeDescending_.end(),
@@ -55,8 +78,37 @@ std::vector<size_t> ModuleSampler::sample(uint64_t step, size_t k) const {
     return sampleWithoutReplacement(step, std::min(k, sizes_.size()));
   case SamplingStrategy::BucketRoundRobin:
     return sampleBuckets(step, std::min(k, sizes_.size()));
+  case SamplingStrategy::LanguageStratified:
+    return sampleLanguages(step, std::min(k, sizes_.size()));
   }
   return {};
+}
+
+std::vector<size_t> ModuleSampler::sampleLanguages(uint64_t step, size_t k) const {
+  // Shares as even as the strata's sizes allow: k / L each, the remainder to
+  // the strata after a step-dependent rotation; a stratum smaller than its
+  // share gives the rest to the others.
+  const size_t strata = strata_.size();
+  std::vector<size_t> share(strata, k / strata);
+  for (size_t r = 0; r < k % strata; ++r)
+    ++share[(step + r) % strata];
+  size_t spare = 0;
+  for (size_t l = 0; l < strata; ++l)
+    if (share[l] > strata_[l].modules.size()) {
+      spare += share[l] - strata_[l].modules.size();
+      share[l] = strata_[l].modules.size();
+    }
+  for (size_t l = 0; spare > 0 && l < strata; ++l) {
+    const size_t more = std::min(spare, strata_[l].modules.size() - share[l]);
+    share[l] += more;
+    spare -= more;
+  }
+  std::vector<size_t> picks;
+  picks.reserve(k);
+  for (size_t l = 0; l < strata; ++l)
+    for (size_t pick : strata_[l].sampler->sample(step, share[l]))
+      picks.push_back(strata_[l].modules[pick]);
+  return picks;
 }
 
 std::vector<size_t> ModuleSampler::sampleWithReplacement(uint64_t step, size_t k) const {

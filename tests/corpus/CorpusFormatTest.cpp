@@ -47,6 +47,23 @@ TEST(CorpusFormat, LoadsMlCompilerOptLayout) {
   EXPECT_EQ(corpus->find("c.o"), nullptr);
 }
 
+// A module's language from its stored -cc1 command: the main file's
+// extension, else a C++ -std=, else other.
+TEST(CorpusFormat, ModuleLanguageFromTheMainFileName) {
+  auto language = [](std::vector<std::string> command) {
+    ModuleSpec module;
+    module.storedCommand = std::move(command);
+    return moduleLanguage(module);
+  };
+  EXPECT_EQ(language({"-cc1", "-Oz", "-main-file-name", "inflate.c"}), SourceLanguage::C);
+  for (const char* file : {"db.cc", "lexer.cpp", "a.cxx", "b.C", "c.c++"})
+    EXPECT_EQ(language({"-cc1", "-main-file-name", file}), SourceLanguage::Cxx) << file;
+  EXPECT_EQ(language({"-cc1", "-main-file-name", "gen.inc", "-std=gnu++17"}), SourceLanguage::Cxx);
+  EXPECT_EQ(language({"-cc1", "-main-file-name", "kernel.cl"}), SourceLanguage::Other);
+  EXPECT_EQ(language({"-cc1"}), SourceLanguage::Other);
+  EXPECT_EQ(sourceLanguageName(SourceLanguage::Cxx), "C++");
+}
+
 TEST(CorpusFormat, DescriptionRoundTrips) {
   ScratchDirectory dir;
   CorpusDescription d;

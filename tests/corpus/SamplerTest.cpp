@@ -15,9 +15,9 @@ std::vector<uint64_t> sizesUpTo(size_t n) {
   return sizes;
 }
 
-const SamplingStrategy kAll[] = {SamplingStrategy::WithReplacement,
-                                 SamplingStrategy::WithoutReplacement,
-                                 SamplingStrategy::BucketRoundRobin};
+const SamplingStrategy kAll[] = {
+    SamplingStrategy::WithReplacement, SamplingStrategy::WithoutReplacement,
+    SamplingStrategy::BucketRoundRobin, SamplingStrategy::LanguageStratified};
 
 TEST(ModuleSampler, NamesRoundTrip) {
   for (SamplingStrategy s : kAll)
@@ -116,6 +116,42 @@ TEST(ModuleSampler, BucketPicksAreUniformWithinTheBucket) {
     ++counts[sampler.sample(step, 1).at(0)];
   for (int c : counts)
     EXPECT_NEAR(c, 2000, 200);
+}
+
+// Half the step from each language, however few modules one of them has
+// (here 5 of 60 are C++): ⌈k/2⌉ and ⌊k/2⌋ with the larger share alternating,
+// no module twice in a step, every C++ module visited, and each language's
+// picks spread over its sizes. A language with fewer modules than its share
+// gives the rest to the other.
+TEST(ModuleSampler, LanguageStratifiedSplitsEveryStepBetweenLanguages) {
+  const size_t n = 60;
+  std::vector<int> languages(n, 0);
+  for (size_t i : {3u, 17u, 30u, 44u, 58u})
+    languages[i] = 1;
+  ModuleSampler sampler(SamplingStrategy::LanguageStratified, sizesUpTo(n), 5, 20, languages);
+  std::set<size_t> cxxSeen;
+  for (uint64_t step = 0; step < 40; ++step) {
+    std::vector<size_t> picks = sampler.sample(step, 7);
+    ASSERT_EQ(picks.size(), 7u);
+    EXPECT_EQ(std::set<size_t>(picks.begin(), picks.end()).size(), 7u) << "step " << step;
+    size_t cxx = 0;
+    for (size_t pick : picks) {
+      cxx += languages[pick] == 1;
+      if (languages[pick] == 1)
+        cxxSeen.insert(pick);
+    }
+    EXPECT_EQ(cxx, step % 2 == 0 ? 3u : 4u) << "step " << step;
+  }
+  EXPECT_EQ(cxxSeen.size(), 5u);
+  // Larger than a language's modules: the other language takes the rest.
+  std::vector<size_t> wide = sampler.sample(0, 20);
+  ASSERT_EQ(wide.size(), 20u);
+  EXPECT_EQ(std::count_if(wide.begin(), wide.end(), [&](size_t i) { return languages[i] == 1; }),
+            5);
+  // One language only (or none given): as many picks, all distinct.
+  ModuleSampler plain(SamplingStrategy::LanguageStratified, sizesUpTo(n), 5);
+  std::vector<size_t> picks = plain.sample(3, 10);
+  EXPECT_EQ(std::set<size_t>(picks.begin(), picks.end()).size(), 10u);
 }
 
 } // namespace

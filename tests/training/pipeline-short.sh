@@ -3,11 +3,12 @@
 # and tests): search from -Oz, search again from a learned policy's
 # decisions (DAgger), the searched trace, BC candidates (the byte-weighted
 # ones as ensembles of seeds), the choice on validation behind the per-module
-# guard, the distilled network and its confidence margins, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
+# guard, the distilled network, a short ES fine-tuning of it, its confidence
+# margins, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
 set -euo pipefail
 out=$1 pipeline=$2
 rm -rf "$out"
-"$pipeline" --short --best-of --out "$out" | tee "$out.log"
+"$pipeline" --short --best-of --es-share 0.1 --out "$out" | tee "$out.log"
 fail() { echo "pipeline-short: $*" >&2; exit 1; }
 # Both searches ran and wrote tried decisions; the second started from the
 # policy trained on the first.
@@ -39,6 +40,13 @@ margins = [json.load(open(f"{out}/confident-{f}.json"))["architecture"]["residua
 assert abs(margins[1] - 4 * margins[0]) < 1e-9, margins
 PY
 [ "$(grep -c ': lua [+-][0-9.]* %;' "$out/confidence.log")" -eq 2 ] || fail "confidence.log has not both margins"
+# ES fine-tuned the distilled network (language-stratified steps, total
+# bytes) and validation judged it beside the network it started from.
+[ -f "$out/es.json" ] || fail "no es.json from stage 6b"
+grep -q 'language-stratified' "$out/es.log" "$out/es.h5" 2>/dev/null ||
+  /usr/bin/python3 -c 'import h5py, sys; c = h5py.File(sys.argv[1])["config"][()]; sys.exit(b"language-stratified" not in bytes(c))' "$out/es.h5" ||
+  fail "ES did not sample by language"
+[ "$(grep -c ': lua [+-][0-9.]* %;' "$out/es-choice.log")" -eq 2 ] || fail "es-choice.log has not both candidates"
 # The test report has Lua's 34 modules, none failed.
 grep -Eq '^\| lua \| 34 \| 0 \| [0-9]+ \| [0-9]+ \|' "$out/test.md" || fail "no Lua row in test.md"
 # mlgo-eval choose judged every candidate (one line each) and the verdict

@@ -87,7 +87,7 @@ OptionSchema<CorpusOptions> CorpusOptions::schema(const StepNames& names) {
       "module-sampling", "How the " + names.unit + "'s modules are drawn",
       [](auto& o) -> auto& { return o.sampling; },
       {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
-       corpus::SamplingStrategy::BucketRoundRobin},
+       corpus::SamplingStrategy::BucketRoundRobin, corpus::SamplingStrategy::LanguageStratified},
       corpus::samplingStrategyName);
   return s;
 }

@@ -47,6 +47,7 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
   std::vector<const corpus::ModuleSpec*> all = modulesOf(*data.training_);
   std::vector<evaluators::BaselineResult> baselines = scorer.baselines(all);
   std::vector<uint64_t> bitcodeBytes;
+  std::vector<int> languages; // corpus::SourceLanguage, for LanguageStratified
   record.moduleNames.clear();
   record.baselineSizes.clear();
   record.bitcodeHashes.clear();
@@ -66,6 +67,7 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
     data.eligible_.push_back(all[i]);
     data.eligibleIndex_.push_back(static_cast<int64_t>(i));
     bitcodeBytes.push_back(all[i]->bitcodeBytes);
+    languages.push_back(static_cast<int>(corpus::moduleLanguage(*all[i])));
   }
   if (data.eligible_.empty())
     return makeError(options.corpus.string() + ": no module has a working -Oz baseline");
@@ -78,7 +80,8 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
                                    " modules " + options.corpus.string() +
                                    " can train on: every step compiles those",
                                ""});
-  data.sampler_.emplace(options.sampling, std::move(bitcodeBytes), seed);
+  data.sampler_.emplace(options.sampling, std::move(bitcodeBytes), seed, size_t{20},
+                        std::move(languages));
 
   record.validationModuleNames.clear();
   record.validationBaselineSizes.clear();

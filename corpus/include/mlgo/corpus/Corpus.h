@@ -48,6 +48,14 @@ struct ModuleSpec {
   std::vector<std::string> storedCommand;
 };
 
+// The language a module was compiled from. The stored -cc1 command has no
+// input file (and so no -x), but it names the main file (-main-file-name):
+// .c is C; .cc, .cpp, .cxx, .c++, .C are C++; else C++ when the command
+// sets a C++ standard (-std=c++… or -std=gnu++…), otherwise Other.
+enum class SourceLanguage { C, Cxx, Other };
+std::string_view sourceLanguageName(SourceLanguage language); // "C", "C++", "other"
+SourceLanguage moduleLanguage(const ModuleSpec& module);
+
 class Corpus {
 public:
   // Loads and validates every module's files. The error names the corpus file

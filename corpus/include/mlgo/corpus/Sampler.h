@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,15 @@ enum class SamplingStrategy {
   // equal buckets and one module is drawn from each, so every step sees small
   // and large modules alike.
   BucketRoundRobin,
+  // The step's k modules split evenly between the modules' languages (C and
+  // C++ for the recipes: ⌈k/2⌉ and ⌊k/2⌋, the larger share alternating by
+  // step), each language's drawn bucket-round-robin among its own modules,
+  // so every step of size ≥ 2 sees both languages however few modules one
+  // of them has (a mixed corpus whose C++ is 8 % of the modules would give
+  // many all-C steps otherwise). Needs each module's language
+  // (corpus::moduleLanguage); a corpus of one language samples as
+  // BucketRoundRobin.
+  LanguageStratified,
 };
 
 std::string_view samplingStrategyName(SamplingStrategy strategy);
@@ -32,8 +42,10 @@ public:
   // `moduleSizes[i]` is the bitcode size of module i (used for buckets).
   // `visitBuckets` is ml-compiler-opt's `n`: it only changes the order in
   // which buckets are visited.
+  // `languages[i]` is module i's language as a small integer (only
+  // LanguageStratified reads it; empty: every module one language).
   ModuleSampler(SamplingStrategy strategy, std::vector<uint64_t> moduleSizes, uint64_t seed,
-                size_t visitBuckets = 20);
+                size_t visitBuckets = 20, std::vector<int> languages = {});
 
   // Indices of the modules for `step`. k is clamped to the corpus size except
   // with replacement.
@@ -46,6 +58,7 @@ private:
   std::vector<size_t> sampleWithReplacement(uint64_t step, size_t k) const;
   std::vector<size_t> sampleWithoutReplacement(uint64_t step, size_t k) const;
   std::vector<size_t> sampleBuckets(uint64_t step, size_t k) const;
+  std::vector<size_t> sampleLanguages(uint64_t step, size_t k) const;
 
   SamplingStrategy strategy_;
   std::vector<uint64_t> sizes_;
@@ -53,6 +66,13 @@ private:
   std::vector<size_t> bySizeDescending_;
   uint64_t seed_;
   size_t visitBuckets_;
+  // LanguageStratified: per language (ascending), its modules' indices and a
+  // bucket sampler over their sizes.
+  struct Stratum {
+    std::vector<size_t> modules;
+    std::shared_ptr<const ModuleSampler> sampler;
+  };
+  std::vector<Stratum> strata_;
 };
 
 } // namespace mlgo::corpus

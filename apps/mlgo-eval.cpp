@@ -411,6 +411,7 @@ int runSearch(const SearchArgs& args) {
     return fail(evaluator.error());
 
   training::DecisionSearchOptions search;
+  search.showProgress = true; // rounds over a whole training set take minutes each
   search.maxDecisions = args.maxDecisions;
   search.order = args.order == "random"   ? training::SearchOrder::Random
                  : args.order == "guided" ? training::SearchOrder::Guided

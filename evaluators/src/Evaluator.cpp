@@ -720,6 +720,11 @@ void Evaluator::answerIncrementally(
     std::vector<std::vector<std::optional<std::string>>>& fullCompile) {
   const uint64_t generation = nextGeneration_++;
   std::mutex reasons;
+  // A module's batch at a time: a search round over thousands of modules
+  // runs for many minutes.
+  std::optional<ProgressLine> progress;
+  if (request.showProgress)
+    progress.emplace("modules", request.batches.size());
   forEachJob(request.batches.size(), [&](size_t b) {
     const TrialBatch& batch = request.batches[b];
     std::optional<SerializedPolicy> serialized = serialize(*batch.base, generation);
@@ -735,7 +740,11 @@ void Evaluator::answerIncrementally(
         fullCompile[b][t] = outcomes[t].fullCompileReason;
       }
     }
+    if (progress)
+      progress->advance();
   });
+  if (progress)
+    progress->finish();
 }
 
 TrialResults Evaluator::evaluateTrials(const TrialRequest& request) {
@@ -775,6 +784,9 @@ TrialResults Evaluator::evaluateTrials(const TrialRequest& request) {
     job.serialized = serialize(job.policy, generation);
   EvaluationResult counts; // replay problems of the full compiles
   std::vector<JobResult> compiled(full.size());
+  std::optional<ProgressLine> progress;
+  if (request.showProgress && !full.empty())
+    progress.emplace("trials compiled in full", full.size());
   forEachJob(full.size(), [&](size_t j) {
     const FullJob& f = full[j];
     JobSpec job{.module = request.batches[f.batch].module,
@@ -785,7 +797,11 @@ TrialResults Evaluator::evaluateTrials(const TrialRequest& request) {
     // A verifying compile is a whole compile: no replay, no decision cache.
     compiled[j] = f.verify ? dispatch(job, f.serialized ? &*f.serialized : nullptr)
                            : runJob(job, f.serialized ? &*f.serialized : nullptr, counts);
+    if (progress)
+      progress->advance();
   });
+  if (progress)
+    progress->finish();
   for (size_t j = 0; j < full.size(); ++j) {
     const FullJob& f = full[j];
     JobResult& slot = results.jobs[f.batch][f.trial];

@@ -57,11 +57,13 @@ std::vector<Pending> nextDecisions(const Frontier& f, const DecisionSearchOption
 
 evaluators::EvaluationResult evaluateWith(evaluators::Scorer& scorer,
                                           const policies::Policy& policy,
-                                          std::vector<const corpus::ModuleSpec*> modules) {
+                                          std::vector<const corpus::ModuleSpec*> modules,
+                                          bool showProgress) {
   evaluators::EvaluationRequest request;
   request.candidates = {&policy};
   request.modules = std::move(modules);
   request.recordTrajectories = true;
+  request.showProgress = showProgress;
   return scorer.evaluate(request);
 }
 
@@ -179,8 +181,8 @@ private:
 Status GreedySearch::start() {
   const std::string& defaultFeature = scorer_.task().defaultDecisionFeature;
   std::unique_ptr<policies::Policy> heuristic = policies::makeHeuristicEchoPolicy(defaultFeature);
-  evaluators::EvaluationResult start =
-      evaluateWith(scorer_, options_.start ? *options_.start : *heuristic, modules_);
+  evaluators::EvaluationResult start = evaluateWith(
+      scorer_, options_.start ? *options_.start : *heuristic, modules_, options_.showProgress);
   size_t compilations = modules_.size();
   // The search's policy is a flip set: the start's trajectories as flips
   // (none for -Oz). A start policy's flips are compiled once more so that
@@ -192,7 +194,7 @@ Status GreedySearch::start() {
                      (options_.start ? "the start policy: " : "-Oz: ") +
                      startFlips.error().message);
   if (options_.start) {
-    start = evaluateWith(scorer_, *startFlips, modules_);
+    start = evaluateWith(scorer_, *startFlips, modules_, options_.showProgress);
     compilations += modules_.size();
   }
   bool searchable = false; // some module has a trajectory to search
@@ -323,6 +325,7 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     Round next = search.plan();
     if (next.request.batches.empty())
       break;
+    next.request.showProgress = options.showProgress;
     evaluators::TrialResults trials = scorer.evaluateTrials(next.request);
     if (trials.problem)
       return makeError("decision search: " + trials.problem->message);

@@ -84,6 +84,9 @@ struct DecisionSearchOptions {
   const policies::Policy* start = nullptr;
   // SearchOrder::Guided's margins come from this policy (null: `start`).
   const policies::Policy* guide = nullptr;
+  // Progress lines on stderr while the start and each round compile (a
+  // round over thousands of modules takes many minutes).
+  bool showProgress = false;
   // Called for every decision tried, in module order within a round.
   std::function<void(const TriedDecision&)> onTried;
   // Called after every round with (round, rounds, the flips kept so far),

@@ -147,6 +147,19 @@ run_logged() {
 # Heavy work (compiles) runs at lower priority: the machine is shared.
 run_make() { run_logged nice -n 10 make "$@"; }
 
+# gnu_configure_make [CONFIGURE-FLAG...]: a GNU package with gnulib
+# (coreutils, findutils, diffutils): configure at -O0 (its hundreds of test
+# compiles are faster; FORCE_UNSAFE_CONFIGURE lets it run as root), then make
+# builds every object with our flags.
+gnu_configure_make() {
+  log "configure (CFLAGS=-O0, about a minute)"
+  run_logged nice -n 10 env FORCE_UNSAFE_CONFIGURE=1 \
+    ./configure CC="$CC" CFLAGS=-O0 AR="$AR" NM="$NM" RANLIB="$RANLIB" \
+    --disable-dependency-tracking "$@"
+  log "make -j$JOBS (a few minutes)"
+  run_make -j"$JOBS" CFLAGS="$MLGO_CFLAGS"
+}
+
 # cmake_configure [-DOPTION=VALUE...]: configures the CMake project in the
 # current directory (OBJDIR) into the fixed build directory _b (fixed, so that
 # module names are stable), for `run_make -C _b TARGET...`. The empty build

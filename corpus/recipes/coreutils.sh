@@ -15,13 +15,7 @@ recipe_fetch() {
 }
 
 recipe_build() {
-  # FORCE_UNSAFE_CONFIGURE: configure refuses to run as root without it.
-  log "configure (CFLAGS=-O0, about a minute)"
-  run_logged nice -n 10 env FORCE_UNSAFE_CONFIGURE=1 \
-    ./configure CC="$CC" CFLAGS=-O0 AR="$AR" NM="$NM" RANLIB="$RANLIB" \
-    --disable-dependency-tracking
-  log "make -j$JOBS (a few minutes)"
-  run_make -j"$JOBS" CFLAGS="$MLGO_CFLAGS"
+  gnu_configure_make
 }
 
 run_recipe "$@"

@@ -15,12 +15,7 @@ recipe_fetch() {
 }
 
 recipe_build() {
-  log "configure (CFLAGS=-O0, about a minute)"
-  run_logged nice -n 10 env FORCE_UNSAFE_CONFIGURE=1 \
-    ./configure CC="$CC" CFLAGS=-O0 AR="$AR" NM="$NM" RANLIB="$RANLIB" \
-    --disable-dependency-tracking --disable-nls
-  log "make"
-  run_make -j"$JOBS" CFLAGS="$MLGO_CFLAGS"
+  gnu_configure_make --disable-nls
 }
 
 run_recipe "$@"

@@ -18,8 +18,9 @@ fail() {
 rm -rf "$scratch"
 mkdir -p "$scratch/shm"
 cd "$scratch"
-common=(--corpus "$zlib" --steps 8 --modules-per-step 3 --directions 2 --hidden 8 --workers 2
+run_flags=(--corpus "$zlib" --modules-per-step 3 --directions 2 --hidden 8 --workers 2
   --scratch "$scratch/shm")
+common=("${run_flags[@]}" --steps 8)
 
 # expect_clean_failure NAME LOG RUN PATTERN: exit 1 (not a signal), the
 # error matches PATTERN, nothing of the run's own is left.
@@ -41,8 +42,17 @@ expect_clean_failure "file-size limit before the first step" "$status" tiny.log 
 [ ! -e tiny.h5 ] || fail "a run file was left after the failed start"
 
 # 2. A limit reached after some steps: the run file keeps the steps before.
+# The limit sits halfway between the run file's size after its first step
+# and at its end, both measured on the same run without a limit (the file
+# is rewritten every step and grows by its records and snapshots; a fixed
+# limit breaks whenever the policy format or HDF5 changes its size).
+"$bin/es-train" "${run_flags[@]}" --steps 1 -o size-1.h5 >size.log 2>&1 || fail "es-train: $(tail -n 3 size.log)"
+"$bin/es-train" "${common[@]}" -o size-8.h5 >size.log 2>&1 || fail "es-train: $(tail -n 3 size.log)"
+first=$(stat -c %s size-1.h5) last=$(stat -c %s size-8.h5)
+[ $((last - first)) -ge 2048 ] || fail "the run file grows only $((last - first)) bytes in 7 steps"
+limit=$(((first + last) / 2 / 1024)) # ulimit -f counts KiB
 status=0
-(ulimit -f 900 && "$bin/es-train" "${common[@]}" -o run.h5 >limit.log 2>&1) || status=$?
+(ulimit -f "$limit" && "$bin/es-train" "${common[@]}" -o run.h5 >limit.log 2>&1) || status=$?
 expect_clean_failure "file-size limit mid-run" "$status" limit.log run.h5 \
   "run.h5.tmp: .*File too large.*step [0-9]* is lost, .*run.h5 holds"
 lost="$(grep -o 'step [0-9]* is lost' limit.log | grep -o '[0-9]*')"

@@ -686,6 +686,7 @@ int runChoose(const ChooseArgs& args) {
 struct EnsembleArgs {
   std::vector<std::string> policies;
   std::string output;
+  bool unanimous = false;
 };
 
 int runEnsemble(const EnsembleArgs& args) {
@@ -699,7 +700,8 @@ int runEnsemble(const EnsembleArgs& args) {
   std::vector<const policies::MlpPolicy*> pointers;
   for (const policies::MlpPolicy& member : members)
     pointers.push_back(&member);
-  Expected<policies::MlpPolicy> ensemble = policies::meanLogitEnsemble(pointers);
+  Expected<policies::MlpPolicy> ensemble = args.unanimous ? policies::unanimousEnsemble(pointers)
+                                                          : policies::meanLogitEnsemble(pointers);
   if (!ensemble)
     return fail(ensemble.error());
   if (Status saved = policies::savePolicy(*ensemble, args.output); !saved)
@@ -890,6 +892,10 @@ CLI::App* defineEnsembleCommand(CLI::App& app, EnsembleArgs& ensemble) {
                   "architecture) as one wider MLP policy");
   ensembleCmd->add_option("policies", ensemble.policies, "MLP policy files")->required();
   ensembleCmd->add_option("-o,--output", ensemble.output, "The ensemble's policy file")->required();
+  ensembleCmd->add_flag(
+      "--unanimous", ensemble.unanimous,
+      "Residual members: keep the compiler's own decision unless every member flips it (each "
+      "with its own margin), instead of the mean of their logits");
   return ensembleCmd;
 }
 

@@ -82,6 +82,14 @@ Status MlpOptions::validate() const {
   if (!(residualMargin >= 0) || !std::isfinite(residualMargin))
     return makeError("residualMargin: must be a finite number >= 0 (got " +
                      std::to_string(residualMargin) + ")");
+  if (unanimousMembers < 0 || unanimousMembers > 1024)
+    return makeError("unanimousMembers: must be 0 (one network) or 2..1024 (got " +
+                     std::to_string(unanimousMembers) + ")");
+  if (unanimousMembers > 1 && !(residualMargin > 0))
+    return makeError("unanimousMembers: unanimity keeps the compiler's own decision unless "
+                     "every member flips it, so it needs a residual policy (residualMargin > 0)");
+  if (unanimousMembers > 1 && !candidateMask.empty())
+    return makeError("unanimousMembers: not for candidate scoring (candidateMask)");
   // An empty residualFeature is the task's to fill (CompilerTask::
   // policyOptions): MlpStructure::create refuses it if it is still empty.
   return Status::ok();
@@ -192,7 +200,8 @@ MlpStructure::create(const std::vector<TensorSpec>& features, const Vocabulary& 
   std::vector<size_t> widths{networkInputs};
   for (int width : options.hiddenLayers)
     widths.push_back(static_cast<size_t>(width));
-  widths.push_back(structure->candidates_ > 0 ? 1 : static_cast<size_t>(options.actions));
+  widths.push_back(
+      structure->candidates_ > 0 ? 1 : static_cast<size_t>(options.actions) * structure->members());
   size_t offset = 0;
   size_t activationOffset = 0;
   structure->activationOffsets_.push_back(0);
@@ -225,6 +234,8 @@ std::string MlpStructure::describe() const {
   }
   if (candidates_ > 0)
     text += " scoring " + std::to_string(candidates_) + " candidates";
+  if (members() > 1)
+    text += " unanimous of " + std::to_string(members());
   return text;
 }
 
@@ -346,14 +357,77 @@ std::span<const double> MlpPolicy::forward(FeatureValues features, Workspace& wo
   s.encode(features, {work.activations.data(), s.inputWidth()});
   std::span<const double> logits = propagate(work);
   if (s.residualOffset_) {
-    // A constant offset: the gradients with respect to the parameters are
-    // those of the network alone.
+    // A constant offset (to each member's logit of the decision): the
+    // gradients with respect to the parameters are those of the network alone.
     double* out = work.activations.data() + s.activationOffsets_[s.layers_.size()];
     double decision = features[*s.residualOffset_];
     if (decision >= 0 && decision < static_cast<double>(s.actionCount()))
-      out[static_cast<size_t>(decision)] += s.options_.residualMargin;
+      for (size_t m = 0; m < s.members(); ++m)
+        out[m * s.actionCount() + static_cast<size_t>(decision)] += s.options_.residualMargin;
   }
+  if (s.members() > 1)
+    return unanimousLogits(features, work);
   return logits;
+}
+
+namespace {
+
+// Member `member`'s preference for `action`: its logit minus its largest
+// other logit (> 0: the member chooses it), and that other action.
+std::pair<double, size_t> memberPreference(std::span<const double> outputs, size_t actions,
+                                           size_t member, size_t action) {
+  const double* z = outputs.data() + member * actions;
+  size_t rival = action == 0 ? 1 : 0;
+  for (size_t b = 0; b < actions; ++b)
+    if (b != action && z[b] > z[rival])
+      rival = b;
+  return {z[action] - z[rival], rival};
+}
+
+} // namespace
+
+std::span<const double> MlpPolicy::unanimousLogits(FeatureValues features, Workspace& work) const {
+  const MlpStructure& s = *structure_;
+  const size_t actions = s.actionCount();
+  std::span<const double> outputs{work.activations.data() + s.activationOffsets_[s.layers_.size()],
+                                  actions * s.members()};
+  const double decision = features[*s.residualOffset_];
+  work.scores.assign(actions, 0.0);
+  for (size_t a = 0; a < actions; ++a) {
+    if (static_cast<double>(a) == decision)
+      continue;
+    double least = std::numeric_limits<double>::infinity();
+    for (size_t m = 0; m < s.members(); ++m)
+      least = std::min(least, memberPreference(outputs, actions, m, a).first);
+    work.scores[a] = least;
+  }
+  return work.scores;
+}
+
+void MlpPolicy::backwardUnanimous(FeatureValues features, Workspace& work,
+                                  std::span<const double> dLogits,
+                                  std::span<double> gradient) const {
+  const MlpStructure& s = *structure_;
+  const size_t actions = s.actionCount();
+  std::span<const double> outputs{work.activations.data() + s.activationOffsets_[s.layers_.size()],
+                                  actions * s.members()};
+  const double decision = features[*s.residualOffset_];
+  std::vector<double> dOutputs(outputs.size(), 0.0);
+  for (size_t a = 0; a < actions; ++a) {
+    if (static_cast<double>(a) == decision || dLogits[a] == 0)
+      continue;
+    size_t least = 0;
+    std::pair<double, size_t> leastPreference = memberPreference(outputs, actions, 0, a);
+    for (size_t m = 1; m < s.members(); ++m)
+      if (std::pair<double, size_t> p = memberPreference(outputs, actions, m, a);
+          p.first < leastPreference.first) {
+        least = m;
+        leastPreference = p;
+      }
+    dOutputs[least * actions + a] += dLogits[a];
+    dOutputs[least * actions + leastPreference.second] -= dLogits[a];
+  }
+  backward(work, dOutputs, gradient);
 }
 
 const std::vector<double>& MlpPolicy::candidateScores(FeatureValues features,
@@ -401,13 +475,13 @@ std::span<const double> MlpPolicy::propagate(Workspace& work) const {
         out = out.cwiseMax(0.0);
     }
   }
-  return {act + offsets[s.layers_.size()], s.actionCount()};
+  return {act + offsets[s.layers_.size()], s.layers_.back().outputs};
 }
 
 void MlpPolicy::backward(Workspace& work, std::span<const double> dLogits,
                          std::span<double> gradient) const {
   const MlpStructure& s = *structure_;
-  assert(dLogits.size() == s.actionCount());
+  assert(dLogits.size() == s.layers_.back().outputs);
   assert(gradient.size() == parameterCount());
   const std::vector<size_t>& offsets = s.activationOffsets_;
   if (work.delta.size() < s.widestLayer_) {
@@ -494,6 +568,10 @@ std::span<const double> MlpPolicy::policyLogits(FeatureValues features, Workspac
 void MlpPolicy::backwardLogits(FeatureValues features, Workspace& work,
                                std::span<const double> dLogits, std::span<double> gradient) const {
   const MlpStructure& s = *structure_;
+  if (s.members() > 1) {
+    backwardUnanimous(features, work, dLogits, gradient);
+    return;
+  }
   if (s.candidates_ == 0) {
     backward(work, dLogits, gradient);
     return;

@@ -349,6 +349,13 @@ public:
         return error(path + ".candidate_mask", "must be a feature name");
       options.candidateMask = name->str();
     }
+    // Optional: unanimity of an ensemble's members (MlpOptions::unanimousMembers).
+    if (const llvm::json::Value* members = object->get("unanimous_members")) {
+      std::optional<int64_t> count = members->getAsInteger();
+      if (!count || *count < 2 || *count > 1024)
+        return error(path + ".unanimous_members", "must be an integer from 2 to 1024");
+      options.unanimousMembers = static_cast<int>(*count);
+    }
     return options;
   }
 
@@ -523,6 +530,8 @@ Expected<std::string> policyToJson(const Policy& policy) {
           });
         if (structure.candidates() > 0)
           out.attribute("candidate_mask", options.candidateMask);
+        if (structure.members() > 1)
+          out.attribute("unanimous_members", options.unanimousMembers);
       });
       out.attributeObject("vocabulary", [&] {
         for (const auto& [feature, boundaries] : structure.vocabulary().entries()) {

@@ -1,5 +1,6 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/policies/Ensemble.h"
+#include "mlgo/policies/PolicyFile.h"
 
 #include "PoliciesTestSupport.h"
 
@@ -635,6 +636,22 @@ TEST(MlpPolicy, DecideTiming) {
   RecordProperty("inline_answers", static_cast<int>(sink)); // keeps the loops alive
 }
 
+// A plain (not residual) inliner MLP with random weights.
+MlpPolicy plainMlp(const ChannelHeader& header, std::vector<int> hidden, uint64_t seed) {
+  MlpOptions plain = testing::inlinerMlpOptions();
+  plain.hiddenLayers = std::move(hidden);
+  return MlpPolicy::initialised(makeStructure(header.features, integerVocabulary(header), plain),
+                                seed);
+}
+
+// A residual policy on `structure` with random output weights too (a
+// residual policy starts with zero ones, exactly the compiler's decisions).
+MlpPolicy withRandomOutputLayer(const std::shared_ptr<const MlpStructure>& structure,
+                                uint64_t seed) {
+  const MlpPolicy random = plainMlp(inlinerHeader(), structure->options().hiddenLayers, seed);
+  return MlpPolicy::initialised(structure, seed).withParameters(random.parameters());
+}
+
 // The ensemble's logits are the mean of its members' exactly (to rounding),
 // for a two-hidden-layer residual MLP and a linear one; an ensemble of one
 // policy with itself decides as it does; members that differ are refused by
@@ -707,16 +724,8 @@ TEST(WithResidualMargin, FlipsOnlyWhereTheLogitDifferenceExceedsTheMargin) {
       makeStructure(header.features, integerVocabulary(header), options);
   ASSERT_TRUE(structure);
   const size_t at = *structure->residualFeatureOffset();
-  // Random output weights (a residual policy starts with zero ones).
-  MlpPolicy random =
-      MlpPolicy::initialised(makeStructure(header.features, integerVocabulary(header),
-                                           [] {
-                                             MlpOptions plain = testing::inlinerMlpOptions();
-                                             plain.hiddenLayers = {6};
-                                             return plain;
-                                           }()),
-                             3);
-  const MlpPolicy policy = MlpPolicy::initialised(structure, 3).withParameters(random.parameters());
+  const MlpPolicy random = plainMlp(header, {6}, 3);
+  const MlpPolicy policy = withRandomOutputLayer(structure, 3);
   Expected<MlpPolicy> confident = withResidualMargin(policy, 0.6);
   ASSERT_TRUE(confident) << confident.error().message;
   EXPECT_EQ(confident->structure()->options().residualMargin, 0.6);
@@ -746,6 +755,95 @@ TEST(WithResidualMargin, FlipsOnlyWhereTheLogitDifferenceExceedsTheMargin) {
 
   EXPECT_FALSE(withResidualMargin(policy, 0));
   EXPECT_FALSE(withResidualMargin(random, 0.5)); // not residual
+}
+
+// Unanimity: the ensemble flips the compiler's decision exactly where every
+// member flips it (so its flips are a subset of each member's), its logits
+// are 0 for the compiler's action and the least member preference for the
+// other, their gradient matches finite differences, it survives a policy file
+// byte for byte, and what it cannot be is refused.
+TEST(UnanimousEnsemble, FlipsOnlyWhereEveryMemberFlips) {
+  ChannelHeader header = inlinerHeader();
+  MlpOptions options = testing::inlinerMlpOptions();
+  options.hiddenLayers = {5};
+  options.residualMargin = 0.2;
+  std::shared_ptr<const MlpStructure> structure =
+      makeStructure(header.features, integerVocabulary(header), options);
+  ASSERT_TRUE(structure);
+  const size_t at = *structure->residualFeatureOffset();
+  const MlpPolicy a = withRandomOutputLayer(structure, 1), b = withRandomOutputLayer(structure, 2),
+                  c = withRandomOutputLayer(structure, 3);
+  const MlpPolicy* members[] = {&a, &b, &c};
+  Expected<MlpPolicy> unanimous = unanimousEnsemble(members);
+  ASSERT_TRUE(unanimous) << unanimous.error().message;
+  EXPECT_EQ(unanimous->structure()->members(), 3u);
+  EXPECT_EQ(unanimous->structure()->actionCount(), 2u);
+  EXPECT_NE(unanimous->describe().find("unanimous of 3"), std::string::npos);
+
+  testing::ScratchDirectory dir;
+  ASSERT_TRUE(savePolicy(*unanimous, dir / "unanimous.json"));
+  Expected<MlpPolicy> loaded = loadMlpPolicy(dir / "unanimous.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->structure()->options(), unanimous->structure()->options());
+
+  RandomStream rng(0);
+  size_t memberFlips = 0, unanimousFlips = 0;
+  std::vector<double> gradient(unanimous->parameterCount());
+  for (std::vector<double> state : randomStates(300, structure->featureCount(), 7)) {
+    for (double decision : {0.0, 1.0}) {
+      state[at] = decision;
+      bool every = true;
+      double least = std::numeric_limits<double>::infinity();
+      for (const MlpPolicy* member : members) {
+        std::vector<double> logits(2);
+        member->computeLogits(state, logits);
+        const size_t other = decision == 0 ? 1 : 0;
+        least = std::min(least, logits[other] - logits[static_cast<size_t>(decision)]);
+        const bool flips =
+            member->decide(state, DecisionMode::Deterministic, rng).advice != decision;
+        every = every && flips;
+        memberFlips += flips;
+      }
+      const bool flips =
+          unanimous->decide(state, DecisionMode::Deterministic, rng).advice != decision;
+      EXPECT_EQ(flips, every);
+      EXPECT_EQ(loaded->decide(state, DecisionMode::Deterministic, rng).advice,
+                unanimous->decide(state, DecisionMode::Deterministic, rng).advice);
+      unanimousFlips += flips;
+      std::vector<double> logits(2);
+      unanimous->computeLogits(state, logits);
+      EXPECT_EQ(logits[static_cast<size_t>(decision)], 0.0);
+      EXPECT_NEAR(logits[decision == 0 ? 1 : 0], least, 1e-12);
+    }
+  }
+  EXPECT_GT(unanimousFlips, 0u); // the states reach both sides
+  EXPECT_LT(3 * unanimousFlips, memberFlips);
+
+  // d logit(other) / d parameters against central differences on a few parameters.
+  std::vector<double> state = randomStates(1, structure->featureCount(), 8).front();
+  state[at] = 0;
+  const double dLogits[] = {0.0, 1.0};
+  std::fill(gradient.begin(), gradient.end(), 0.0);
+  unanimous->accumulateGradient(state, dLogits, gradient);
+  std::vector<double> theta(unanimous->parameters().begin(), unanimous->parameters().end());
+  for (size_t i = 0; i < theta.size(); i += 7) {
+    const double h = 1e-6, saved = theta[i];
+    std::vector<double> up(2), down(2);
+    theta[i] = saved + h;
+    unanimous->withParameters(theta).computeLogits(state, up);
+    theta[i] = saved - h;
+    unanimous->withParameters(theta).computeLogits(state, down);
+    theta[i] = saved;
+    EXPECT_NEAR(gradient[i], (up[1] - down[1]) / (2 * h), 1e-5) << "parameter " << i;
+  }
+
+  const MlpPolicy* one[] = {&a};
+  EXPECT_FALSE(unanimousEnsemble(one));
+  const MlpPolicy plain = plainMlp(header, {5}, 1);
+  const MlpPolicy* notResidual[] = {&plain, &plain};
+  EXPECT_FALSE(unanimousEnsemble(notResidual));
+  const MlpPolicy* nested[] = {&*unanimous, &*unanimous};
+  EXPECT_FALSE(meanLogitEnsemble(nested));
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 # The whole inlining pipeline in its short mode (zlib trains, Lua validates
 # and tests): search from -Oz, search again from a learned policy's
 # decisions (DAgger), the searched trace, BC candidates (the byte-weighted
-# ones as ensembles of seeds), the choice on validation behind the per-module
+# ones as ensembles of seeds, mean and unanimous), the choice on validation behind the per-module
 # guard, the distilled network, a short ES fine-tuning of it, its confidence
 # margins, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
 set -euo pipefail
@@ -27,7 +27,12 @@ for trace in ("tried.trace.h5", "dagger.trace.h5"):
 member = json.load(open(f"{out}/tried-1-seed1.json"))["architecture"]["hidden_layers"]
 ensemble = json.load(open(f"{out}/tried-1.json"))["architecture"]["hidden_layers"]
 assert ensemble == [4 * w for w in member], (member, ensemble)
+# Its unanimous twin: the same stacked members, each keeping its outputs.
+unanimous = json.load(open(f"{out}/unanimous-tried-1.json"))["architecture"]
+assert unanimous["hidden_layers"] == ensemble and unanimous["unanimous_members"] == 4, unanimous
 PY
+# The unanimous ensemble was a candidate on validation.
+[ -f "$out/validation-unanimous-tried-1.best-of.values" ] || fail "the unanimous ensemble was not judged on validation"
 # The chosen candidate was distilled into one [40,40,20] MLP (bc-train
 # --teacher), and that network was judged alone at two margins.
 [ -f "$out/student.json" ] || fail "no distilled student.json"

@@ -19,6 +19,13 @@ namespace mlgo::policies {
 // error names the first member (1-based) that differs, and in what.
 Expected<MlpPolicy> meanLogitEnsemble(std::span<const MlpPolicy* const> members);
 
+// The unanimous ensemble (MlpOptions::unanimousMembers): the same stacked
+// network, but every member keeps its own outputs, and the policy flips the
+// compiler's decision only where every member does. A rule for using a
+// policy alone: a flip that only some seeds make is a flip the data does not
+// settle. The members must be residual policies of one architecture.
+Expected<MlpPolicy> unanimousEnsemble(std::span<const MlpPolicy* const> members);
+
 // The same residual policy with another margin: it keeps the compiler's own
 // decision unless the network's logit difference exceeds `margin`, so a
 // larger margin flips only where the policy is more confident (the rule that

@@ -76,6 +76,17 @@ struct MlpOptions {
   // is a softmax over the valid candidates' scores, and the advice is the
   // chosen candidate's index. Empty: off (one logit per action).
   std::string candidateMask;
+  // Unanimity of an ensemble (mlgo-eval ensemble --unanimous): K >= 2
+  // members' networks side by side (block-diagonal hidden layers, K·actions
+  // outputs), each a residual policy with the margin above. The policy keeps
+  // the compiler's own decision unless every member chooses the same other
+  // action, so a flip needs all seeds' agreement: the mean of their logits
+  // can flip where one confident member outweighs the others. The logits are
+  // 0 for the default action and, for each other action a, the smallest over
+  // the members of (member's logit of a - its largest other logit): a is
+  // chosen exactly when every member chooses it. Needs a residual policy and
+  // one logit per action (not candidate scoring). 0: one network.
+  int unanimousMembers = 0;
 
   Status validate() const;
   bool operator==(const MlpOptions& other) const = default;
@@ -115,7 +126,11 @@ public:
   size_t featureCount() const { return featureCount_; }
   // Width of the network's input layer, after normalisation and expansion.
   size_t inputWidth() const { return layers_.front().inputs; }
-  size_t actionCount() const { return layers_.back().outputs; }
+  size_t actionCount() const { return layers_.back().outputs / members(); }
+  // Networks side by side in the output layer (MlpOptions::unanimousMembers), or 1.
+  size_t members() const {
+    return options_.unanimousMembers > 1 ? static_cast<size_t>(options_.unanimousMembers) : 1;
+  }
   // The policy's logits per decision: one per action, or (candidate
   // scoring) one score per candidate, -inf for the masked ones.
   size_t logitCount() const { return candidates_ > 0 ? candidates_ : actionCount(); }
@@ -225,6 +240,13 @@ private:
   std::span<const double> forward(FeatureValues features, Workspace& work) const;
   // The layers on the network inputs already in `work`.
   std::span<const double> propagate(Workspace& work) const;
+  // Unanimity: the policy's logits (MlpOptions::unanimousMembers) from the
+  // members' outputs that `forward` left in `work`.
+  std::span<const double> unanimousLogits(FeatureValues features, Workspace& work) const;
+  // Unanimity: d loss / d members' outputs from d loss / d policy's logits
+  // (through the smallest member's difference, a subgradient).
+  void backwardUnanimous(FeatureValues features, Workspace& work, std::span<const double> dLogits,
+                         std::span<double> gradient) const;
   // Candidate scoring: every candidate's score (-inf for invalid ones).
   const std::vector<double>& candidateScores(FeatureValues features, Workspace& work) const;
   // The policy's logits (forward, or every candidate's score).

@@ -26,7 +26,9 @@ REPO_ROOT="$(cd "$RECIPES_DIR/../.." && pwd)"
 # puts the optimisation-ready bitcode (.llvmbc) and the -cc1 command (.llvmcmd)
 # into each object; -w keeps old code bases quiet under a new clang. C++ gets
 # the same flags so that C and C++ corpora are optimised alike.
-MLGO_CFLAGS="-Oz -Xclang -fembed-bitcode=all -w"
+# MLGO_RECIPE_CFLAGS replaces them for a --build-only build that is timed
+# rather than extracted (bench/deploy/build-once.sh: plain -Oz, no bitcode).
+MLGO_CFLAGS="${MLGO_RECIPE_CFLAGS:--Oz -Xclang -fembed-bitcode=all -w}"
 MLGO_CXXFLAGS="$MLGO_CFLAGS"
 
 log() { echo "$RECIPE_NAME: $*"; }
@@ -459,7 +461,9 @@ run_recipe() {
         recipe_prune
       )
     fi
-    prune_objdir
+    # Objects without embedded bitcode are pruned, unless the flags made none
+    # (MLGO_RECIPE_CFLAGS: a timed build, nothing to extract).
+    [ -n "${MLGO_RECIPE_CFLAGS:-}" ] || prune_objdir
     echo "$RECIPE_NAME built $(date -u +%FT%TZ) with $("$CC" --version | head -n1)" >"$BUILD_STAMP"
     log "build finished in $((SECONDS - start)) s"
   fi

@@ -644,6 +644,15 @@ MlpPolicy plainMlp(const ChannelHeader& header, std::vector<int> hidden, uint64_
                                 seed);
 }
 
+// A residual inliner MLP's structure (null if it cannot be built).
+std::shared_ptr<const MlpStructure> residualStructure(const ChannelHeader& header,
+                                                      std::vector<int> hidden, double margin) {
+  MlpOptions options = testing::inlinerMlpOptions();
+  options.hiddenLayers = std::move(hidden);
+  options.residualMargin = margin;
+  return makeStructure(header.features, integerVocabulary(header), options);
+}
+
 // A residual policy on `structure` with random output weights too (a
 // residual policy starts with zero ones, exactly the compiler's decisions).
 MlpPolicy withRandomOutputLayer(const std::shared_ptr<const MlpStructure>& structure,
@@ -717,11 +726,7 @@ TEST(MeanLogitEnsemble, LogitsAreTheMeanOfTheMembers) {
 // and a margin <= 0 are refused.
 TEST(WithResidualMargin, FlipsOnlyWhereTheLogitDifferenceExceedsTheMargin) {
   ChannelHeader header = inlinerHeader();
-  MlpOptions options = testing::inlinerMlpOptions();
-  options.hiddenLayers = {6};
-  options.residualMargin = 0.1;
-  std::shared_ptr<const MlpStructure> structure =
-      makeStructure(header.features, integerVocabulary(header), options);
+  std::shared_ptr<const MlpStructure> structure = residualStructure(header, {6}, 0.1);
   ASSERT_TRUE(structure);
   const size_t at = *structure->residualFeatureOffset();
   const MlpPolicy random = plainMlp(header, {6}, 3);
@@ -764,11 +769,7 @@ TEST(WithResidualMargin, FlipsOnlyWhereTheLogitDifferenceExceedsTheMargin) {
 // byte for byte, and what it cannot be is refused.
 TEST(UnanimousEnsemble, FlipsOnlyWhereEveryMemberFlips) {
   ChannelHeader header = inlinerHeader();
-  MlpOptions options = testing::inlinerMlpOptions();
-  options.hiddenLayers = {5};
-  options.residualMargin = 0.2;
-  std::shared_ptr<const MlpStructure> structure =
-      makeStructure(header.features, integerVocabulary(header), options);
+  std::shared_ptr<const MlpStructure> structure = residualStructure(header, {5}, 0.2);
   ASSERT_TRUE(structure);
   const size_t at = *structure->residualFeatureOffset();
   const MlpPolicy a = withRandomOutputLayer(structure, 1), b = withRandomOutputLayer(structure, 2),

@@ -445,9 +445,14 @@ int runSearch(const SearchArgs& args) {
   // The flips so far are saved after every round: an interrupted search
   // leaves a usable policy.
   std::optional<Error> saveError;
+  double previousSeconds = 0;
   search.onRound = [&](size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // Rounds get shorter as modules run out of decisions: the last one is a
+    // safe estimate of the next.
+    const double lastRound = seconds - previousSeconds;
+    previousSeconds = seconds;
     std::fprintf(stderr, "round %zu/%zu  %zu flips kept  %.0f s\n", round, rounds,
                  flips.flipSet().size(), seconds);
     if (Status saved = policies::savePolicy(flips, args.output); !saved)
@@ -456,6 +461,13 @@ int runSearch(const SearchArgs& args) {
       saveError = triedError;
     if (args.maxSeconds > 0 && seconds >= args.maxSeconds) {
       std::fprintf(stderr, "time budget of %.0f s reached\n", args.maxSeconds);
+      return false;
+    }
+    if (args.maxSeconds > 0 && seconds + lastRound > args.maxSeconds) {
+      std::fprintf(stderr,
+                   "time budget of %.0f s: another round (about %.0f s, as long as the last) "
+                   "would end past it\n",
+                   args.maxSeconds, lastRound);
       return false;
     }
     return !saveError;
@@ -804,7 +816,8 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       ->capture_default_str();
   searchCmd
       ->add_option("--max-seconds", searchArgs.maxSeconds,
-                   "Stop after the round that passes this many seconds (0: no limit)")
+                   "Time budget: no round starts that would end past it, judging by the "
+                   "last round's time (the first round always runs; 0: no limit)")
       ->capture_default_str();
   searchCmd->add_option("--sample", searchArgs.sample,
                         "Search this many modules (bucket round robin by size) instead of all");

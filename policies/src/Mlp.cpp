@@ -322,6 +322,7 @@ struct MlpPolicy::Workspace {
   std::vector<double> deltaBelow;
   std::vector<double> dLogits;
   std::vector<double> scores;
+  std::vector<double> dOutputs; // unanimity: d loss / d members' outputs
 };
 
 MlpPolicy::Workspace& MlpPolicy::workspace() {
@@ -412,7 +413,9 @@ void MlpPolicy::backwardUnanimous(FeatureValues features, Workspace& work,
   std::span<const double> outputs{work.activations.data() + s.activationOffsets_[s.layers_.size()],
                                   actions * s.members()};
   const double decision = features[*s.residualOffset_];
-  std::vector<double> dOutputs(outputs.size(), 0.0);
+  // The workspace's buffer: training calls this for every decision.
+  std::vector<double>& dOutputs = work.dOutputs;
+  dOutputs.assign(outputs.size(), 0.0);
   for (size_t a = 0; a < actions; ++a) {
     if (static_cast<double>(a) == decision || dLogits[a] == 0)
       continue;

@@ -7,6 +7,7 @@
 #include "mlgo/evaluators/BaselineCache.h"
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/evaluators/Ir2VecTriplets.h"
+#include "mlgo/policies/CalleeConsistent.h"
 #include "mlgo/policies/Ensemble.h"
 #include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Mlp.h"
@@ -747,6 +748,41 @@ int runMargin(const MarginArgs& args) {
   return 0;
 }
 
+struct ConsistentArgs {
+  std::string policy;
+  std::string output;
+};
+
+int runConsistent(const ConsistentArgs& args) {
+  Expected<fs::path> file = policies::policyFileFor(args.policy);
+  if (!file)
+    return fail(makeError("policy " + args.policy + ": " + file.error().message));
+  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+  if (!policy)
+    return fail(policy.error());
+  const policies::CalleeConsistentPolicy consistent(
+      std::shared_ptr<const policies::Policy>(policy.take()));
+  if (Status saved = policies::savePolicy(consistent, args.output); !saved)
+    return fail(saved.error());
+  std::printf("%s: %s\n", consistent.describe().c_str(), args.output.c_str());
+  return 0;
+}
+
+CLI::App* defineConsistentCommand(CLI::App& app, ConsistentArgs& consistent) {
+  CLI::App* command = app.add_subcommand(
+      "consistent",
+      "Write the policy with callee consistency: in each module, every call site of one "
+      "discardable callee (internal or linkonce) where -Oz inlines follows the policy's answer "
+      "at the first such site, so a callee is declined everywhere or nowhere (in-process "
+      "backend and mlgo-cc only)");
+  command
+      ->add_option("policy", consistent.policy,
+                   "Policy file of any kind, or a shipped policy's name (inlining-oz)")
+      ->required();
+  command->add_option("-o,--output", consistent.output, "Policy file to write")->required();
+  return command;
+}
+
 CLI::App* defineRunCommand(CLI::App& app, RunArgs& run) {
   CLI::App* runCmd = app.add_subcommand("run", "Evaluate a policy on a corpus");
   runCmd
@@ -948,6 +984,7 @@ int main(int argc, char** argv) {
   ChooseArgs choose;
   EnsembleArgs ensemble;
   MarginArgs margin;
+  ConsistentArgs consistent;
   // Each subcommand and what runs it, in --help's order.
   const std::pair<CLI::App*, std::function<int()>> commands[] = {
       {defineRunCommand(app, run), [&] { return runEvaluate(run); }},
@@ -959,6 +996,7 @@ int main(int argc, char** argv) {
       {defineChooseCommand(app, choose), [&] { return runChoose(choose); }},
       {defineEnsembleCommand(app, ensemble), [&] { return runEnsemble(ensemble); }},
       {defineMarginCommand(app, margin), [&] { return runMargin(margin); }},
+      {defineConsistentCommand(app, consistent), [&] { return runConsistent(consistent); }},
   };
   CLI11_PARSE(app, argc, argv);
   for (const auto& [command, body] : commands)

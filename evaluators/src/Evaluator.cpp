@@ -387,7 +387,9 @@ JobResult Evaluator::runJob(JobSpec job, const SerializedPolicy* serialized,
   const bool wantTrajectory = job.recordTrajectory;
   const std::string moduleKey = job.module->bitcode.string();
   std::optional<JobResult> replayed;
-  if (replay_ && job.policy) {
+  // Replay asks the policy along a known trajectory's features; callee
+  // consistency also needs the callees, which trajectories do not record.
+  if (replay_ && job.policy && !job.policy->calleeConsistent()) {
     const auto start = Clock::now();
     replayed = replay_->replay(moduleKey, *job.policy, job.mode, job.rngKey, wantTrajectory);
     if (replayed) {

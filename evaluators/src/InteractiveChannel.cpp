@@ -235,6 +235,13 @@ ChannelOutcome answerChannel(InteractiveChannel& channel, Clock::time_point dead
     return stop(ChannelOutcome::Kind::ProtocolError,
                 "the compiler asks for advice \"" + header->advice.name + "\", the task " +
                     answering.taskName + " answers \"" + answering.adviceName + "\"");
+  // Callee consistency needs the callee's identity, which clang's channel
+  // does not send: only the in-process worker and the plugin apply it.
+  if (answering.policy->calleeConsistent())
+    return stop(ChannelOutcome::Kind::PolicyMismatch,
+                "policy \"" + answering.policy->describe() +
+                    "\" is callee-consistent, which only the in-process backend and the "
+                    "plugin (mlgo-cc) apply; not clang's interactive channel");
   Expected<FeatureLayout> layout =
       FeatureLayout::bind(*header, *answering.policy, answering.defaultDecisionFeature);
   std::optional<std::string> mismatch;

@@ -2,6 +2,7 @@
 
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/FeatureLayout.h"
+#include "mlgo/policies/CalleeConsistent.h"
 
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/BlockFrequencyInfo.h>
@@ -108,6 +109,11 @@ public:
                     ((session.recordTrajectory && session.recordDefaults) || !layout_ ||
                      std::find(layout_->policyInputs.begin(), layout_->policyInputs.end(),
                                static_cast<size_t>(defaultIndex_)) != layout_->policyInputs.end());
+    // Callee consistency needs the heuristic's decision at every site.
+    if (session.policy && session.policy->calleeConsistent()) {
+      commitments_.emplace();
+      needsDefault_ = defaultIndex_ >= 0;
+    }
     // Not computed: recorded as -1 ("unknown"), never as a stale answer.
     if (!needsDefault_ && defaultIndex_ >= 0) {
       int64_t unknown = -1;
@@ -122,6 +128,12 @@ public:
   }
 
   bool needsDefaultDecision() const { return needsDefault_; }
+
+  // The callee of the decision about to be asked (for callee consistency).
+  void setCallee(llvm::StringRef name, bool discardable) {
+    callee_ = name;
+    calleeDiscardable_ = discardable;
+  }
 
   void setDefaultDecision(bool inline_) {
     if (defaultIndex_ < 0)
@@ -150,6 +162,13 @@ private:
     }
     layout_->gather(header_, observation(), layout_->policyInputs, inputs_.data());
     policies::Decision decision = session_.policy->decide(inputs_, session_.mode, session_.rng);
+    if (commitments_ && defaultIndex_ >= 0) {
+      int64_t heuristic = 0;
+      std::memcpy(&heuristic, observation() + layout_offset(static_cast<size_t>(defaultIndex_)),
+                  sizeof heuristic);
+      decision.advice = commitments_->apply(std::string_view(callee_.data(), callee_.size()),
+                                            calleeDiscardable_, heuristic, decision.advice);
+    }
     if (session_.invert && session_.invert(session_.decisions, inputs_))
       decision.advice = 1 - decision.advice;
     advice_ = decision.advice;
@@ -162,6 +181,9 @@ private:
   }
 
   AdvisorSession& session_;
+  std::optional<policies::CalleeCommitments> commitments_;
+  llvm::StringRef callee_;
+  bool calleeDiscardable_ = false;
   policies::ChannelHeader header_;
   std::vector<uint64_t> storage_;
   int defaultIndex_ = -1;
@@ -200,6 +222,9 @@ protected:
   std::unique_ptr<llvm::MLInlineAdvice>
   getAdviceFromModel(llvm::CallBase& call, llvm::OptimizationRemarkEmitter& remarks) override {
     auto& runner = static_cast<PolicyRunner&>(*ModelRunner);
+    const llvm::Function* callee = call.getCalledFunction();
+    runner.setCallee(callee ? callee->getName() : llvm::StringRef(),
+                     callee && callee->isDiscardableIfUnused());
     if (runner.needsDefaultDecision())
       runner.setDefaultDecision(defaultAdvice(call));
     return MLInlineAdvisor::getAdviceFromModel(call, remarks);

@@ -1,6 +1,7 @@
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/Files.h"
 
+#include "mlgo/policies/CalleeConsistent.h"
 #include "mlgo/policies/FlipSet.h"
 
 #include "BuiltinPolicies.h"
@@ -434,6 +435,24 @@ public:
     if (*version < 1)
       return error("version", "must be at least 1 (got " + std::to_string(*version) + ")");
 
+    Expected<std::unique_ptr<Policy>> policy = ofKind(*root);
+    if (!policy)
+      return policy.error();
+    // Optional: callee consistency (CalleeConsistent.h), for any kind.
+    if (const llvm::json::Value* consistent = root->get("callee_consistent")) {
+      std::optional<bool> value = consistent->getAsBoolean();
+      if (!value)
+        return error("callee_consistent", "must be true or false");
+      if (*value)
+        return std::unique_ptr<Policy>(
+            std::make_unique<CalleeConsistentPolicy>(std::shared_ptr<const Policy>(policy.take())));
+    }
+    return policy;
+  }
+
+private:
+  Expected<std::unique_ptr<Policy>> ofKind(const llvm::json::Object& object) const {
+    const llvm::json::Object* root = &object;
     Expected<std::string> kind = string(*root, "kind", "");
     if (!kind)
       return kind.error();
@@ -453,13 +472,15 @@ public:
                              "\" (expected heuristic, constant, mlp or flip-set)");
   }
 
-private:
   std::string origin_;
 };
 
 } // namespace
 
-Expected<std::string> policyToJson(const Policy& policy) {
+Expected<std::string> policyToJson(const Policy& outer) {
+  // Callee consistency is one field beside the wrapped policy's own.
+  const auto* consistent = dynamic_cast<const CalleeConsistentPolicy*>(&outer);
+  const Policy& policy = consistent ? consistent->inner() : outer;
   const auto* heuristic = dynamic_cast<const detail::HeuristicEchoPolicy*>(&policy);
   const auto* constant = dynamic_cast<const detail::ConstantPolicy*>(&policy);
   const auto* mlp = dynamic_cast<const MlpPolicy*>(&policy);
@@ -484,7 +505,9 @@ Expected<std::string> policyToJson(const Policy& policy) {
                                         : constant ? kKindConstant
                                         : flipSet  ? kKindFlipSet
                                                    : kKindMlp));
-      out.attribute("description", policy.describe());
+      out.attribute("description", outer.describe());
+      if (consistent)
+        out.attribute("callee_consistent", true);
       out.attributeBegin("inputs");
       writeSpecs(out, policy.inputs());
       out.attributeEnd();

@@ -1,5 +1,6 @@
 #include "mlgo/training/UnitSearch.h"
 
+#include "mlgo/policies/CalleeConsistent.h"
 #include "mlgo/policies/PolicyFile.h"
 
 #include <cmath>
@@ -22,9 +23,13 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
     return makeError("the build-time search needs a code-size task with the compiler's own "
                      "decision (" +
                      task.name + " is not one)");
-  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(request.policyFile);
-  if (!policy)
-    return policy.error();
+  Expected<std::unique_ptr<policies::Policy>> loadedPolicy = policies::loadPolicy(request.policyFile);
+  if (!loadedPolicy)
+    return loadedPolicy.error();
+  const std::shared_ptr<const policies::Policy> policy(loadedPolicy.take());
+  std::unique_ptr<policies::Policy> consistent;
+  if (options.consistentStart && !policy->calleeConsistent())
+    consistent = std::make_unique<policies::CalleeConsistentPolicy>(policy);
   std::unique_ptr<policies::Policy> previous;
   if (!request.previousPolicy.empty()) {
     Expected<std::unique_ptr<policies::Policy>> loaded =
@@ -33,14 +38,16 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
       previous = loaded.take();
   }
 
-  // The starts: the unit's previous choice (after an edit), the policy, -Oz
-  // (the evaluator's baseline). Ties go to the earlier: an edited unit goes
-  // on from its previous flips, and the search tries the policy's
-  // overrulings rather than none.
+  // The starts: the unit's previous choice (after an edit), the policy, its
+  // consistent twin, -Oz (the evaluator's baseline). Ties go to the earlier:
+  // an edited unit goes on from its previous flips, and the search tries the
+  // policy's overrulings rather than none.
   evaluators::EvaluationRequest starts;
   if (previous)
     starts.candidates.push_back(previous.get());
-  starts.candidates.push_back(policy->get());
+  starts.candidates.push_back(policy.get());
+  if (consistent)
+    starts.candidates.push_back(consistent.get());
   starts.modules = {&request.module};
   starts.recordTrajectories = true;
   evaluators::EvaluationResult measured = scorer.evaluate(starts);
@@ -71,7 +78,7 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
   search.order = options.order;
   search.trialsPerRound = options.trialsPerRound;
   search.start = startPolicy;
-  search.guide = policy->get();
+  search.guide = policy.get();
   const corpus::ModuleSpec* modules[] = {&request.module};
   Expected<DecisionSearchResult> result = searchDecisions(scorer, modules, search);
   if (!result)
@@ -88,11 +95,13 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
     outcome.chosenPolicy = json.take();
     outcome.chosenBytes = std::llround(*unit->best);
   }
-  outcome.summary = "-Oz " + bytes(ozMeasure) + ", policy " + measuredText(policy->get()) +
+  outcome.summary = "-Oz " + bytes(ozMeasure) + ", policy " + measuredText(policy.get()) +
+                    (consistent ? ", consistent " + measuredText(consistent.get()) : "") +
                     (previous ? ", previous " + measuredText(previous.get()) : "") + "; from " +
-                    (startPolicy == nullptr          ? "-Oz"
-                     : startPolicy == previous.get() ? "its previous choice"
-                                                     : "the policy") +
+                    (startPolicy == nullptr            ? "-Oz"
+                     : startPolicy == previous.get()   ? "its previous choice"
+                     : startPolicy == consistent.get() ? "the consistent policy"
+                                                       : "the policy") +
                     ", " + std::to_string(unit->tried) + " decisions tried, " +
                     std::to_string(unit->kept) + " kept";
   return outcome;

@@ -49,6 +49,11 @@ public:
   // Must be thread-safe: many compilations call one policy concurrently.
   // `rng` is the job's own stream; only Sampling mode draws from it.
   virtual Decision decide(FeatureValues features, DecisionMode mode, RandomStream& rng) const = 0;
+
+  // Whether the inliner applies callee consistency to this policy's answers
+  // (CalleeConsistent.h): a per-module rule on the callee's identity, which
+  // no feature carries, so only the compiler side can apply it.
+  virtual bool calleeConsistent() const { return false; }
 };
 
 // Checks that every input of `policy` is in `header` with the same type and

@@ -7,7 +7,9 @@
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/training/UnitSearch.h"
 
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 int main(int argc, char** argv) {
   mlgo::Expected<mlgo::deploy::SearchProgramCall> call =
@@ -33,8 +35,13 @@ int main(int argc, char** argv) {
   // -Oz's object was just compiled by clang; verification compiles it again.
   if (call->request.ozBytes > 0 && !call->request.verify)
     (*evaluator)->knowBaseline(call->request.module, call->request.ozBytes);
+  // MLGO_SEARCH_CONSISTENT_START=0: start from the policy as given only,
+  // not also from its callee-consistent twin (mlgo-cc --mlgo-help).
+  mlgo::training::UnitSearchOptions searchOptions;
+  if (const char* consistent = std::getenv("MLGO_SEARCH_CONSISTENT_START"))
+    searchOptions.consistentStart = std::string(consistent) != "0";
   mlgo::Expected<mlgo::deploy::UnitSearchOutcome> outcome =
-      mlgo::training::searchTranslationUnit(**evaluator, call->request);
+      mlgo::training::searchTranslationUnit(**evaluator, call->request, searchOptions);
   if (!outcome) {
     std::cerr << "mlgo-build-search: " << call->request.module.name << ": "
               << outcome.error().message << "\n";

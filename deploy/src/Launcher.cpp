@@ -391,7 +391,10 @@ std::string launcherHelp(const std::string& program) {
          "                      launcher is refused unless CCACHE_EXTRAFILES holds both\n"
          "  --mlgo-search[=BUDGET]\n"
          "                      search each translation unit's inlining decisions: start\n"
-         "                      from the policy's, try BUDGET single flips (default " +
+         "                      from the smallest of the policy's and its callee-consistent\n"
+         "                      twin's (each discardable callee declined at all of its\n"
+         "                      -Oz-inlined calls or none; MLGO_SEARCH_CONSISTENT_START=0:\n"
+         "                      the policy's only), try BUDGET single flips (default " +
          std::to_string(kDefaultSearchBudget) +
          ";\n"
          "                      where the policy overrules -Oz and is least sure first), keep\n"

@@ -353,6 +353,7 @@ struct SearchArgs {
   size_t trialsPerRound = training::DecisionSearchOptions().trialsPerRound;
   std::string tried;       // trace of the tried decisions, if given
   std::string startPolicy; // the decisions to start from, if not -Oz's
+  bool calleeConsistent = false;
   bool timeReport = false;
   apps::EvaluatorArgs evaluator;
 };
@@ -419,6 +420,7 @@ int runSearch(const SearchArgs& args) {
                                           : training::SearchOrder::First;
   search.seed = args.seed;
   search.trialsPerRound = args.trialsPerRound;
+  search.calleeConsistent = args.calleeConsistent;
   std::unique_ptr<policies::Policy> start;
   if (!args.startPolicy.empty()) {
     Expected<std::unique_ptr<policies::Policy>> loaded =
@@ -880,6 +882,12 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       "Start from this policy's decisions instead of -Oz's (a policy file or name): its "
       "trajectories become flips, and the search tries decisions at the states it reaches and "
       "can undo its flips (labels for a policy trained on an earlier search; DAgger)");
+  searchCmd->add_flag(
+      "--callee-consistent", searchArgs.calleeConsistent,
+      "Search callee-consistent decisions (mlgo-eval consistent): a tried decision at a "
+      "discardable callee's first -Oz-inlined call flips all of that callee's -Oz-inlined "
+      "calls in the module, a group no single flip reaches; the written policy is consistent "
+      "(in-process backend only)");
   searchCmd->add_flag("--time-report", searchArgs.timeReport,
                       "Print where the workers' compiles spent their time, by phase (full "
                       "compiles and forked trials apart)");

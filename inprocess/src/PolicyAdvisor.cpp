@@ -162,6 +162,11 @@ private:
     }
     layout_->gather(header_, observation(), layout_->policyInputs, inputs_.data());
     policies::Decision decision = session_.policy->decide(inputs_, session_.mode, session_.rng);
+    // A trial's inversion is the policy's answer as a full compile of the
+    // toggled policy would give it; consistency then applies to that answer,
+    // so that a forked trial and its full compile commit alike.
+    if (session_.invert && session_.invert(session_.decisions, inputs_))
+      decision.advice = 1 - decision.advice;
     if (commitments_ && defaultIndex_ >= 0) {
       int64_t heuristic = 0;
       std::memcpy(&heuristic, observation() + layout_offset(static_cast<size_t>(defaultIndex_)),
@@ -169,8 +174,6 @@ private:
       decision.advice = commitments_->apply(std::string_view(callee_.data(), callee_.size()),
                                             calleeDiscardable_, heuristic, decision.advice);
     }
-    if (session_.invert && session_.invert(session_.decisions, inputs_))
-      decision.advice = 1 - decision.advice;
     advice_ = decision.advice;
     session_.decisionsAfterInlinerDone |= session_.inlinerDone;
     ++session_.decisions;

@@ -9,7 +9,7 @@ CalleeConsistentPolicy::CalleeConsistentPolicy(std::shared_ptr<const Policy> inn
 }
 
 int64_t CalleeCommitments::apply(std::string_view callee, bool discardable, int64_t heuristic,
-                                  int64_t advice) {
+                                 int64_t advice) {
   if (heuristic != 1 || !discardable || callee.empty())
     return advice;
   auto [entry, first] = committed_.try_emplace(std::string(callee), advice);

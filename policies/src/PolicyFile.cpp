@@ -443,9 +443,14 @@ public:
       std::optional<bool> value = consistent->getAsBoolean();
       if (!value)
         return error("callee_consistent", "must be true or false");
-      if (*value)
+      if (*value) {
+        if (auto* flipSet = dynamic_cast<FlipSetPolicy*>(policy->get())) {
+          flipSet->setCalleeConsistent(true);
+          return policy;
+        }
         return std::unique_ptr<Policy>(
             std::make_unique<CalleeConsistentPolicy>(std::shared_ptr<const Policy>(policy.take())));
+      }
     }
     return policy;
   }
@@ -506,7 +511,7 @@ Expected<std::string> policyToJson(const Policy& outer) {
                                         : flipSet  ? kKindFlipSet
                                                    : kKindMlp));
       out.attribute("description", outer.describe());
-      if (consistent)
+      if (outer.calleeConsistent())
         out.attribute("callee_consistent", true);
       out.attributeBegin("inputs");
       writeSpecs(out, policy.inputs());

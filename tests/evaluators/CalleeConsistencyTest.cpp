@@ -144,8 +144,8 @@ TEST_F(CalleeConsistency, DecliningTheFirstCallDeclinesEveryCall) {
 TEST_F(CalleeConsistency, ClangsChannelRefusesIt) {
   std::unique_ptr<Evaluator> evaluator = make(BackendKind::Clang, /*replay=*/false);
   ASSERT_TRUE(evaluator);
-  policies::CalleeConsistentPolicy consistent(
-      std::shared_ptr<const policies::Policy>(policies::makeHeuristicEchoPolicy("inlining_default")));
+  policies::CalleeConsistentPolicy consistent(std::shared_ptr<const policies::Policy>(
+      policies::makeHeuristicEchoPolicy("inlining_default")));
   EvaluationResult result = run(*evaluator, consistent);
   const JobResult& job = result.job(0, 0);
   EXPECT_FALSE(job.ok());

@@ -193,6 +193,9 @@ Status GreedySearch::start() {
     return makeError(std::string("decision search: ") +
                      (options_.start ? "the start policy: " : "-Oz: ") +
                      startFlips.error().message);
+  // Consistent flip sets reproduce a start's decisions only if they were
+  // consistent already: a start policy's are compiled again below.
+  startFlips->setCalleeConsistent(options_.calleeConsistent);
   if (options_.start) {
     start = evaluateWith(scorer_, *startFlips, modules_, options_.showProgress);
     compilations += modules_.size();

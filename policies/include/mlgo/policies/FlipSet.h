@@ -28,8 +28,15 @@ public:
                                         std::string defaultFeature);
 
   std::string describe() const override {
-    return "flip-set(" + std::to_string(flips_.size()) + ")";
+    return "flip-set(" + std::to_string(flips_.size()) + ")" +
+           (calleeConsistent_ ? " callee-consistent" : "");
   }
+  // Callee consistency (CalleeConsistent.h) kept on the flip set itself, so
+  // that the decision search's trials, built by toggling its states, keep
+  // it: toggling the state of a callee's first -Oz-inlined call then flips
+  // every such call of that callee (a group trial).
+  bool calleeConsistent() const override { return calleeConsistent_; }
+  void setCalleeConsistent(bool consistent) { calleeConsistent_ = consistent; }
   const std::vector<TensorSpec>& inputs() const override { return inputs_; }
   Decision decide(FeatureValues features, DecisionMode mode, RandomStream& rng) const override;
 
@@ -50,6 +57,7 @@ private:
   size_t defaultIndex_ = 0;  // among inputs_
   size_t defaultOffset_ = 0; // among the decide() values
   std::unordered_set<uint64_t> flips_;
+  bool calleeConsistent_ = false;
 };
 
 } // namespace mlgo::policies

@@ -82,6 +82,12 @@ struct DecisionSearchOptions {
   // policy reaches — DAgger-style labels for a policy trained on a search
   // from -Oz — and can also undo the policy's own flips where they cost.
   const policies::Policy* start = nullptr;
+  // Search callee-consistent flip sets (CalleeConsistent.h): a tried
+  // decision at a discardable callee's first -Oz-inlined call flips all of
+  // that callee's -Oz-inlined calls in the module (a group trial), and the
+  // result's file says "callee_consistent" so it compiles the same
+  // everywhere. Tried decisions at a callee's later calls change nothing.
+  bool calleeConsistent = false;
   // SearchOrder::Guided's margins come from this policy (null: `start`).
   const policies::Policy* guide = nullptr;
   // Progress lines on stderr while the start and each round compile (a

@@ -4,11 +4,13 @@
 # decisions (DAgger), the searched trace, BC candidates (the byte-weighted
 # ones as ensembles of seeds, mean and unanimous), the choice on validation behind the per-module
 # guard, the distilled network, a short ES fine-tuning of it, its confidence
-# margins, the test reports. Usage: pipeline-short.sh OUT TRAIN-INLINING
+# margins, the test reports; with --callee-consistent, group trials in the
+# DAgger search and every candidate's consistent twin judged beside it.
+# Usage: pipeline-short.sh OUT TRAIN-INLINING
 set -euo pipefail
 out=$1 pipeline=$2
 rm -rf "$out"
-"$pipeline" --short --best-of --es-share 0.1 --out "$out" | tee "$out.log"
+"$pipeline" --short --best-of --es-share 0.1 --callee-consistent --out "$out" | tee "$out.log"
 fail() { echo "pipeline-short: $*" >&2; exit 1; }
 # Both searches ran and wrote tried decisions; the second started from the
 # policy trained on the first.
@@ -33,6 +35,13 @@ assert unanimous["hidden_layers"] == ensemble and unanimous["unanimous_members"]
 PY
 # The unanimous ensemble was a candidate on validation.
 [ -f "$out/validation-unanimous-tried-1.best-of.values" ] || fail "the unanimous ensemble was not judged on validation"
+# Group trials: the DAgger search's flips are callee-consistent, and every
+# candidate's consistent twin was judged on validation.
+grep -q '"callee_consistent": true' "$out/dagger-flips.json" || fail "the DAgger search was not callee-consistent"
+for name in imitation-0.3 tried-1 unanimous-tried-1; do
+  grep -q '"callee_consistent": true' "$out/consistent-$name.json" || fail "consistent-$name.json is not consistent"
+  [ -f "$out/validation-consistent-$name.best-of.values" ] || fail "consistent-$name was not judged on validation"
+done
 # The chosen candidate was distilled into one [40,40,20] MLP (bc-train
 # --teacher), and that network was judged alone at two margins.
 [ -f "$out/student.json" ] || fail "no distilled student.json"
@@ -45,7 +54,9 @@ margins = [json.load(open(f"{out}/confident-{f}.json"))["architecture"]["residua
 assert abs(margins[1] - 4 * margins[0]) < 1e-9, margins
 PY
 for factor in 1 4; do
-  grep -q "^confident-$factor: lua [+-][0-9.]* %;" "$out/confidence.log" || fail "confidence.log has no confident-$factor"
+  # (consistent-confident-F when the choice was a consistent twin)
+  grep -Eq "^(consistent-)?confident-$factor: lua [+-][0-9.]* %;" "$out/confidence.log" ||
+    fail "confidence.log has no confident-$factor"
 done
 # ES fine-tuned the distilled network (language-stratified steps, total
 # bytes) and validation judged it beside the network it started from.

@@ -4,8 +4,9 @@
 // The unit is compiled at -Oz, with the deployed policy, with the policy under
 // callee consistency (CalleeConsistent.h: declining a callee everywhere or
 // nowhere, a move single flips cannot make) and with its previous choice (if
-// the cache had one); the search starts from the smallest of these and tries BUDGET single flips in the guided order (where the start
-// overrules the compiler first, then the policy's smallest logit margins:
+// the cache had one); the search starts from the smallest of these and
+// tries BUDGET single flips in the guided order (where the start overrules
+// the compiler first, then the policy's smallest logit margins:
 // DecisionSearch.h). The chosen decisions are the search's best when it is
 // smaller than -Oz's object, else -Oz's own (an empty choice): no unit ends
 // larger than -Oz.

@@ -23,7 +23,8 @@ Expected<deploy::UnitSearchOutcome> searchTranslationUnit(evaluators::Scorer& sc
     return makeError("the build-time search needs a code-size task with the compiler's own "
                      "decision (" +
                      task.name + " is not one)");
-  Expected<std::unique_ptr<policies::Policy>> loadedPolicy = policies::loadPolicy(request.policyFile);
+  Expected<std::unique_ptr<policies::Policy>> loadedPolicy =
+      policies::loadPolicy(request.policyFile);
   if (!loadedPolicy)
     return loadedPolicy.error();
   const std::shared_ptr<const policies::Policy> policy(loadedPolicy.take());

@@ -12,8 +12,12 @@ int64_t CalleeCommitments::apply(std::string_view callee, bool discardable, int6
                                  int64_t advice) {
   if (heuristic != 1 || !discardable || callee.empty())
     return advice;
-  auto [entry, first] = committed_.try_emplace(std::string(callee), advice);
-  if (first || entry->second == advice)
+  auto entry = committed_.find(callee);
+  if (entry == committed_.end()) {
+    committed_.emplace(std::string(callee), advice);
+    return advice;
+  }
+  if (entry->second == advice)
     return advice;
   ++overruled_;
   return entry->second;

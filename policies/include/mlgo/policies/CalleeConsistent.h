@@ -17,6 +17,7 @@
 #include "mlgo/policies/Policy.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,7 +58,13 @@ public:
   uint64_t overruled() const { return overruled_; }
 
 private:
-  std::unordered_map<std::string, int64_t> committed_;
+  // Looked up by string_view (no allocation per decision; C++ callees'
+  // mangled names are long): only a callee's first site stores its name.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  std::unordered_map<std::string, int64_t, NameHash, std::equal_to<>> committed_;
   uint64_t overruled_ = 0;
 };
 

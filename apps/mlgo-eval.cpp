@@ -66,7 +66,7 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
     return policies::makeHeuristicEchoPolicy(task->defaultDecisionFeature);
   }
   if (spec == "neutral")
-    return policies::makeConstantPolicy(task->neutralAdvice);
+    return task->neutralPolicy();
   if ((spec == "always" || spec == "never") && task->actions != 2)
     return makeError("policy " + spec + ": a yes-or-no policy (as the inliner's), but the task " +
                      task->name + " picks one of each decision's candidates");

@@ -1,5 +1,6 @@
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Scorer.h"
+#include "mlgo/policies/PassPipeline.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,9 +14,12 @@ double RelativeReward::operator()(double measured, double baseline) const {
 
 namespace {
 constexpr MeasureTraits kMeasures[] = {
-    {Measure::TextSize, "text-size", "size", ".text", "bytes", "%.0f", "smaller", "larger", true},
+    {Measure::TextSize, "text-size", "size", ".text", "bytes", "%.0f", "smaller", "larger", true,
+     InProcessRoute::None},
     {Measure::RegAllocScore, "regalloc-score", "score", "score", "score", "%.1f", "better", "worse",
-     false},
+     false, InProcessRoute::EvictionChannel},
+    {Measure::IrInstructions, "ir-instructions", "IR instruction count", "IR instr.",
+     "instructions", "%.0f", "fewer", "more", false, InProcessRoute::PassPipeline},
 };
 } // namespace
 
@@ -149,10 +153,29 @@ CompilerTask CompilerTask::regallocPriority() {
   return task;
 }
 
+CompilerTask CompilerTask::passPipeline() {
+  CompilerTask task;
+  task.name = "pass-pipeline";
+  task.summary = "the optimisation pipeline of each module (passes of -Oz skipped, passes added, "
+                 "or a replacement), .text vs -Oz";
+  // No channel and no per-decision advice: the policy is the pipeline, which
+  // the worker applies through PassBuilder's callbacks.
+  task.actions = 0;
+  task.inProcess = InProcessRoute::PassPipeline;
+  task.inProcessOnly = true;
+  return task;
+}
+
+std::unique_ptr<policies::Policy> CompilerTask::neutralPolicy() const {
+  if (inProcess == InProcessRoute::PassPipeline)
+    return std::make_unique<policies::PipelinePolicy>(policies::PassPipeline{});
+  return policies::makeConstantPolicy(neutralAdvice);
+}
+
 const std::vector<CompilerTask>& CompilerTask::all() {
   // The registry: one line per task.
   static const std::vector<CompilerTask> tasks = {inliningForSize(), regallocEviction(),
-                                                  regallocPriority()};
+                                                  regallocPriority(), passPipeline()};
   return tasks;
 }
 

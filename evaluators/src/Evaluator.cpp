@@ -325,7 +325,13 @@ JobResult Evaluator::dispatch(const JobSpec& job, const SerializedPolicy* serial
   JobResult result;
   if (std::optional<JobResult> done = primary_ ? primary_->compile(job, serialized) : std::nullopt)
     result = std::move(*done);
-  else {
+  else if (job.policy && task_.inProcessOnly) {
+    // A clang process would compile the module without the policy.
+    result.status = JobStatus::SetupFailed;
+    result.message = "module \"" + job.module->name + "\": the " + task_.name +
+                     " task's policies run in-process only, and this module's command cannot "
+                     "(see the worker's note on it)";
+  } else {
     if (primary_)
       ++fallbackJobs_;
     result = *clang_->compile(job, nullptr);
@@ -501,12 +507,25 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
                                                        CompilerTask task) {
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
-  if (!traitsOf(task.measure).ofObjectSize &&
-      (options.backend != BackendKind::InProcess || task.inProcess == InProcessRoute::None))
-    return makeError("task " + task.name + ": the " + std::string(measureName(task.measure)) +
+  const MeasureTraits& measure = traitsOf(task.measure);
+  if (!measure.ofObjectSize && task.inProcess != measure.measuredBy) {
+    std::string takers;
+    for (const CompilerTask& other : CompilerTask::all())
+      if (other.inProcess == measure.measuredBy)
+        takers += (takers.empty() ? "" : ", ") + other.name;
+    return makeError("task " + task.name + ": the " + std::string(measure.name) +
+                     " measure is taken by the in-process worker of another task (" + takers +
+                     ") only");
+  }
+  if (!measure.ofObjectSize && options.backend != BackendKind::InProcess)
+    return makeError("task " + task.name + ": the " + std::string(measure.name) +
                      " measure is computed in-process only (by our own code generation "
                      "pipeline); use --backend inprocess, or --measure text-size with clang "
                      "processes");
+  if (task.inProcessOnly && options.backend != BackendKind::InProcess)
+    return makeError("task " + task.name +
+                     ": its policies are applied by the in-process worker only (no clang flag "
+                     "carries them); use --backend inprocess");
   if (options.backend == BackendKind::InProcess && task.inProcess == InProcessRoute::None)
     std::fprintf(stderr,
                  "note: the task %s has no in-process route: its jobs run in clang processes\n",

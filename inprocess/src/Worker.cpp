@@ -2,6 +2,7 @@
 
 #include "EvictionCompiler.h"
 #include "InProcessCompiler.h"
+#include "PipelineCompiler.h"
 #include "RegAllocMeasure.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
@@ -58,6 +59,8 @@ protocol::ResultMessage runJob(const protocol::JobMessage& job, const policies::
     return compileModule(job, policy, askCache);
   case evaluators::InProcessRoute::EvictionChannel:
     return compileEviction(job, policy);
+  case evaluators::InProcessRoute::PassPipeline:
+    return compilePipeline(job, policy);
   case evaluators::InProcessRoute::None:
     break;
   }

@@ -3,6 +3,7 @@
 
 #include "mlgo/policies/CalleeConsistent.h"
 #include "mlgo/policies/FlipSet.h"
+#include "mlgo/policies/PassPipeline.h"
 
 #include "BuiltinPolicies.h"
 #include "TensorSpecInternal.h"
@@ -26,6 +27,7 @@ constexpr std::string_view kKindHeuristic = "heuristic";
 constexpr std::string_view kKindConstant = "constant";
 constexpr std::string_view kKindMlp = "mlp";
 constexpr std::string_view kKindFlipSet = "flip-set";
+constexpr std::string_view kKindPipeline = "pipeline";
 constexpr std::string_view kExpansionX = "x";
 constexpr std::string_view kExpansionSquare = "x^2";
 constexpr std::string_view kExpansionSqrt = "sqrt(x)";
@@ -97,6 +99,26 @@ void writeSpecs(llvm::json::OStream& out, const std::vector<TensorSpec>& specs) 
   out.array([&] {
     for (const TensorSpec& spec : specs)
       out.rawValue(tensorSpecToJson(spec));
+  });
+}
+
+void writePipeline(llvm::json::OStream& out, const PassPipeline& pipeline) {
+  out.attributeObject("pipeline", [&] {
+    if (!pipeline.skipped.empty())
+      out.attributeArray("skip", [&] {
+        for (const SkippedPass& skip : pipeline.skipped)
+          out.value(skip.text());
+      });
+    if (!pipeline.additions.empty())
+      out.attributeArray("add", [&] {
+        for (const auto& [point, passes] : pipeline.additions)
+          out.object([&] {
+            out.attribute("at", std::string(extensionPointName(point)));
+            out.attribute("passes", passes);
+          });
+      });
+    if (!pipeline.replacement.empty())
+      out.attribute("replace", pipeline.replacement);
   });
 }
 
@@ -268,6 +290,54 @@ public:
       policy->toggle(state);
     }
     return std::unique_ptr<Policy>(std::make_unique<FlipSetPolicy>(policy.take()));
+  }
+
+  // "pipeline": {"skip": ["LoopRotatePass@late", …],
+  //              "add": [{"at": "optimizer-last", "passes": "function(…)"}, …],
+  //              "replace": "…"} (every field optional; {} is -Oz).
+  Expected<std::unique_ptr<Policy>> pipeline(const llvm::json::Object& root) const {
+    const llvm::json::Value* value = root.get("pipeline");
+    const llvm::json::Object* object = value ? value->getAsObject() : nullptr;
+    if (!object)
+      return error("pipeline", value ? "must be an object" : "missing");
+    PassPipeline pipeline;
+    if (object->get("skip")) {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* skip, array(*object, "skip", "pipeline"));
+      for (size_t i = 0; i < skip->size(); ++i) {
+        const std::string field = "pipeline.skip[" + std::to_string(i) + "]";
+        std::optional<llvm::StringRef> text = (*skip)[i].getAsString();
+        if (!text)
+          return error(field, "must be a string");
+        Expected<SkippedPass> skipped = parseSkippedPass(*text);
+        if (!skipped)
+          return error(field, skipped.error().message);
+        pipeline.skipped.push_back(skipped.take());
+      }
+    }
+    if (object->get("add")) {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* add, array(*object, "add", "pipeline"));
+      for (size_t i = 0; i < add->size(); ++i) {
+        const std::string path = "pipeline.add[" + std::to_string(i) + "]";
+        const llvm::json::Object* entry = (*add)[i].getAsObject();
+        if (!entry)
+          return error(path, "must be an object with \"at\" and \"passes\"");
+        MLGO_ASSIGN_OR_RETURN(const std::string at, string(*entry, "at", path));
+        Expected<ExtensionPoint> point = parseExtensionPoint(at);
+        if (!point)
+          return error(path + ".at", point.error().message);
+        MLGO_ASSIGN_OR_RETURN(std::string passes, string(*entry, "passes", path));
+        pipeline.additions.emplace_back(*point, std::move(passes));
+      }
+    }
+    if (object->get("replace")) {
+      MLGO_ASSIGN_OR_RETURN(pipeline.replacement, string(*object, "replace", "pipeline"));
+      if (pipeline.replacement.empty())
+        return error("pipeline.replace", "empty pipeline text");
+    }
+    Expected<std::unique_ptr<Policy>> policy = makePipelinePolicy(std::move(pipeline));
+    if (!policy)
+      return error("pipeline", policy.error().message);
+    return policy;
   }
 
   Expected<MlpOptions> architecture(const llvm::json::Object& root) const {
@@ -467,6 +537,8 @@ private:
       return constant(*root);
     if (*kind == kKindFlipSet)
       return flipSet(*root);
+    if (*kind == kKindPipeline)
+      return pipeline(*root);
     if (*kind == kKindMlp) {
       Expected<MlpPolicy> result = mlp(*root);
       if (!result)
@@ -474,7 +546,7 @@ private:
       return std::unique_ptr<Policy>(std::make_unique<MlpPolicy>(result.take()));
     }
     return error("kind", "unknown policy kind \"" + *kind +
-                             "\" (expected heuristic, constant, mlp or flip-set)");
+                             "\" (expected heuristic, constant, mlp, flip-set or pipeline)");
   }
 
   std::string origin_;
@@ -490,9 +562,11 @@ Expected<std::string> policyToJson(const Policy& outer) {
   const auto* constant = dynamic_cast<const detail::ConstantPolicy*>(&policy);
   const auto* mlp = dynamic_cast<const MlpPolicy*>(&policy);
   const auto* flipSet = dynamic_cast<const FlipSetPolicy*>(&policy);
-  if (!heuristic && !constant && !mlp && !flipSet)
+  const auto* pipeline = dynamic_cast<const PipelinePolicy*>(&policy);
+  if (!heuristic && !constant && !mlp && !flipSet && !pipeline)
     return makeError("cannot save policy \"" + policy.describe() +
-                     "\": only heuristic, constant, mlp and flip-set policies have a file format");
+                     "\": only heuristic, constant, mlp, flip-set and pipeline policies have a "
+                     "file format");
   if (mlp)
     for (size_t i = 0; i < mlp->parameterCount(); ++i)
       if (!std::isfinite(mlp->parameters()[i]))
@@ -509,6 +583,7 @@ Expected<std::string> policyToJson(const Policy& outer) {
       out.attribute("kind", std::string(heuristic  ? kKindHeuristic
                                         : constant ? kKindConstant
                                         : flipSet  ? kKindFlipSet
+                                        : pipeline ? kKindPipeline
                                                    : kKindMlp));
       out.attribute("description", outer.describe());
       if (outer.calleeConsistent())
@@ -530,6 +605,8 @@ Expected<std::string> policyToJson(const Policy& outer) {
           }
         });
       }
+      if (pipeline)
+        writePipeline(out, pipeline->pipeline());
       if (!mlp)
         return;
       const MlpStructure& structure = *mlp->structure();

@@ -8,10 +8,12 @@
 
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/policies/Mlp.h"
+#include "mlgo/policies/Policy.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +30,23 @@ struct RelativeReward {
   bool operator==(const RelativeReward& other) const = default;
 };
 
+// How the in-process worker runs a task's jobs: the job carries it, and the
+// worker dispatches on it (a task is more than its name: tests and tools
+// make variants of the registered ones).
+enum class InProcessRoute : uint8_t {
+  None = 0,          // the worker cannot: the task's jobs go to clang processes
+  InlineAdvisor = 1, // the policy is LLVM's inline advisor, called directly
+  // LLVM's ML eviction advisor in release mode, whose interactive channel a
+  // thread of the worker answers; code generation by the worker's own
+  // pipeline (which also scores register allocation).
+  EvictionChannel = 2,
+  // clang's -Oz pipeline changed by the job's pipeline policy
+  // (policies/PassPipeline.h) through PassBuilder's callbacks; code
+  // generation by the worker's own pipeline, which also counts the
+  // optimised module's IR instructions.
+  PassPipeline = 3,
+};
+
 // What a job is measured by (lower is better); its reward is the relative
 // reward of that measure against the module's baseline's. A job carries one
 // measured value (JobResult::measured), whatever the measure.
@@ -35,6 +54,8 @@ enum class Measure {
   TextSize,      // bytes of the task's code sections
   RegAllocScore, // LLVM's calculateRegAllocScore summed over the functions
                  // (in-process only: our own code generation pipeline)
+  IrInstructions, // LLVM IR instructions of the optimised module (CompilerGym's
+                  // IrInstructionCount; in-process only, pass-pipeline task)
 };
 
 // Everything tools say about a measure, from one table (CompilerTask.cpp):
@@ -52,6 +73,8 @@ struct MeasureTraits {
   // becomes the measured value); otherwise only the in-process worker on the
   // task's route measures it, and sets JobResult::measured itself.
   bool ofObjectSize;
+  // Otherwise, the in-process route whose worker takes it.
+  InProcessRoute measuredBy;
 
   std::string format(double value) const; // one value in valueFormat: "1234"
 };
@@ -61,18 +84,6 @@ Expected<Measure> parseMeasure(std::string_view name);
 std::vector<std::string> measureNames(); // every measure's, for --measure
 // "a, b or c": the choices an error message or a flag's help names.
 std::string alternatives(const std::vector<std::string>& names);
-
-// How the in-process worker runs a task's jobs: the job carries it, and the
-// worker dispatches on it (a task is more than its name: tests and tools
-// make variants of the registered ones).
-enum class InProcessRoute : uint8_t {
-  None = 0,          // the worker cannot: the task's jobs go to clang processes
-  InlineAdvisor = 1, // the policy is LLVM's inline advisor, called directly
-  // LLVM's ML eviction advisor in release mode, whose interactive channel a
-  // thread of the worker answers; code generation by the worker's own
-  // pipeline (which also scores register allocation).
-  EvictionChannel = 2,
-};
 
 struct CompilerTask {
   std::string name;
@@ -113,6 +124,10 @@ struct CompilerTask {
   int actions = 2;
   // How reports name the baseline (the module's plain compile).
   std::string baselineName = "-Oz";
+  // Only the in-process worker can apply the task's policies (no clang flag
+  // carries them): a policy job that cannot run in-process fails rather
+  // than fall back to a clang process that would compile without it.
+  bool inProcessOnly = false;
 
   // f(field of each task…) for every field, in declaration order, over one
   // or more tasks at once: what carries a whole task (the cluster protocol
@@ -134,6 +149,7 @@ struct CompilerTask {
     f(tasks.candidateMask...);
     f(tasks.actions...);
     f(tasks.baselineName...);
+    f(tasks.inProcessOnly...);
   }
   bool operator==(const CompilerTask& other) const = default;
 
@@ -166,6 +182,14 @@ struct CompilerTask {
   // policy answers with its action (two levels); .text against -O2's, by
   // clang processes only. It shows what a task needs and nothing more.
   static CompilerTask regallocPriority();
+  // The optimisation pipeline per module (policies/PassPipeline.h): passes
+  // of -Oz skipped, passes added at extension points, or a replacement;
+  // .text against -Oz (or --measure ir-instructions). The neutral policy
+  // is -Oz itself. In-process only.
+  static CompilerTask passPipeline();
+  // The policy that gives the task's baseline: the always-valid advice, or
+  // for the pipeline task the unchanged -Oz pipeline.
+  std::unique_ptr<policies::Policy> neutralPolicy() const;
   // The registered tasks (CompilerTask.cpp's list: a new task is one
   // definition and one line there), by name, and their names.
   static const std::vector<CompilerTask>& all();

@@ -1,0 +1,115 @@
+#include "PipelineCompiler.h"
+
+#include "CodeGeneration.h"
+#include "InProcessCompiler.h"
+#include "PipelineHooks.h"
+
+#include "mlgo/evaluators/ObjectCode.h"
+#include "mlgo/policies/PassPipeline.h"
+
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+
+namespace mlgo::inprocess {
+
+namespace protocol = evaluators::protocol;
+
+namespace {
+
+uint64_t instructionCount(const llvm::Module& module) {
+  uint64_t count = 0;
+  for (const llvm::Function& function : module)
+    count += function.getInstructionCount();
+  return count;
+}
+
+} // namespace
+
+protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
+                                        const policies::Policy* policy,
+                                        PipelineReport* report) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = Clock::now();
+  initialiseTargets();
+  protocol::ResultMessage result;
+  auto fail = [&](protocol::WorkerStatus status, std::string message) {
+    result.status = status;
+    result.message = std::move(message);
+    return std::move(result);
+  };
+  static const policies::PassPipeline minusOz;
+  const policies::PassPipeline* pipeline = &minusOz;
+  if (policy) {
+    const auto* chosen = dynamic_cast<const policies::PipelinePolicy*>(policy);
+    if (!chosen)
+      return fail(protocol::WorkerStatus::PolicyMismatch,
+                  "the " + job.taskName + " task needs a pipeline policy (kind \"pipeline\"), not " +
+                      policy->describe());
+    pipeline = &chosen->pipeline();
+  }
+  if (Status texts = checkPipelineTexts(*pipeline); !texts)
+    return fail(protocol::WorkerStatus::SetupFailed, texts.error().message);
+
+  std::string object;
+  protocol::WorkerStatus status = protocol::WorkerStatus::Ok;
+  Expected<std::shared_ptr<clang::CompilerInvocation>> parsed =
+      parseInvocation(job.arguments, object, result.diagnostics, &status);
+  if (!parsed)
+    return fail(status, parsed.error().message);
+  std::shared_ptr<clang::CompilerInvocation> invocation = parsed.take();
+
+  PipelineRun run(*pipeline);
+  invocation->getCodeGenOpts().PassBuilderCallbacks.push_back(
+      [&run](llvm::PassBuilder& builder) { applyPipeline(builder, run); });
+
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  llvm::LLVMContext context;
+  clang::CompilerInstance compiler(invocation);
+  compiler.createVirtualFileSystem();
+  compiler.createDiagnostics(
+      new clang::TextDiagnosticPrinter(diagnosticStream, compiler.getDiagnosticOpts()),
+      /*ShouldOwnClient=*/true);
+  // clang's optimisation pipeline (with the job's changes), no code generation.
+  clang::EmitLLVMOnlyAction optimise(&context);
+  const bool optimised = compiler.ExecuteAction(optimise);
+  result.diagnostics += diagnostics;
+  if (report) {
+    report->declined = run.declined;
+    report->declinedAfterReplacement = run.declinedAfterReplacement;
+  }
+  if (!optimised)
+    return fail(protocol::WorkerStatus::CompilerFailed, "compiler reported errors");
+  std::unique_ptr<llvm::Module> module = optimise.takeModule();
+  if (!module)
+    return fail(protocol::WorkerStatus::CompilerFailed, "clang kept no module");
+  const Clock::time_point afterOptimisation = Clock::now();
+  const uint64_t instructions = instructionCount(*module);
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream out(buffer);
+  if (Status generated = generateObject(*module, *invocation, out); !generated)
+    return fail(protocol::WorkerStatus::CompilerFailed, generated.error().message);
+  Expected<evaluators::CodeMeasure> code = evaluators::measureCodeBytes(
+      std::string_view(buffer.data(), buffer.size()), job.sizeSections);
+  if (!code)
+    return fail(protocol::WorkerStatus::BadObject, code.error().message);
+  result.sizeBytes = code->bytes;
+  result.codeHash = code->hash;
+  result.measured = static_cast<double>(instructions);
+  result.status = protocol::WorkerStatus::Ok;
+  using Seconds = std::chrono::duration<double>;
+  result.times.afterInliner = Seconds(afterOptimisation - started).count();
+  result.times.codeGeneration = Seconds(Clock::now() - afterOptimisation).count();
+  return result;
+}
+
+} // namespace mlgo::inprocess

@@ -1,0 +1,114 @@
+// The pass-pipeline task's action: which optimisation pipeline a module is
+// compiled with, described around clang's own -Oz pipeline so that the
+// empty description is exactly -Oz (the neutral action) and every other is
+// a few named changes to it. Two action spaces:
+//
+// (a) structured, around -Oz: pass classes of the -Oz pipeline not run
+//     (by LLVM's class name, "LoopRotatePass", in every phase or in one:
+//     "SimplifyCFGPass@late"), and passes added at PassBuilder's extension
+//     points, in opt's textual syntax ("optimizer-last" ->
+//     "function(instcombine,simplifycfg)"; the points are opt's
+//     -passes-ep-* names, so `opt -passes-ep-optimizer-last=...` reproduces
+//     one);
+// (b) a replacement, CompilerGym-style: a textual module pipeline run at
+//     the pipeline's start, after which no optional pass of -Oz's runs
+//     ("function(sroa,instcombine),globaldce", or "default<Os>").
+//
+// The inliner belongs to the inlining task: the inliner passes cannot be
+// skipped, so the inliner's decisions (its policy's or the heuristic's)
+// combine with any pipeline. This header knows no LLVM: the compiler side
+// (inprocess/src/PipelineHooks.h) applies an action and reports a text
+// LLVM cannot parse.
+#pragma once
+
+#include "mlgo/policies/Policy.h"
+#include "mlgo/support/Expected.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mlgo::policies {
+
+// PassBuilder's extension points, as opt's -passes-ep-<name> options name
+// them; each takes passes of one kind (function, loop, cgscc or module).
+enum class ExtensionPoint {
+  Peephole,                    // function passes, after each instcombine
+  LateLoopOptimizations,       // loop passes
+  LoopOptimizerEnd,            // loop passes
+  ScalarOptimizerLate,         // function passes
+  CgsccOptimizerLate,          // cgscc passes
+  VectorizerStart,             // function passes
+  VectorizerEnd,               // function passes
+  PipelineStart,               // module passes
+  PipelineEarlySimplification, // module passes
+  OptimizerEarly,              // module passes
+  OptimizerLast,               // module passes
+};
+std::string_view extensionPointName(ExtensionPoint point); // "optimizer-last"
+Expected<ExtensionPoint> parseExtensionPoint(std::string_view name);
+const std::vector<ExtensionPoint>& allExtensionPoints();
+
+// Where in -Oz's pipeline a pass runs: before the module inliner, inside it
+// (the function simplification of each SCC), or after it (the module
+// optimisation pipeline).
+enum class PipelinePhase { Early, Inliner, Late };
+std::string_view phaseName(PipelinePhase phase); // "early", "inliner", "late"
+
+struct SkippedPass {
+  std::string passClass;              // LLVM's name: "LoopRotatePass"
+  std::optional<PipelinePhase> phase; // none: in every phase
+  std::string text() const;           // "LoopRotatePass" or "LoopRotatePass@late"
+  bool operator==(const SkippedPass&) const = default;
+  auto operator<=>(const SkippedPass&) const = default;
+};
+Expected<SkippedPass> parseSkippedPass(std::string_view text);
+
+struct PassPipeline {
+  std::vector<SkippedPass> skipped;                              // space (a)
+  std::vector<std::pair<ExtensionPoint, std::string>> additions; // space (a), in order
+  std::string replacement;                                       // space (b)
+
+  bool neutral() const { return skipped.empty() && additions.empty() && replacement.empty(); }
+  // "-Oz", or the changes: "-Oz -LoopRotatePass@late +optimizer-last=function(instcombine)",
+  // or "replace: function(sroa),globaldce".
+  std::string describe() const;
+  // Checks what needs no compiler: known pass classes (ozPassClasses), not
+  // the inliner's, no duplicate, a replacement alone, no empty text.
+  Status validate() const;
+  // The same pipeline whatever the order its changes were listed in:
+  // skipped passes sorted and unique (additions keep their order: it is
+  // the order they run in).
+  PassPipeline canonical() const;
+  bool operator==(const PassPipeline&) const = default;
+};
+
+// The optional pass classes clang-22's -Oz pipeline runs on ordinary C and
+// C++ code: the structured space's coordinates (the inliner's and the
+// required passes are not among them).
+const std::vector<std::string>& ozPassClasses();
+// Passes that belong to the inlining task: never skipped.
+bool isInlinerPass(std::string_view passClass);
+
+// A policy of the pass-pipeline task: the pipeline every module gets. It
+// reads no features and makes no per-decision choices (decide() is never
+// asked by the compiler side; it answers 0).
+class PipelinePolicy final : public Policy {
+public:
+  explicit PipelinePolicy(PassPipeline pipeline) : pipeline_(std::move(pipeline)) {}
+  std::string describe() const override { return "pipeline " + pipeline_.describe(); }
+  const std::vector<TensorSpec>& inputs() const override { return inputs_; }
+  Decision decide(FeatureValues, DecisionMode, RandomStream&) const override { return {}; }
+  const PassPipeline& pipeline() const { return pipeline_; }
+
+private:
+  PassPipeline pipeline_;
+  std::vector<TensorSpec> inputs_;
+};
+
+// Checks the pipeline (PassPipeline::validate).
+Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline);
+
+} // namespace mlgo::policies

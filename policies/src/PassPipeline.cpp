@@ -1,0 +1,212 @@
+#include "mlgo/policies/PassPipeline.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace mlgo::policies {
+
+namespace {
+
+struct PointName {
+  ExtensionPoint point;
+  std::string_view name;
+};
+constexpr std::array kPointNames{
+    PointName{ExtensionPoint::Peephole, "peephole"},
+    PointName{ExtensionPoint::LateLoopOptimizations, "late-loop-optimizations"},
+    PointName{ExtensionPoint::LoopOptimizerEnd, "loop-optimizer-end"},
+    PointName{ExtensionPoint::ScalarOptimizerLate, "scalar-optimizer-late"},
+    PointName{ExtensionPoint::CgsccOptimizerLate, "cgscc-optimizer-late"},
+    PointName{ExtensionPoint::VectorizerStart, "vectorizer-start"},
+    PointName{ExtensionPoint::VectorizerEnd, "vectorizer-end"},
+    PointName{ExtensionPoint::PipelineStart, "pipeline-start"},
+    PointName{ExtensionPoint::PipelineEarlySimplification, "pipeline-early-simplification"},
+    PointName{ExtensionPoint::OptimizerEarly, "optimizer-early"},
+    PointName{ExtensionPoint::OptimizerLast, "optimizer-last"},
+};
+
+constexpr std::array<std::string_view, 3> kPhaseNames{"early", "inliner", "late"};
+
+// The module inliner, its CGSCC walk, and the always-inliner: the inlining
+// task's decisions.
+constexpr std::array<std::string_view, 4> kInlinerPasses{
+    "ModuleInlinerWrapperPass", "InlinerPass", "DevirtSCCRepeatedPass", "AlwaysInlinerPass"};
+
+} // namespace
+
+std::string_view extensionPointName(ExtensionPoint point) {
+  for (const PointName& entry : kPointNames)
+    if (entry.point == point)
+      return entry.name;
+  return "?";
+}
+
+Expected<ExtensionPoint> parseExtensionPoint(std::string_view name) {
+  std::string known;
+  for (const PointName& entry : kPointNames) {
+    if (entry.name == name)
+      return entry.point;
+    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  }
+  return makeError("unknown extension point \"" + std::string(name) + "\" (" + known + ")");
+}
+
+const std::vector<ExtensionPoint>& allExtensionPoints() {
+  static const std::vector<ExtensionPoint> points = [] {
+    std::vector<ExtensionPoint> all;
+    for (const PointName& entry : kPointNames)
+      all.push_back(entry.point);
+    return all;
+  }();
+  return points;
+}
+
+std::string_view phaseName(PipelinePhase phase) {
+  return kPhaseNames[static_cast<size_t>(phase)];
+}
+
+std::string SkippedPass::text() const {
+  return phase ? passClass + "@" + std::string(phaseName(*phase)) : passClass;
+}
+
+Expected<SkippedPass> parseSkippedPass(std::string_view text) {
+  SkippedPass skipped;
+  const size_t at = text.find('@');
+  skipped.passClass = std::string(text.substr(0, at));
+  if (at != std::string_view::npos) {
+    const std::string_view phase = text.substr(at + 1);
+    for (size_t i = 0; i < kPhaseNames.size(); ++i)
+      if (kPhaseNames[i] == phase)
+        skipped.phase = static_cast<PipelinePhase>(i);
+    if (!skipped.phase)
+      return makeError("skipped pass \"" + std::string(text) + "\": unknown phase \"" +
+                       std::string(phase) + "\" (early, inliner or late)");
+  }
+  if (skipped.passClass.empty())
+    return makeError("skipped pass \"" + std::string(text) + "\": no pass class");
+  return skipped;
+}
+
+const std::vector<std::string>& ozPassClasses() {
+  // clang-22's -Oz pipeline on C and C++ (opt-22 -passes='default<Oz>'
+  // -debug-pass-manager), less the inliner's passes, the required ones
+  // (coroutine lowering, the verifier) and those that change no code
+  // (remarks, annotations, profile metadata). PipelineTest checks that each
+  // one runs, and can be skipped, on a real module.
+  static const std::vector<std::string> classes{
+      "ADCEPass",
+      "AggressiveInstCombinePass",
+      "AlignmentFromAssumptionsPass",
+      "BDCEPass",
+      "CalledValuePropagationPass",
+      "ConstantMergePass",
+      "ConstraintEliminationPass",
+      "CorrelatedValuePropagationPass",
+      "DSEPass",
+      "DeadArgumentEliminationPass",
+      "DivRemPairsPass",
+      "DropUnnecessaryAssumesPass",
+      "EarlyCSEPass",
+      "EliminateAvailableExternallyPass",
+      "Float2IntPass",
+      "GVNPass",
+      "GlobalDCEPass",
+      "GlobalOptPass",
+      "IPSCCPPass",
+      "IndVarSimplifyPass",
+      "InferAlignmentPass",
+      "InferFunctionAttrsPass",
+      "InstCombinePass",
+      "InstSimplifyPass",
+      "JumpThreadingPass",
+      "LICMPass",
+      "LoopDeletionPass",
+      "LoopDistributePass",
+      "LoopFullUnrollPass",
+      "LoopIdiomRecognizePass",
+      "LoopInstSimplifyPass",
+      "LoopLoadEliminationPass",
+      "LoopRotatePass",
+      "LoopSimplifyCFGPass",
+      "LoopSinkPass",
+      "LoopUnrollPass",
+      "LoopVectorizePass",
+      "LowerConstantIntrinsicsPass",
+      "LowerExpectIntrinsicPass",
+      "MemCpyOptPass",
+      "MergedLoadStoreMotionPass",
+      "MoveAutoInitPass",
+      "PostOrderFunctionAttrsPass",
+      "PromotePass",
+      "ReassociatePass",
+      "RelLookupTableConverterPass",
+      "ReversePostOrderFunctionAttrsPass",
+      "SCCPPass",
+      "SROAPass",
+      "SimpleLoopUnswitchPass",
+      "SimplifyCFGPass",
+      "SpeculativeExecutionPass",
+      "TailCallElimPass",
+      "VectorCombinePass",
+  };
+  return classes;
+}
+
+bool isInlinerPass(std::string_view passClass) {
+  return std::find(kInlinerPasses.begin(), kInlinerPasses.end(), passClass) !=
+         kInlinerPasses.end();
+}
+
+std::string PassPipeline::describe() const {
+  if (!replacement.empty())
+    return "replace: " + replacement;
+  if (neutral())
+    return "-Oz";
+  std::string text = "-Oz";
+  for (const SkippedPass& skip : skipped)
+    text += " -" + skip.text();
+  for (const auto& [point, passes] : additions)
+    text += " +" + std::string(extensionPointName(point)) + "=" + passes;
+  return text;
+}
+
+Status PassPipeline::validate() const {
+  if (!replacement.empty() && (!skipped.empty() || !additions.empty()))
+    return makeError("a replacement pipeline stands alone: no skipped or added passes beside it");
+  std::set<SkippedPass> seen;
+  const std::vector<std::string>& known = ozPassClasses();
+  for (const SkippedPass& skip : skipped) {
+    if (isInlinerPass(skip.passClass))
+      return makeError("skipped pass \"" + skip.text() +
+                       "\": the inliner belongs to the inlining task (its policy or "
+                       "the heuristic decide it)");
+    if (std::find(known.begin(), known.end(), skip.passClass) == known.end())
+      return makeError("skipped pass \"" + skip.text() +
+                       "\": not an optional pass class of clang-22's -Oz pipeline "
+                       "(mlgo-eval pipeline-search --list-passes names them)");
+    if (!seen.insert(skip).second)
+      return makeError("skipped pass \"" + skip.text() + "\" is listed twice");
+  }
+  for (const auto& [point, passes] : additions)
+    if (passes.find_first_not_of(" \t") == std::string::npos)
+      return makeError("added passes at " + std::string(extensionPointName(point)) +
+                       ": empty pipeline text");
+  return Status::ok();
+}
+
+PassPipeline PassPipeline::canonical() const {
+  PassPipeline result = *this;
+  std::sort(result.skipped.begin(), result.skipped.end());
+  result.skipped.erase(std::unique(result.skipped.begin(), result.skipped.end()),
+                       result.skipped.end());
+  return result;
+}
+
+Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline) {
+  if (Status valid = pipeline.validate(); !valid)
+    return valid.error();
+  return std::unique_ptr<Policy>(std::make_unique<PipelinePolicy>(std::move(pipeline)));
+}
+
+} // namespace mlgo::policies

@@ -1,0 +1,185 @@
+// The pass-pipeline task's compiler side on the real zlib and Lua corpora,
+// calling the worker's compile directly: every coordinate of the structured
+// space names a pass -Oz really runs and can skip, phases split a class's
+// runs, added passes run even when their class is skipped, a replacement
+// leaves -Oz's own passes out, and what LLVM cannot parse is refused by name.
+#include "PipelineCompiler.h"
+
+#include "TestSupport.h"
+#include "mlgo/corpus/CommandLine.h"
+#include "mlgo/corpus/Corpus.h"
+#include "mlgo/policies/PassPipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace mlgo::inprocess {
+namespace {
+
+namespace protocol = evaluators::protocol;
+using policies::PassPipeline;
+using policies::PipelinePhase;
+using policies::SkippedPass;
+
+struct Compiled {
+  protocol::ResultMessage result;
+  PipelineReport report;
+};
+
+class PipelineHooks : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    for (const char* name : {"zlib", "lua"}) {
+      Expected<corpus::Corpus> loaded =
+          corpus::Corpus::load(mlgo::testing::realCorpusDirectory(name));
+      ASSERT_TRUE(loaded) << loaded.error().message;
+      corpora().push_back(std::make_unique<corpus::Corpus>(loaded.take()));
+    }
+  }
+  static std::vector<std::unique_ptr<corpus::Corpus>>& corpora() {
+    static std::vector<std::unique_ptr<corpus::Corpus>> loaded;
+    return loaded;
+  }
+
+  protocol::JobMessage job(const corpus::ModuleSpec& module) {
+    Expected<std::vector<std::string>> command = corpus::buildCompileCommand(
+        module, corpus::CommandLineFilters{}, scratch_.path() / "module.o");
+    EXPECT_TRUE(command) << command.error().message;
+    protocol::JobMessage message;
+    message.arguments = command ? command.take() : std::vector<std::string>{};
+    message.moduleName = module.name;
+    message.taskName = "pass-pipeline";
+    message.route = evaluators::InProcessRoute::PassPipeline;
+    message.sizeSections = {"."};
+    return message;
+  }
+
+  Compiled compile(const corpus::ModuleSpec& module, const PassPipeline* pipeline) {
+    Compiled compiled;
+    policies::PipelinePolicy policy(pipeline ? *pipeline : PassPipeline{});
+    compiled.result = compilePipeline(job(module), pipeline ? &policy : nullptr, &compiled.report);
+    EXPECT_EQ(compiled.result.status, protocol::WorkerStatus::Ok)
+        << module.name << ": " << compiled.result.message;
+    return compiled;
+  }
+
+  // Every module of both corpora under `pipeline`: the declines summed.
+  PipelineReport compileAll(const PassPipeline& pipeline, std::vector<uint64_t>* hashes = nullptr) {
+    PipelineReport total;
+    for (const auto& corpus : corpora())
+      for (const corpus::ModuleSpec& module : corpus->modules()) {
+        Compiled compiled = compile(module, &pipeline);
+        for (const auto& [rule, count] : compiled.report.declined)
+          total.declined[rule] += count;
+        total.declinedAfterReplacement += compiled.report.declinedAfterReplacement;
+        if (hashes)
+          hashes->push_back(compiled.result.codeHash);
+      }
+    return total;
+  }
+
+  mlgo::testing::ScratchDirectory scratch_;
+};
+
+TEST_F(PipelineHooks, EveryListedPassRunsInOzAndCanBeSkipped) {
+  PassPipeline all;
+  for (const std::string& passClass : policies::ozPassClasses())
+    all.skipped.push_back({passClass, std::nullopt});
+  ASSERT_TRUE(all.validate());
+  const PipelineReport report = compileAll(all);
+  for (const std::string& passClass : policies::ozPassClasses())
+    EXPECT_GT(report.declined.count(passClass) ? report.declined.at(passClass) : 0, 0u)
+        << passClass << " never ran in -Oz on zlib and Lua (not a coordinate of this LLVM's "
+        << "pipeline?)";
+}
+
+TEST_F(PipelineHooks, PhasesSplitAClassRuns) {
+  // Skipped in each phase: each declines some runs and gives other code.
+  std::vector<std::vector<uint64_t>> objects;
+  PassPipeline phases;
+  for (PipelinePhase phase : {PipelinePhase::Early, PipelinePhase::Inliner, PipelinePhase::Late}) {
+    PassPipeline one;
+    one.skipped = {{"InstCombinePass", phase}};
+    phases.skipped.push_back(one.skipped[0]);
+    EXPECT_GT(compileAll(one, &objects.emplace_back()).declined[one.skipped[0].text()], 0u)
+        << one.skipped[0].text();
+  }
+  EXPECT_NE(objects[0], objects[1]);
+  EXPECT_NE(objects[1], objects[2]);
+  // Skipped in all three: skipped everywhere, run for run.
+  PassPipeline everywhere;
+  everywhere.skipped = {{"InstCombinePass", std::nullopt}};
+  std::vector<uint64_t> byPhases, byClass;
+  const PipelineReport split = compileAll(phases, &byPhases);
+  const PipelineReport whole = compileAll(everywhere, &byClass);
+  EXPECT_EQ(byPhases, byClass);
+  uint64_t sum = 0;
+  for (const auto& [rule, count] : split.declined)
+    sum += count;
+  EXPECT_EQ(sum, whole.declined.at("InstCombinePass"));
+}
+
+TEST_F(PipelineHooks, AddedPassesRunEvenWhenTheirClassIsSkipped) {
+  PassPipeline skipOnly;
+  skipOnly.skipped = {{"InstCombinePass", PipelinePhase::Late}};
+  PassPipeline withAddition = skipOnly;
+  withAddition.additions = {
+      {policies::ExtensionPoint::OptimizerLast, "function(instcombine<no-verify-fixpoint>)"}};
+  std::vector<uint64_t> skipped, added;
+  const PipelineReport a = compileAll(skipOnly, &skipped);
+  const PipelineReport b = compileAll(withAddition, &added);
+  // The added instcombine is never declined: the same count either way.
+  EXPECT_EQ(a.declined.at("InstCombinePass@late"), b.declined.at("InstCombinePass@late"));
+  EXPECT_NE(skipped, added) << "the added instcombine changed no module";
+}
+
+TEST_F(PipelineHooks, AReplacementLeavesOzsOwnPassesOut) {
+  PassPipeline replaced;
+  replaced.replacement = "function(sroa)";
+  std::vector<uint64_t> sroaOnly, oz;
+  EXPECT_GT(compileAll(replaced, &sroaOnly).declinedAfterReplacement, 0u);
+  compileAll(PassPipeline{}, &oz);
+  EXPECT_NE(sroaOnly, oz);
+  // -Oz again as a replacement runs inside clang's pipeline, after its first
+  // few module passes: close to -Oz's code, not always the same (zlib's
+  // deflate.o: 12,132 against 12,153 bytes), so only the sizes are compared.
+  auto total = [&](const PassPipeline& pipeline) {
+    uint64_t bytes = 0;
+    for (const auto& corpus : corpora())
+      for (const corpus::ModuleSpec& module : corpus->modules())
+        bytes += compile(module, &pipeline).result.sizeBytes;
+    return static_cast<double>(bytes);
+  };
+  replaced.replacement = "default<Oz>";
+  const double ozBytes = total(PassPipeline{});
+  EXPECT_NEAR(total(replaced) / ozBytes, 1.0, 0.01);
+  replaced.replacement = "function(sroa)";
+  EXPECT_GT(total(replaced), 1.02 * ozBytes);
+}
+
+TEST_F(PipelineHooks, WhatLlvmCannotParseIsRefusedByName) {
+  const corpus::ModuleSpec& module = corpora()[0]->modules().front();
+  PassPipeline wrongKind;
+  wrongKind.additions = {{policies::ExtensionPoint::Peephole, "globaldce"}}; // a module pass
+  policies::PipelinePolicy policy(wrongKind);
+  protocol::ResultMessage refused = compilePipeline(job(module), &policy);
+  EXPECT_EQ(refused.status, protocol::WorkerStatus::SetupFailed);
+  EXPECT_NE(refused.message.find("added passes at peephole \"globaldce\""), std::string::npos)
+      << refused.message;
+
+  PassPipeline unknown;
+  unknown.replacement = "function(no-such-pass)";
+  policies::PipelinePolicy bad(unknown);
+  refused = compilePipeline(job(module), &bad);
+  EXPECT_EQ(refused.status, protocol::WorkerStatus::SetupFailed);
+  EXPECT_NE(refused.message.find("no-such-pass"), std::string::npos) << refused.message;
+
+  std::unique_ptr<policies::Policy> inliner = policies::makeConstantPolicy(0);
+  refused = compilePipeline(job(module), inliner.get());
+  EXPECT_EQ(refused.status, protocol::WorkerStatus::PolicyMismatch);
+  EXPECT_NE(refused.message.find("needs a pipeline policy"), std::string::npos) << refused.message;
+}
+
+} // namespace
+} // namespace mlgo::inprocess

@@ -245,6 +245,70 @@ TEST_P(BackendParity, ModulesWithMllvmOptionsFallBackToClang) {
   EXPECT_GE(stats.clangJobs, 2 * modules_.size()); // baselines and the policy's jobs
 }
 
+// The pass-pipeline task's neutral policy in-process is clang's own -Oz
+// process, section for section, on every module; its IR-instruction
+// measure is the baseline's; clang processes and -mllvm modules, which
+// cannot apply a pipeline, are refused rather than compiled without it.
+TEST_P(BackendParity, PipelineTasksNeutralPolicyIsClangsOwnObject) {
+  CompilerTask inlining = CompilerTask::inliningForSize();
+  inlining.sizeSections = {"."};
+  CompilerTask pipeline = CompilerTask::passPipeline();
+  pipeline.sizeSections = {"."};
+  std::unique_ptr<Evaluator> clang = make(BackendKind::Clang, false, inlining);
+  std::unique_ptr<Evaluator> inprocess = make(BackendKind::InProcess, false, pipeline);
+  ASSERT_TRUE(clang && inprocess);
+  std::unique_ptr<policies::Policy> neutral = pipeline.neutralPolicy();
+  EvaluationResult plain = run(*clang, {nullptr}, false);
+  EvaluationResult chosen = run(*inprocess, {neutral.get()}, false);
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    SCOPED_TRACE(modules_[m]->name);
+    const JobResult &a = plain.job(0, m), &b = chosen.job(0, m);
+    ASSERT_TRUE(a.ok()) << a.message;
+    ASSERT_TRUE(b.ok()) << b.message;
+    EXPECT_EQ(a.sizeBytes, b.sizeBytes);
+    EXPECT_EQ(a.codeHash, b.codeHash);
+  }
+  EXPECT_EQ(inprocess->statistics().clangJobs, 0u);
+
+  CompilerTask counted = CompilerTask::passPipeline();
+  counted.measure = Measure::IrInstructions;
+  std::unique_ptr<Evaluator> instructions = make(BackendKind::InProcess, false, counted);
+  ASSERT_TRUE(instructions);
+  EvaluationResult measured = run(*instructions, {neutral.get()}, false);
+  double total = 0;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    ASSERT_TRUE(measured.job(0, m).ok()) << measured.job(0, m).message;
+    total += *measured.job(0, m).measured;
+    EXPECT_EQ(measured.job(0, m).measured, measured.baselineMeasure(m)) << modules_[m]->name;
+  }
+  EXPECT_GT(total, 1000);
+
+  EvaluatorOptions options;
+  options.backend = BackendKind::Clang;
+  options.scratchDirectory = scratch_.path();
+  Expected<std::unique_ptr<Evaluator>> refused = Evaluator::create(options, pipeline);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("use --backend inprocess"), std::string::npos)
+      << refused.error().message;
+  CompilerTask eviction = CompilerTask::regallocEviction();
+  eviction.measure = Measure::IrInstructions;
+  options.backend = BackendKind::InProcess;
+  refused = Evaluator::create(options, eviction);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("another task (pass-pipeline)"), std::string::npos)
+      << refused.error().message;
+
+  options.workers = 2;
+  options.replay = false;
+  options.filters.addFlags = {"-mllvm", "-inline-threshold=100"};
+  Expected<std::unique_ptr<Evaluator>> fallback = Evaluator::create(options, pipeline);
+  ASSERT_TRUE(fallback) << fallback.error().message;
+  EvaluationResult dropped = run(**fallback, {neutral.get()}, false);
+  ASSERT_FALSE(dropped.job(0, 0).ok());
+  EXPECT_NE(dropped.job(0, 0).message.find("run in-process only"), std::string::npos)
+      << dropped.job(0, 0).message;
+}
+
 // A worker that aborts (as on an assertion or a compiler crash) or hangs is
 // recorded against its job; the other jobs complete, and the pool goes on
 // with fresh workers.

@@ -186,7 +186,7 @@ TEST(PolicyFile, RefusesPoliciesItCannotRepresent) {
   ASSERT_FALSE(custom);
   EXPECT_EQ(custom.error().message, (dir / "x.json").string() +
                                         ": cannot save policy \"custom\": only heuristic, "
-                                        "constant, mlp and flip-set policies have "
+                                        "constant, mlp, flip-set and pipeline policies have "
                                         "a file format");
   EXPECT_FALSE(std::filesystem::exists(dir / "x.json"));
 
@@ -256,7 +256,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicyEdit{"noVersion", "\"version\": 2,", "", "version: missing"},
         BadPolicyEdit{"kind", "\"kind\": \"mlp\"", "\"kind\": \"xgboost\"",
                       "kind: unknown policy kind \"xgboost\" (expected heuristic, constant, "
-                      "mlp or flip-set)"},
+                      "mlp, flip-set or pipeline)"},
         BadPolicyEdit{"inputType", "\"int64_t\"", "\"int128_t\"",
                       "inputs[0].type: unknown tensor type \"int128_t\""},
         BadPolicyEdit{"activation", "\"relu\"", "\"sigmoid\"",

@@ -11,24 +11,29 @@
 #include "mlgo/policies/Ensemble.h"
 #include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Mlp.h"
+#include "mlgo/policies/PassPipeline.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
+#include "mlgo/support/Files.h"
 #include "mlgo/training/CodeBaseReport.h"
 #include "mlgo/training/DecisionSearch.h"
+#include "mlgo/training/PipelineSearch.h"
 #include "mlgo/training/TraceRecording.h"
 
 #include "CommonOptions.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 
 namespace fs = std::filesystem;
 using namespace mlgo;
@@ -340,6 +345,171 @@ int runReport(const ReportArgs& args) {
                 << r.deltaPercent() << " %)\n";
   }
   return status;
+}
+
+struct PipelineSearchArgs {
+  ReportArgs where; // code bases, --split/--set, --corpora-dir, --markdown, --values
+  std::string space = "structured";
+  training::PipelineSearchOptions options;
+  size_t sample = 0;
+  bool listPasses = false;
+};
+
+// Percent of `value` against `base`.
+double percentOf(double value, double base) {
+  return base > 0 ? (value / base - 1) * 100 : 0;
+}
+
+int runPipelineSearch(PipelineSearchArgs& args) {
+  if (args.listPasses) {
+    for (const std::string& passClass : policies::ozPassClasses())
+      std::printf("%s\n", passClass.c_str());
+    return 0;
+  }
+  Expected<training::PipelineSpace> space = training::parsePipelineSpace(args.space);
+  if (!space)
+    return fail(makeError("--space: " + space.error().message));
+  args.options.space = *space;
+  if (Status valid = args.options.validate(); !valid)
+    return fail(valid.error());
+  Expected<evaluators::CompilerTask> task = args.where.evaluator.toTask();
+  if (!task)
+    return fail(task.error());
+  if (task->inProcess != evaluators::InProcessRoute::PassPipeline)
+    return fail(makeError("pipeline-search: --task must be a pipeline task (pass-pipeline), not " +
+                          task->name));
+  Expected<std::vector<std::string>> codeBases = reportCodeBases(args.where);
+  if (!codeBases)
+    return fail(codeBases.error());
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = taskEvaluator(args.where.evaluator);
+  if (!evaluator)
+    return fail(evaluator.error());
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(task->measure);
+
+  std::string table = "Per-module pipeline search (" + args.space + " space), " +
+                      std::string(measure.name) + " against -Oz\n\n" +
+                      "| code base | modules | -Oz | best single change | searched | "
+                      "modules " + std::string(measure.lower) + " | compiles | seconds |\n"
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  std::string values = "code_base\tmodule\tbaseline\tbest_single\tbest\tpipeline\n";
+  double allBase = 0, allSingle = 0, allBest = 0;
+  std::map<std::string, size_t> changes; // how often each change is in a module's best pipeline
+  int status = 0;
+  for (const std::string& name : *codeBases) {
+    Expected<corpus::Corpus> corpus =
+        loadCorpusFor(training::codeBaseCorpus(name, args.where.corpora()), args.where.evaluator);
+    if (!corpus)
+      return fail(makeError("code base " + name + ": " + corpus.error().message));
+    std::vector<const corpus::ModuleSpec*> modules =
+        chooseModules(*corpus, args.sample, args.options.seed);
+    std::fprintf(stderr, "%s: %zu modules\n", name.c_str(), modules.size());
+    size_t done = 0;
+    Expected<training::PipelineSearchSummary> summary = training::searchPipelines(
+        **evaluator, modules, args.options, [&](const std::string& module, size_t compiles) {
+          std::fprintf(stderr, "  [%zu/%zu] %s: %zu compiles\n", ++done, modules.size(),
+                       module.c_str(), compiles);
+        });
+    if (!summary)
+      return fail(summary.error());
+    double base = 0, single = 0, best = 0;
+    size_t lower = 0, failed = 0;
+    for (const training::ModulePipelineSearch& m : summary->modules) {
+      if (!m.baseline || !m.best) {
+        ++failed;
+        continue;
+      }
+      base += *m.baseline;
+      single += *m.bestSingle;
+      best += *m.best;
+      lower += *m.best < *m.baseline;
+      for (const policies::SkippedPass& skip : m.pipeline.skipped)
+        ++changes["-" + skip.text()];
+      for (const auto& [point, passes] : m.pipeline.additions)
+        ++changes["+" + std::string(policies::extensionPointName(point)) + "=" + passes];
+      if (!m.pipeline.replacement.empty())
+        ++changes["replace: " + m.pipeline.replacement.substr(0, 60)];
+      values += name + "\t" + m.module->name + "\t" + measure.format(*m.baseline) + "\t" +
+                measure.format(*m.bestSingle) + "\t" + measure.format(*m.best) + "\t" +
+                m.pipeline.describe() + "\n";
+    }
+    if (failed > 0)
+      status = 2;
+    allBase += base;
+    allSingle += single;
+    allBest += best;
+    char row[512];
+    std::snprintf(row, sizeof row, "| %s | %zu%s | %s | %+.3f %% | **%+.3f %%** | %zu | %zu | %.0f |\n",
+                  name.c_str(), modules.size(),
+                  failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "",
+                  measure.format(base).c_str(), percentOf(single, base), percentOf(best, base),
+                  lower, summary->compiled, summary->seconds);
+    table += row;
+  }
+  char total[256];
+  std::snprintf(total, sizeof total, "| total | | %s | %+.3f %% | **%+.3f %%** | | | |\n",
+                measure.format(allBase).c_str(), percentOf(allSingle, allBase),
+                percentOf(allBest, allBase));
+  table += total;
+  std::vector<std::pair<size_t, std::string>> ranked;
+  for (const auto& [change, count] : changes)
+    ranked.emplace_back(count, change);
+  std::sort(ranked.rbegin(), ranked.rend());
+  table += "\nChanges most often in a module's best pipeline:\n\n";
+  for (size_t i = 0; i < std::min<size_t>(ranked.size(), 12); ++i)
+    table += "- `" + ranked[i].second + "`: " + std::to_string(ranked[i].first) + " modules\n";
+  std::cout << table;
+  if (!args.where.markdown.empty())
+    if (Status written = writeFileAtomically(args.where.markdown, table); !written)
+      return fail(written.error());
+  if (!args.where.values.empty())
+    if (Status written = writeFileAtomically(args.where.values, values); !written)
+      return fail(written.error());
+  return status;
+}
+
+CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
+  CLI::App* command = app.add_subcommand(
+      "pipeline-search",
+      "Per-module search over the pass-pipeline task's actions (--task pass-pipeline): "
+      "the headroom a pipeline policy has, per code base, in the task's measure "
+      "(--measure ir-instructions for CompilerGym's count)");
+  command->add_option("code-bases", args.where.codeBases,
+                      "Recipe names or corpus directories; default: --split's --set");
+  command->add_option("--split", args.where.split, "Split file (configs/inlining-split.toml)");
+  command->add_option("--set", args.where.set, "train | validation | test")->capture_default_str();
+  command->add_option("--corpora-dir", args.where.corporaDir,
+                      "Where recipe corpora are; default: $MLGO_BUILD_DIR/corpora or "
+                      "build/corpora");
+  command->add_option("--space", args.space,
+                      "structured (skip -Oz's passes, add clean-ups, greedy combinations) | "
+                      "sequence (standard pipelines and random pass sequences after -Oz)")
+      ->capture_default_str();
+  command->add_option("--rounds", args.options.rounds,
+                      "structured: greedy combination rounds after the single changes")
+      ->capture_default_str();
+  command->add_option("--carried", args.options.carried,
+                      "structured: improving single changes combined in those rounds")
+      ->capture_default_str();
+  command->add_option("--random-sequences", args.options.randomSequences,
+                      "sequence: random sequences per module beside the standard pipelines")
+      ->capture_default_str();
+  command->add_option("--sequence-length", args.options.sequenceLength,
+                      "sequence: passes per random sequence")
+      ->capture_default_str();
+  command->add_option("--seed", args.options.seed, "Seed of the random sequences and --sample")
+      ->capture_default_str();
+  command->add_option("--sample", args.sample,
+                      "Search this many modules per code base (bucket round robin by size); "
+                      "0: all")
+      ->capture_default_str();
+  command->add_option("--markdown", args.where.markdown, "Also write the table to this file");
+  command->add_option("--values", args.where.values,
+                      "Write each module's result (TSV: measures and best pipeline)");
+  command->add_flag("--list-passes", args.listPasses,
+                    "Print the -Oz pass classes the structured space may skip, and exit");
+  args.where.evaluator.task = "pass-pipeline";
+  args.where.evaluator.addTo(*command);
+  return command;
 }
 
 struct SearchArgs {
@@ -993,11 +1163,14 @@ int main(int argc, char** argv) {
   EnsembleArgs ensemble;
   MarginArgs margin;
   ConsistentArgs consistent;
+  PipelineSearchArgs pipelineSearch;
   // Each subcommand and what runs it, in --help's order.
   const std::pair<CLI::App*, std::function<int()>> commands[] = {
       {defineRunCommand(app, run), [&] { return runEvaluate(run); }},
       {defineReportCommand(app, report), [&] { return runReport(report); }},
       {defineSearchCommand(app, search), [&] { return runSearch(search); }},
+      {definePipelineSearchCommand(app, pipelineSearch),
+       [&] { return runPipelineSearch(pipelineSearch); }},
       {defineVocabCommand(app, vocab), [&] { return runVocab(vocab); }},
       {addIr2VecCommand(app, ir2vec), [&] { return runIr2VecVocabulary(ir2vec); }},
       {defineInitCommand(app, init), [&] { return runInitMlp(init); }},

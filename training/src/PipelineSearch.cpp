@@ -1,0 +1,256 @@
+#include "mlgo/training/PipelineSearch.h"
+
+#include "mlgo/support/Random.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace mlgo::training {
+
+using policies::ExtensionPoint;
+using policies::PassPipeline;
+
+namespace {
+
+// Clean-ups added after -Oz's own passes: what a size-minded engineer tries
+// first (another simplification round, function merging, global clean-up,
+// sinking). instcombine without its fixpoint check, as the default
+// pipelines run it (opt's textual default verifies and aborts).
+const std::vector<std::pair<ExtensionPoint, std::string>>& cleanUps() {
+  static const std::vector<std::pair<ExtensionPoint, std::string>> menu{
+      {ExtensionPoint::OptimizerLast, "function(instcombine<no-verify-fixpoint>,simplifycfg)"},
+      {ExtensionPoint::OptimizerLast, "mergefunc"},
+      {ExtensionPoint::OptimizerLast,
+       "function(early-cse<memssa>,gvn,instcombine<no-verify-fixpoint>,simplifycfg)"},
+      {ExtensionPoint::OptimizerLast, "ipsccp,globalopt,deadargelim,globaldce"},
+      {ExtensionPoint::OptimizerLast,
+       "function(jump-threading,simplifycfg,instcombine<no-verify-fixpoint>)"},
+      {ExtensionPoint::OptimizerLast, "function(gvn-sink,simplifycfg)"},
+      {ExtensionPoint::OptimizerLast, "function(dse,adce,simplifycfg)"},
+      {ExtensionPoint::ScalarOptimizerLate, "gvn-hoist,simplifycfg"},
+      {ExtensionPoint::CgsccOptimizerLate,
+       "function(instcombine<no-verify-fixpoint>,simplifycfg)"},
+  };
+  return menu;
+}
+
+// The sequence space's pass list (function passes unless marked), for
+// random suffixes after -Oz: CompilerGym's action list, reduced to what
+// can shrink -Oz's code.
+const std::vector<std::string>& sequencePasses() {
+  static const std::vector<std::string> passes{
+      "function(instcombine<no-verify-fixpoint>)",
+      "function(simplifycfg)",
+      "function(sroa)",
+      "function(early-cse<memssa>)",
+      "function(gvn)",
+      "function(newgvn)",
+      "function(sccp)",
+      "function(adce)",
+      "function(bdce)",
+      "function(dse)",
+      "function(jump-threading)",
+      "function(correlated-propagation)",
+      "function(reassociate)",
+      "function(tailcallelim)",
+      "function(instsimplify)",
+      "function(aggressive-instcombine)",
+      "function(gvn-hoist)",
+      "function(gvn-sink)",
+      "function(mldst-motion)",
+      "function(loop-mssa(licm))",
+      "function(loop(loop-deletion))",
+      "function(loop(loop-idiom))",
+      "function(constraint-elimination)",
+      "function(div-rem-pairs)",
+      "ipsccp",
+      "globalopt",
+      "globaldce",
+      "deadargelim",
+      "constmerge",
+      "mergefunc",
+  };
+  return passes;
+}
+
+// `a` with `b`'s changes too (structured pipelines).
+PassPipeline combined(const PassPipeline& a, const PassPipeline& b) {
+  PassPipeline result = a;
+  for (const policies::SkippedPass& skip : b.skipped)
+    if (std::find(result.skipped.begin(), result.skipped.end(), skip) == result.skipped.end())
+      result.skipped.push_back(skip);
+  for (const auto& addition : b.additions)
+    if (std::find(result.additions.begin(), result.additions.end(), addition) ==
+        result.additions.end())
+      result.additions.push_back(addition);
+  return result.canonical();
+}
+
+struct Tried {
+  PassPipeline pipeline;
+  std::optional<double> measured;
+};
+
+// One evaluation of `pipelines` on one module.
+std::vector<Tried> tryAll(evaluators::Scorer& evaluator, const corpus::ModuleSpec* module,
+                          std::vector<PassPipeline> pipelines, ModulePipelineSearch& search,
+                          std::optional<double>& baseline) {
+  std::vector<policies::PipelinePolicy> policies;
+  policies.reserve(pipelines.size());
+  for (PassPipeline& pipeline : pipelines)
+    policies.emplace_back(std::move(pipeline));
+  evaluators::EvaluationRequest request;
+  request.modules = {module};
+  for (const policies::PipelinePolicy& policy : policies)
+    request.candidates.push_back(&policy);
+  evaluators::EvaluationResult result = evaluator.evaluate(request);
+  baseline = result.baselineMeasure(0);
+  std::vector<Tried> tried;
+  for (size_t c = 0; c < policies.size(); ++c) {
+    const evaluators::JobResult& job = result.job(c, 0);
+    ++search.compiled;
+    if (!job.ok())
+      ++search.failed;
+    tried.push_back({policies[c].pipeline(),
+                     job.ok() ? std::optional(result.measured(job)) : std::nullopt});
+  }
+  return tried;
+}
+
+void searchModule(evaluators::Scorer& evaluator, size_t index, const PipelineSearchOptions& options,
+                  ModulePipelineSearch& search) {
+  std::vector<PassPipeline> first;
+  if (options.space == PipelineSpace::Structured) {
+    first = structuredMoves();
+  } else {
+    first = standardReplacements();
+    for (size_t r = 0; r < options.randomSequences; ++r)
+      first.push_back(randomReplacement(options.seed, index, r, options.sequenceLength));
+  }
+  std::vector<Tried> singles = tryAll(evaluator, search.module, first, search, search.baseline);
+  if (!search.baseline)
+    return;
+  search.best = *search.baseline;
+  for (const Tried& t : singles)
+    if (t.measured && *t.measured < *search.best) {
+      search.best = t.measured;
+      search.pipeline = t.pipeline;
+    }
+  search.bestSingle = search.best;
+  if (options.space != PipelineSpace::Structured)
+    return;
+  // Greedy combination: the best so far with each improving single it lacks.
+  std::vector<Tried> improving;
+  for (const Tried& t : singles)
+    if (t.measured && *t.measured < *search.baseline)
+      improving.push_back(t);
+  std::stable_sort(improving.begin(), improving.end(),
+                   [](const Tried& a, const Tried& b) { return *a.measured < *b.measured; });
+  if (improving.size() > options.carried)
+    improving.resize(options.carried);
+  for (size_t round = 0; round < options.rounds && improving.size() > 1; ++round) {
+    std::vector<PassPipeline> combos;
+    for (const Tried& t : improving) {
+      PassPipeline next = combined(search.pipeline, t.pipeline);
+      if (next != search.pipeline.canonical() &&
+          std::find(combos.begin(), combos.end(), next) == combos.end())
+        combos.push_back(std::move(next));
+    }
+    if (combos.empty())
+      break;
+    std::optional<double> unused;
+    const std::optional<double> before = search.best;
+    for (const Tried& t : tryAll(evaluator, search.module, combos, search, unused))
+      if (t.measured && *t.measured < *search.best) {
+        search.best = t.measured;
+        search.pipeline = t.pipeline;
+      }
+    if (search.best == before)
+      break;
+  }
+}
+
+} // namespace
+
+std::string_view pipelineSpaceName(PipelineSpace space) {
+  return space == PipelineSpace::Structured ? "structured" : "sequence";
+}
+
+Expected<PipelineSpace> parsePipelineSpace(std::string_view name) {
+  if (name == "structured")
+    return PipelineSpace::Structured;
+  if (name == "sequence")
+    return PipelineSpace::Sequence;
+  return makeError("unknown pipeline space \"" + std::string(name) + "\" (structured or sequence)");
+}
+
+Status PipelineSearchOptions::validate() const {
+  if (space == PipelineSpace::Structured && rounds > 0 && carried < 2)
+    return makeError("carried must be at least 2 for combination rounds (got " +
+                     std::to_string(carried) + ")");
+  if (space == PipelineSpace::Sequence && randomSequences > 0 && sequenceLength == 0)
+    return makeError("sequence length must be positive");
+  return Status::ok();
+}
+
+std::vector<PassPipeline> structuredMoves() {
+  std::vector<PassPipeline> moves;
+  for (const std::string& passClass : policies::ozPassClasses()) {
+    PassPipeline skip;
+    skip.skipped = {{passClass, std::nullopt}};
+    moves.push_back(std::move(skip));
+  }
+  for (const auto& addition : cleanUps()) {
+    PassPipeline add;
+    add.additions = {addition};
+    moves.push_back(std::move(add));
+  }
+  return moves;
+}
+
+std::vector<PassPipeline> standardReplacements() {
+  std::vector<PassPipeline> standard;
+  for (const char* text :
+       {"default<O1>", "default<O2>", "default<Os>", "default<Oz>,default<Oz>",
+        "default<O1>,default<Oz>",
+        "default<Oz>,function(instcombine<no-verify-fixpoint>,simplifycfg),globaldce"}) {
+    PassPipeline replaced;
+    replaced.replacement = text;
+    standard.push_back(std::move(replaced));
+  }
+  return standard;
+}
+
+PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t index,
+                               size_t length) {
+  RandomStream draws(deriveKey({seed, moduleIndex, index, 0x9a55e5}));
+  const std::vector<std::string>& passes = sequencePasses();
+  PassPipeline replaced;
+  replaced.replacement = "default<Oz>";
+  for (size_t i = 0; i < length; ++i)
+    replaced.replacement += "," + passes[draws.uniformBelow(passes.size())];
+  return replaced;
+}
+
+Expected<PipelineSearchSummary>
+searchPipelines(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+                const PipelineSearchOptions& options,
+                const std::function<void(const std::string&, size_t)>& progress) {
+  MLGO_TRY(options.validate());
+  const auto started = std::chrono::steady_clock::now();
+  PipelineSearchSummary summary;
+  summary.modules.resize(modules.size());
+  for (size_t m = 0; m < modules.size(); ++m) {
+    ModulePipelineSearch& search = summary.modules[m];
+    search.module = modules[m];
+    searchModule(evaluator, m, options, search);
+    summary.compiled += search.compiled;
+    summary.failed += search.failed;
+    if (progress)
+      progress(modules[m]->name, search.compiled);
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return summary;
+}
+
+} // namespace mlgo::training

@@ -145,6 +145,9 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
           policies::policyFallbackRequested(environment(policies::kFallbackEnvironment));
       !fallback)
     return fallback.error();
+  if (const char* pipeline = environment(policies::kPipelinePolicyEnvironment);
+      pipeline && *pipeline)
+    options.pipelinePolicy = pipeline;
   std::vector<std::string> rest;
   for (const std::string& a : arguments) {
     if (!a.starts_with("--mlgo-")) {
@@ -153,6 +156,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
     }
     if (a.starts_with("--mlgo-policy="))
       options.policy = a.substr(a.find('=') + 1);
+    else if (a.starts_with("--mlgo-pipeline-policy="))
+      options.pipelinePolicy = a.substr(a.find('=') + 1);
     else if (a.starts_with("--mlgo-plugin="))
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
@@ -221,16 +226,27 @@ Status checkNotBehindCcache(const std::string& parentProgram, const LaunchPlan& 
     std::string canonical = fs::weakly_canonical(file, error).string();
     return std::find(hashed.begin(), hashed.end(), canonical) != hashed.end();
   };
-  if (isHashed(*plan.policyFile) && isHashed(plugin))
+  std::vector<std::string> needed;
+  for (const std::optional<std::string>& file : {plan.policyFile, plan.pipelinePolicyFile})
+    if (file)
+      needed.push_back(*file);
+  needed.push_back(plugin);
+  std::string files;
+  bool all = true;
+  for (const std::string& file : needed) {
+    files += (files.empty() ? "" : ":") + file;
+    all = all && isHashed(file);
+  }
+  if (all)
     return Status::ok();
   return makeError("ccache runs this launcher and hashes its command line, not the policy's "
                    "content, so after " +
-                   *plan.policyFile +
+                   needed.front() +
                    " changes it would return objects built with the old policy. Put ccache "
                    "behind the launcher instead (mlgo-cc --mlgo-ccache …; CMake: "
-                   "CMAKE_C_COMPILER_LAUNCHER=\"mlgo-cc;--mlgo-ccache\"), or add both files to "
+                   "CMAKE_C_COMPILER_LAUNCHER=\"mlgo-cc;--mlgo-ccache\"), or add these files to "
                    "ccache's hash: CCACHE_EXTRAFILES=" +
-                   *plan.policyFile + ":" + plugin);
+                   files);
 }
 
 // The compiler: given first (launcher mode, optionally after `ccache`),
@@ -306,18 +322,39 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   Expected<std::string> plugin = locatePlugin(plan.options, launcherPath, environment);
   if (!plugin)
     return plugin.error();
+  if (plan.options.pipelinePolicy) {
+    Expected<fs::path> file = policies::policyFileFor(*plan.options.pipelinePolicy);
+    if (!file)
+      return makeError("--mlgo-pipeline-policy=" + *plan.options.pipelinePolicy + ": " +
+                       file.error().message);
+    plan.pipelinePolicyFile = fs::absolute(*file).string();
+    if (plan.options.search)
+      return makeError("--mlgo-search searches the inliner's decisions under -Oz's pipeline; it "
+                       "cannot be combined with --mlgo-pipeline-policy yet");
+  }
   Expected<std::string> policy = locatePolicy(plan.options, environment);
-  if (!policy)
+  // With a pipeline policy, the inliner's is optional: none found, LLVM's
+  // heuristic inlines (one given by name must still exist).
+  if (!policy && (!plan.pipelinePolicyFile || plan.options.policy))
     return policy.error();
-  plan.policyFile = policy.take();
+  if (policy)
+    plan.policyFile = policy.take();
   plan.plugin = *plugin;
   if (Status ccache = checkNotBehindCcache(parentProgram, plan, *plugin, environment); !ccache)
     return ccache.error();
-  plan.environment.emplace_back(policies::kPolicyEnvironment, *plan.policyFile);
+  std::string hashed; // the files ccache must hash beside the source
+  if (plan.policyFile) {
+    plan.environment.emplace_back(policies::kPolicyEnvironment, *plan.policyFile);
+    hashed += *plan.policyFile + ":";
+  }
+  if (plan.pipelinePolicyFile) {
+    plan.environment.emplace_back(policies::kPipelinePolicyEnvironment, *plan.pipelinePolicyFile);
+    hashed += *plan.pipelinePolicyFile + ":";
+  }
   if (plan.options.ccache) {
     const char* extra = environment("CCACHE_EXTRAFILES");
     std::string files = extra && *extra ? std::string(extra) + ":" : "";
-    plan.environment.emplace_back("CCACHE_EXTRAFILES", files + *plan.policyFile + ":" + *plugin);
+    plan.environment.emplace_back("CCACHE_EXTRAFILES", files + hashed + *plugin);
   }
   if (compiles)
     plan.arguments.push_back("-fpass-plugin=" + *plugin);
@@ -374,6 +411,10 @@ std::string launcherHelp(const std::string& program) {
          "  --mlgo-policy=FILE  policy file, or the name of a shipped one (configs/policies:\n"
          "                      --mlgo-policy=inlining-oz); default: $MLGO_POLICY, else the\n"
          "                      nearest mlgo-policy.json in the working directory or a parent\n"
+         "  --mlgo-pipeline-policy=FILE  a pass-pipeline policy (mlgo-eval --task\n"
+         "                      pass-pipeline) applied beside the inliner's; default:\n"
+         "                      $MLGO_PIPELINE_POLICY; with it, no inliner policy found means\n"
+         "                      LLVM's own inlining heuristic\n"
          "  --mlgo-plugin=FILE  the pass plugin (default: $MLGO_INLINER_PLUGIN, else\n"
          "                      libmlgo-inliner.so beside " +
          name +

@@ -14,9 +14,17 @@
 // search) makes the decisions. The policy is loaded once per process; a missing, unreadable or
 // mismatched policy is a compile error naming the file (or, opted in with
 // MLGO_POLICY_FALLBACK=heuristic, a warning and LLVM's own heuristic).
+//
+// A pass-pipeline policy (MLGO_PIPELINE_POLICY, or MLGO_POLICY of kind
+// "pipeline") changes the -Oz pipeline as the evaluator's pass-pipeline
+// task does (PipelineHooks.h); with no inliner policy beside it the inliner
+// is LLVM's heuristic. A pipeline that cannot be read or parsed is a
+// compile error naming the file; there is no fallback for it.
+#include "PipelineHooks.h"
 #include "PolicyAdvisor.h"
 #include "mlgo/evaluators/CompilerTask.h"
 
+#include "mlgo/policies/PassPipeline.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/policies/SearchCache.h"
@@ -37,6 +45,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -50,9 +59,33 @@ struct ProcessPolicy {
   bool fallback = false;
 };
 
+// The pipeline policy of MLGO_PIPELINE_POLICY, if set.
+const ProcessPolicy& pipelinePolicy() {
+  static const ProcessPolicy loaded = [] {
+    ProcessPolicy result;
+    const char* file = std::getenv(policies::kPipelinePolicyEnvironment);
+    if (!file || !*file)
+      return result;
+    result.file = file;
+    mlgo::Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(file);
+    if (!policy)
+      result.problem = policy.error().message;
+    else if (!dynamic_cast<const policies::PipelinePolicy*>(policy->get()))
+      result.problem = std::string(policies::kPipelinePolicyEnvironment) + "=" + file +
+                       ": not a pipeline policy (" + (*policy)->describe() + ")";
+    else
+      result.policy = policy.take();
+    return result;
+  }();
+  return loaded;
+}
+
 const ProcessPolicy& processPolicy() {
   static const ProcessPolicy loaded = [] {
     ProcessPolicy result;
+    // Only a pipeline policy given: the inliner is LLVM's own.
+    if (!std::getenv(policies::kPolicyEnvironment) && pipelinePolicy().policy)
+      return result;
     mlgo::Expected<bool> fallback =
         policies::policyFallbackRequested(std::getenv(policies::kFallbackEnvironment));
     if (!fallback) {
@@ -217,12 +250,79 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
   return advisor.release();
 }
 
+// Reports a problem found before any module existed, on the first module.
+struct ProblemPass : llvm::PassInfoMixin<ProblemPass> {
+  std::string problem;
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+    reportError(module, problem);
+    return llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+// The pipeline policy's pipeline, if any (either variable), or a problem.
+const policies::PassPipeline* chosenPipeline(std::string& problem) {
+  const ProcessPolicy& separate = pipelinePolicy();
+  const ProcessPolicy& main = processPolicy();
+  const auto* asMain = dynamic_cast<const policies::PipelinePolicy*>(main.policy.get());
+  if (!separate.problem.empty()) {
+    problem = separate.problem;
+    return nullptr;
+  }
+  const auto* chosen = separate.policy
+                           ? static_cast<const policies::PipelinePolicy*>(separate.policy.get())
+                           : asMain;
+  if (separate.policy && asMain) {
+    problem = "two pipeline policies: " + main.file + " and " + separate.file;
+    return nullptr;
+  }
+  if (!chosen)
+    return nullptr;
+  static const mlgo::Status texts = mlgo::inprocess::checkPipelineTexts(chosen->pipeline());
+  if (!texts) {
+    problem = (separate.policy ? separate.file : main.file) + ": " + texts.error().message;
+    return nullptr;
+  }
+  return &chosen->pipeline();
+}
+
+// The pipeline's changes on this pass builder; each pipeline built keeps its
+// own run (lld builds one per ThinLTO backend thread).
+void registerPipeline(llvm::PassBuilder& builder) {
+  std::string problem;
+  const policies::PassPipeline* pipeline = chosenPipeline(problem);
+  if (!problem.empty()) {
+    builder.registerPipelineStartEPCallback(
+        [problem](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+          passes.addPass(ProblemPass{{}, problem});
+        });
+    return;
+  }
+  if (!pipeline)
+    return;
+  static thread_local std::vector<std::unique_ptr<mlgo::inprocess::PipelineRun>> runs;
+  runs.push_back(std::make_unique<mlgo::inprocess::PipelineRun>(*pipeline));
+  mlgo::inprocess::applyPipeline(builder, *runs.back());
+}
+
+// Whether the inliner is ours: not when the only policy is a pipeline.
+bool advisesInlining() {
+  const ProcessPolicy& main = processPolicy();
+  if (dynamic_cast<const policies::PipelinePolicy*>(main.policy.get()))
+    return false;
+  return main.policy || !main.problem.empty() || std::getenv(policies::kPolicyEnvironment) ||
+         !pipelinePolicy().policy;
+}
+
 void registerCallbacks(llvm::PassBuilder& builder) {
+  registerPipeline(builder);
   if (std::getenv(policies::kSearchCommandKeyEnvironment))
     builder.registerPipelineStartEPCallback(
         [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
           passes.addPass(SearchLookupPass());
         });
+  if (!advisesInlining() && !std::getenv(policies::kSearchCommandKeyEnvironment))
+    return;
   builder.registerAnalysisRegistrationCallback([](llvm::ModuleAnalysisManager& analyses) {
     analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
     moduleAnalyses = &analyses;

@@ -2,7 +2,9 @@
 # launcher-build.sh BUILD_DIR RECIPE POLICY SCRATCH
 #
 # Builds RECIPE from source with the mlgo-cc launcher and POLICY (a policy
-# file, or "heuristic"/"mixed": made here from the recipe's corpus) and checks
+# file, or "heuristic"/"mixed": made here from the recipe's corpus, or
+# "pipeline": a pass-pipeline policy with skipped and added passes, given as
+# MLGO_PIPELINE_POLICY with no inliner policy) and checks
 #   - parity: per object, the .text bytes equal what `mlgo-eval run POLICY`
 #     reports for that module of the extracted corpus;
 #   - for the heuristic: every object is byte-identical to the plain -Oz
@@ -18,9 +20,11 @@ objects="$build/corpora/$recipe/build"
 source "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
 enter_scratch "$scratch"
 
+task=()
+policy_variable=MLGO_POLICY
 # The evaluator's per-module .text under `policy`: "module bytes" lines.
 evaluate() {
-  "$apps/mlgo-eval" run "$1" "$corpus" --no-baseline-cache 2>&1 |
+  "$apps/mlgo-eval" run "$1" "$corpus" --no-baseline-cache "${task[@]}" 2>&1 |
     awk '$2=="ok" && NF==6 {print $1, $4} $2!="ok" && $2!="status" && NF==6 {print "BAD", $0}'
 }
 
@@ -35,12 +39,26 @@ case "$policy" in
     "$apps/mlgo-eval" vocab trace.h5 -o vocab --quantiles 100 >/dev/null
     "$apps/mlgo-eval" init-mlp --trace trace.h5 --vocab vocab -o policy.json --hidden 8 --seed 1 >/dev/null
     ;;
+  pipeline)
+    cat >policy.json <<'EOF2'
+{"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
+ "pipeline": {"skip": ["GVNPass", "LoopRotatePass@late", "InstSimplifyPass"],
+              "add": [{"at": "optimizer-last", "passes": "mergefunc,function(instcombine<no-verify-fixpoint>,simplifycfg)"},
+                      {"at": "peephole", "passes": "instsimplify"}]}}
+EOF2
+    task=(--task pass-pipeline)
+    policy_variable=MLGO_PIPELINE_POLICY
+    ;;
   *) cp "$policy" policy.json ;;
 esac
 
 evaluate policy.json >expected.txt
 ! grep -q '^BAD' expected.txt || fail "the evaluator failed modules: $(grep '^BAD' expected.txt)"
 [ -s expected.txt ] || fail "no module sizes from mlgo-eval"
+if [ "$policy" = pipeline ]; then
+  evaluate neutral >neutral.txt
+  ! cmp -s expected.txt neutral.txt || fail "the pipeline policy compiles every module as -Oz does"
+fi
 if [ "$policy" = mixed ]; then
   for other in heuristic never always; do
     evaluate "$other" >"$other.txt"
@@ -49,7 +67,7 @@ if [ "$policy" = mixed ]; then
 fi
 
 echo "building $recipe with $apps/mlgo-cc"
-MLGO_POLICY="$scratch/policy.json" "$source_dir/corpus/recipes/$recipe.sh" \
+env "$policy_variable=$scratch/policy.json" "$source_dir/corpus/recipes/$recipe.sh" \
   --launcher "$apps/mlgo-cc" --work-dir "$scratch/work" --force >recipe.log 2>&1 ||
   fail "the recipe failed with the launcher: $(tail -n 20 recipe.log)"
 built="$scratch/work/build"

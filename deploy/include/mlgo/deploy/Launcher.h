@@ -25,6 +25,10 @@ struct LauncherOptions {
   // --mlgo-policy=FILE; default $MLGO_POLICY, else the nearest mlgo-policy.json
   // in the working directory or a parent.
   std::optional<std::string> policy;
+  // --mlgo-pipeline-policy=FILE (or MLGO_PIPELINE_POLICY): a pass-pipeline
+  // policy (or a shipped one's name) applied beside the inliner's; with it,
+  // the inliner policy is optional (none found: LLVM's heuristic).
+  std::optional<std::string> pipelinePolicy;
   // --mlgo-plugin=FILE; default $MLGO_INLINER_PLUGIN, else libmlgo-inliner.so
   // beside the launcher, in ../lib, or in the build tree it was built in.
   std::optional<std::string> plugin;
@@ -70,6 +74,7 @@ struct LaunchPlan {
   // Printed before running (e.g. --best-of cannot apply to this command).
   std::vector<std::string> warnings;
   std::optional<std::string> policyFile; // exported as MLGO_POLICY
+  std::optional<std::string> pipelinePolicyFile; // exported as MLGO_PIPELINE_POLICY
   std::string plugin;                    // the pass plugin (when the policy applies)
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;

@@ -13,6 +13,10 @@ namespace mlgo::policies {
 
 // The policy file, when set; it must exist.
 inline constexpr const char* kPolicyEnvironment = "MLGO_POLICY";
+// A pass-pipeline policy (PassPipeline.h) applied beside the inliner's (a
+// pipeline policy may also come as MLGO_POLICY itself: then the inliner is
+// LLVM's heuristic).
+inline constexpr const char* kPipelinePolicyEnvironment = "MLGO_PIPELINE_POLICY";
 // Otherwise the nearest file of this name in the working directory or a parent.
 inline constexpr std::string_view kPolicyFileName = "mlgo-policy.json";
 // "heuristic": an opt-in to compile with LLVM's own inlining heuristic (and a

@@ -347,17 +347,78 @@ int runReport(const ReportArgs& args) {
   return status;
 }
 
+// Percent of `value` against `base`.
+double percentOf(double value, double base) {
+  return base > 0 ? (value / base - 1) * 100 : 0;
+}
+
 struct PipelineSearchArgs {
   ReportArgs where; // code bases, --split/--set, --corpora-dir, --markdown, --values
   std::string space = "structured";
   training::PipelineSearchOptions options;
   size_t sample = 0;
   bool listPasses = false;
+  std::string set;            // --set; default: train with --program, else test
+  bool program = false;       // one pipeline for all the code bases' modules
+  size_t programRounds = 8;   // its combination rounds
+  std::string output;         // the program's pipeline policy
 };
 
-// Percent of `value` against `base`.
-double percentOf(double value, double base) {
-  return base > 0 ? (value / base - 1) * 100 : 0;
+// --program: one pipeline for every module of the code bases, written as a
+// pipeline policy.
+int runProgramPipelineSearch(const PipelineSearchArgs& args,
+                             const std::vector<std::string>& codeBases,
+                             evaluators::Evaluator& evaluator) {
+  if (args.output.empty())
+    return fail(makeError("pipeline-search --program: give -o FILE for the pipeline policy"));
+  std::vector<corpus::Corpus> corpora;
+  for (const std::string& name : codeBases) {
+    Expected<corpus::Corpus> corpus =
+        loadCorpusFor(training::codeBaseCorpus(name, args.where.corpora()), args.where.evaluator);
+    if (!corpus)
+      return fail(makeError("code base " + name + ": " + corpus.error().message));
+    corpora.push_back(corpus.take());
+  }
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (const corpus::Corpus& corpus : corpora)
+    for (const corpus::ModuleSpec* module : chooseModules(corpus, args.sample, args.options.seed))
+      modules.push_back(module);
+  std::fprintf(stderr, "one pipeline for %zu modules of %zu code bases\n", modules.size(),
+               codeBases.size());
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
+  double baseline = 0;
+  Expected<training::ProgramPipelineSearch> search = training::searchProgramPipeline(
+      evaluator, modules, args.options, args.programRounds,
+      [&](const training::ProgramPipelineStep& step) {
+        std::fprintf(stderr, "step: %s: %s\n", step.pipeline.describe().c_str(),
+                     measure.format(step.total).c_str());
+      });
+  if (!search)
+    return fail(search.error());
+  baseline = search->baseline;
+  std::string text = "One pipeline for " + std::to_string(modules.size()) + " modules (" +
+                     std::to_string(codeBases.size()) + " code bases), " +
+                     std::string(measure.name) + ", -Oz " + measure.format(baseline) + "\n\n" +
+                     "| step | pipeline | total | vs -Oz |\n| ---: | --- | ---: | ---: |\n";
+  for (size_t i = 0; i < search->steps.size(); ++i) {
+    char row[64];
+    std::snprintf(row, sizeof row, " | %+.3f %% |\n", percentOf(search->steps[i].total, baseline));
+    text += "| " + std::to_string(i + 1) + " | `" + search->steps[i].pipeline.describe() + "` | " +
+            measure.format(search->steps[i].total) + row;
+  }
+  text += "\n" + std::to_string(search->evaluations) + " pipelines, " +
+          std::to_string(search->compiled) + " compiles, " +
+          std::to_string(static_cast<long>(search->seconds)) + " s\n";
+  std::cout << text;
+  if (!args.where.markdown.empty())
+    if (Status written = writeFileAtomically(args.where.markdown, text); !written)
+      return fail(written.error());
+  if (Status saved = policies::savePolicy(policies::PipelinePolicy(search->pipeline), args.output);
+      !saved)
+    return fail(saved.error());
+  std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
+               search->pipeline.describe().c_str());
+  return 0;
 }
 
 int runPipelineSearch(PipelineSearchArgs& args) {
@@ -375,6 +436,9 @@ int runPipelineSearch(PipelineSearchArgs& args) {
   Expected<evaluators::CompilerTask> task = args.where.evaluator.toTask();
   if (!task)
     return fail(task.error());
+  // A program's pipeline is learned on training code; the headroom is
+  // measured on code bases that judge policies.
+  args.where.set = !args.set.empty() ? args.set : args.program ? "train" : "test";
   if (task->inProcess != evaluators::InProcessRoute::PassPipeline)
     return fail(makeError("pipeline-search: --task must be a pipeline task (pass-pipeline), not " +
                           task->name));
@@ -384,6 +448,8 @@ int runPipelineSearch(PipelineSearchArgs& args) {
   Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = taskEvaluator(args.where.evaluator);
   if (!evaluator)
     return fail(evaluator.error());
+  if (args.program)
+    return runProgramPipelineSearch(args, *codeBases, **evaluator);
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(task->measure);
 
   std::string table = "Per-module pipeline search (" + args.space + " space), " +
@@ -476,7 +542,8 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command->add_option("code-bases", args.where.codeBases,
                       "Recipe names or corpus directories; default: --split's --set");
   command->add_option("--split", args.where.split, "Split file (configs/inlining-split.toml)");
-  command->add_option("--set", args.where.set, "train | validation | test")->capture_default_str();
+  command->add_option("--set", args.set,
+                      "train | validation | test; default: train with --program, else test");
   command->add_option("--corpora-dir", args.where.corporaDir,
                       "Where recipe corpora are; default: $MLGO_BUILD_DIR/corpora or "
                       "build/corpora");
@@ -505,9 +572,16 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command->add_option("--markdown", args.where.markdown, "Also write the table to this file");
   command->add_option("--values", args.where.values,
                       "Write each module's result (TSV: measures and best pipeline)");
+  command->add_flag("--program", args.program,
+                    "One pipeline for every module of the code bases (greedy forward selection "
+                    "on their total; default set: train), written with -o as a pipeline policy");
+  command->add_option("--program-rounds", args.programRounds,
+                      "--program: combination rounds after the first change")
+      ->capture_default_str();
+  command->add_option("-o,--output", args.output, "--program: the pipeline policy to write");
   command->add_flag("--list-passes", args.listPasses,
                     "Print the -Oz pass classes the structured space may skip, and exit");
-  args.where.evaluator.task = "pass-pipeline";
+  args.where.evaluator.task = evaluators::CompilerTask::passPipeline().name;
   args.where.evaluator.addTo(*command);
   return command;
 }

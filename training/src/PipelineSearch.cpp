@@ -232,6 +232,103 @@ PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t ind
   return replaced;
 }
 
+namespace {
+
+// Each pipeline's total over every module (nullopt if it failed any module
+// whose baseline compiled).
+std::vector<std::optional<double>> programTotals(evaluators::Scorer& evaluator,
+                                                 std::span<const corpus::ModuleSpec* const> modules,
+                                                 const std::vector<PassPipeline>& pipelines,
+                                                 ProgramPipelineSearch& search) {
+  std::vector<policies::PipelinePolicy> policies;
+  policies.reserve(pipelines.size());
+  for (const PassPipeline& pipeline : pipelines)
+    policies.emplace_back(pipeline);
+  evaluators::EvaluationRequest request;
+  request.modules.assign(modules.begin(), modules.end());
+  request.showProgress = true;
+  for (const policies::PipelinePolicy& policy : policies)
+    request.candidates.push_back(&policy);
+  evaluators::EvaluationResult result = evaluator.evaluate(request);
+  search.baseline = 0;
+  for (size_t m = 0; m < modules.size(); ++m)
+    search.baseline += result.baselineMeasure(m).value_or(0);
+  std::vector<std::optional<double>> totals;
+  for (size_t c = 0; c < policies.size(); ++c) {
+    double total = 0;
+    bool ok = true;
+    for (size_t m = 0; m < modules.size(); ++m) {
+      if (!result.baselineMeasure(m))
+        continue;
+      const evaluators::JobResult& job = result.job(c, m);
+      ok = ok && job.ok();
+      total += job.ok() ? result.measured(job) : 0;
+    }
+    totals.push_back(ok ? std::optional(total) : std::nullopt);
+    ++search.evaluations;
+    search.compiled += modules.size();
+  }
+  return totals;
+}
+
+} // namespace
+
+Expected<ProgramPipelineSearch>
+searchProgramPipeline(evaluators::Scorer& evaluator,
+                      std::span<const corpus::ModuleSpec* const> modules,
+                      const PipelineSearchOptions& options, size_t rounds,
+                      const std::function<void(const ProgramPipelineStep&)>& progress) {
+  MLGO_TRY(options.validate());
+  if (options.space != PipelineSpace::Structured)
+    return makeError("a program's pipeline is searched in the structured space only");
+  const auto started = std::chrono::steady_clock::now();
+  ProgramPipelineSearch search;
+  const std::vector<PassPipeline> moves = structuredMoves();
+  const std::vector<std::optional<double>> singles =
+      programTotals(evaluator, modules, moves, search);
+  search.best = search.baseline;
+  std::vector<size_t> improving;
+  for (size_t i = 0; i < moves.size(); ++i)
+    if (singles[i] && *singles[i] < search.baseline)
+      improving.push_back(i);
+  std::stable_sort(improving.begin(), improving.end(),
+                   [&](size_t a, size_t b) { return *singles[a] < *singles[b]; });
+  if (improving.size() > options.carried)
+    improving.resize(options.carried);
+  auto take = [&](const PassPipeline& pipeline, double total) {
+    search.pipeline = pipeline;
+    search.best = total;
+    search.steps.push_back({pipeline, total});
+    if (progress)
+      progress(search.steps.back());
+  };
+  if (!improving.empty())
+    take(moves[improving[0]], *singles[improving[0]]);
+  for (size_t round = 0; round < rounds; ++round) {
+    std::vector<PassPipeline> combos;
+    for (size_t i : improving) {
+      PassPipeline next = combined(search.pipeline, moves[i]);
+      if (next != search.pipeline.canonical() &&
+          std::find(combos.begin(), combos.end(), next) == combos.end())
+        combos.push_back(std::move(next));
+    }
+    if (combos.empty())
+      break;
+    const std::vector<std::optional<double>> totals =
+        programTotals(evaluator, modules, combos, search);
+    std::optional<size_t> bestCombo;
+    for (size_t c = 0; c < combos.size(); ++c)
+      if (totals[c] && *totals[c] < search.best && (!bestCombo || *totals[c] < *totals[*bestCombo]))
+        bestCombo = c;
+    if (!bestCombo)
+      break;
+    take(combos[*bestCombo], *totals[*bestCombo]);
+  }
+  search.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return search;
+}
+
 Expected<PipelineSearchSummary>
 searchPipelines(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
                 const PipelineSearchOptions& options,

@@ -71,6 +71,35 @@ std::vector<policies::PassPipeline> standardReplacements();
 policies::PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t index,
                                          size_t length);
 
+// One pipeline for a whole program (every module of `modules` gets it),
+// chosen by greedy forward selection on the program's total: the single
+// changes first, then rounds that add to the best pipeline so far each of
+// the `carried` changes that shrank the total most on their own, keeping
+// the best addition; it stops when no addition shrinks the total. A change
+// that makes any module fail is not taken. A blackbox search with a
+// program-level reward: what ships as a pipeline policy learned on training
+// code and judged on other code.
+struct ProgramPipelineStep {
+  policies::PassPipeline pipeline; // after this step
+  double total = 0;                // the program's total measure with it
+};
+struct ProgramPipelineSearch {
+  double baseline = 0; // -Oz's total over the modules whose baseline compiled
+  std::vector<ProgramPipelineStep> steps;
+  policies::PassPipeline pipeline; // the result (-Oz: no step helped)
+  double best = 0;
+  size_t evaluations = 0; // pipelines compiled on every module
+  size_t compiled = 0;
+  double seconds = 0;
+};
+// `rounds` bounds the combination rounds (options.rounds is per module;
+// the program's may be longer).
+Expected<ProgramPipelineSearch>
+searchProgramPipeline(evaluators::Scorer& evaluator,
+                      std::span<const corpus::ModuleSpec* const> modules,
+                      const PipelineSearchOptions& options, size_t rounds,
+                      const std::function<void(const ProgramPipelineStep&)>& progress = {});
+
 // `progress` (optional) hears each finished round: its name and compiles.
 Expected<PipelineSearchSummary>
 searchPipelines(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,

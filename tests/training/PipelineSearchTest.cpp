@@ -128,6 +128,31 @@ TEST(PipelineSearch, NeverAboveOzAndFailuresAreCounted) {
   EXPECT_EQ(result->failed, structuredMoves().size());
 }
 
+// One pipeline for a program: the same greedy selection on the total, and a
+// change that breaks any module is never taken.
+TEST(PipelineSearch, AProgramsPipelineIsChosenOnItsTotal) {
+  PipelineCompiler compiler;
+  const auto modules = modulesNamed({"a.o", "b.o", "c.o"});
+  Expected<ProgramPipelineSearch> search =
+      searchProgramPipeline(compiler, pointers(modules), PipelineSearchOptions{}, 8);
+  ASSERT_TRUE(search) << search.error().message;
+  EXPECT_EQ(search->baseline, 3000);
+  EXPECT_EQ(search->best, 3 * 963.0);
+  ASSERT_EQ(search->steps.size(), 4u); // the best single, then three additions
+  EXPECT_EQ(search->steps.front().total, 3 * 990.0);
+  EXPECT_EQ(search->steps.back().pipeline, search->pipeline);
+
+  const auto withBroken = modulesNamed({"a.o", "broken.o"});
+  search = searchProgramPipeline(compiler, pointers(withBroken), PipelineSearchOptions{}, 8);
+  ASSERT_TRUE(search);
+  EXPECT_TRUE(search->pipeline.neutral()) << search->pipeline.describe();
+  EXPECT_TRUE(search->steps.empty());
+
+  PipelineSearchOptions sequence;
+  sequence.space = PipelineSpace::Sequence;
+  EXPECT_FALSE(searchProgramPipeline(compiler, pointers(modules), sequence, 8));
+}
+
 TEST(PipelineSearch, RandomSequencesAreDrawnPerModuleAndSeed) {
   const PassPipeline a = randomReplacement(1, 0, 0, 6), again = randomReplacement(1, 0, 0, 6);
   EXPECT_EQ(a, again);

@@ -53,7 +53,7 @@ using mlgo::inprocess::AdvisorSession;
 namespace policies = mlgo::policies;
 
 struct ProcessPolicy {
-  std::unique_ptr<policies::Policy> policy;
+  std::shared_ptr<const policies::Policy> policy;
   std::string file;
   std::string problem; // why there is no policy
   bool fallback = false;
@@ -83,9 +83,15 @@ const ProcessPolicy& pipelinePolicy() {
 const ProcessPolicy& processPolicy() {
   static const ProcessPolicy loaded = [] {
     ProcessPolicy result;
-    // Only a pipeline policy given: the inliner is LLVM's own.
-    if (!std::getenv(policies::kPolicyEnvironment) && pipelinePolicy().policy)
+    // Only a pipeline policy given: the inliner is the one it carries, else
+    // LLVM's own.
+    if (!std::getenv(policies::kPolicyEnvironment) && pipelinePolicy().policy) {
+      const ProcessPolicy& pipeline = pipelinePolicy();
+      result.policy =
+          static_cast<const policies::PipelinePolicy&>(*pipeline.policy).inliner();
+      result.file = pipeline.file + " (its inliner)";
       return result;
+    }
     mlgo::Expected<bool> fallback =
         policies::policyFallbackRequested(std::getenv(policies::kFallbackEnvironment));
     if (!fallback) {
@@ -109,6 +115,14 @@ const ProcessPolicy& processPolicy() {
     return result;
   }();
   return loaded;
+}
+
+// The inliner policy of a loaded policy: itself, or a pipeline policy's
+// inliner (null: none).
+const policies::Policy* inlinerOf(const ProcessPolicy& loaded) {
+  if (const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(loaded.policy.get()))
+    return pipeline->inliner().get();
+  return loaded.policy.get();
 }
 
 // The search cache's answer for this compile's unit (--mlgo-search).
@@ -235,7 +249,7 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
                   "no module analyses registered on this thread (a pipeline not built by "
                   "this LLVM's PassBuilder?)");
   auto session = std::make_unique<AdvisorSession>();
-  session->policy = lookup.active ? lookup.policy.get() : loaded.policy.get();
+  session->policy = lookup.active ? lookup.policy.get() : inlinerOf(loaded);
   static const std::string defaultFeature =
       mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
   session->defaultDecisionFeature = defaultFeature;
@@ -276,6 +290,11 @@ const policies::PassPipeline* chosenPipeline(std::string& problem) {
     problem = "two pipeline policies: " + main.file + " and " + separate.file;
     return nullptr;
   }
+  if (separate.policy && std::getenv(policies::kPolicyEnvironment) &&
+      static_cast<const policies::PipelinePolicy&>(*separate.policy).inliner()) {
+    problem = "two inliner policies: " + main.file + " and the one " + separate.file + " carries";
+    return nullptr;
+  }
   if (!chosen)
     return nullptr;
   static const mlgo::Status texts = mlgo::inprocess::checkPipelineTexts(chosen->pipeline());
@@ -308,8 +327,9 @@ void registerPipeline(llvm::PassBuilder& builder) {
 // Whether the inliner is ours: not when the only policy is a pipeline.
 bool advisesInlining() {
   const ProcessPolicy& main = processPolicy();
-  if (dynamic_cast<const policies::PipelinePolicy*>(main.policy.get()))
-    return false;
+  if (dynamic_cast<const policies::PipelinePolicy*>(main.policy.get()) ||
+      (!main.policy && main.problem.empty() && pipelinePolicy().policy))
+    return inlinerOf(main) != nullptr;
   return main.policy || !main.problem.empty() || std::getenv(policies::kPolicyEnvironment) ||
          !pipelinePolicy().policy;
 }

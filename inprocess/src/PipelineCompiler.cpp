@@ -3,7 +3,9 @@
 #include "CodeGeneration.h"
 #include "InProcessCompiler.h"
 #include "PipelineHooks.h"
+#include "PolicyAdvisor.h"
 
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/policies/PassPipeline.h"
 
@@ -11,6 +13,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <llvm/Analysis/InlineAdvisor.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -23,6 +26,22 @@ namespace mlgo::inprocess {
 namespace protocol = evaluators::protocol;
 
 namespace {
+
+// The pipeline policy's inliner policy, for the advisor factory LLVM calls
+// (a plain function pointer): this thread's compile.
+struct InlinerSession {
+  AdvisorSession advisor;
+  llvm::ModuleAnalysisManager* moduleAnalyses = nullptr;
+};
+thread_local InlinerSession* activeInliner = nullptr;
+
+llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
+                                   llvm::InlineParams params, llvm::InlineContext context) {
+  InlinerSession* session = activeInliner;
+  if (!session || !session->moduleAnalyses)
+    return new llvm::DefaultInlineAdvisor(module, functions, params, context);
+  return createPolicyAdvisor(module, *session->moduleAnalyses, params, session->advisor);
+}
 
 uint64_t instructionCount(const llvm::Module& module) {
   uint64_t count = 0;
@@ -69,6 +88,25 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
   PipelineRun run(*pipeline);
   invocation->getCodeGenOpts().PassBuilderCallbacks.push_back(
       [&run](llvm::PassBuilder& builder) { applyPipeline(builder, run); });
+  // The inliner policy it carries, as the inlining task's worker runs it.
+  InlinerSession inliner;
+  const policies::Policy* inlinerPolicy =
+      policy ? static_cast<const policies::PipelinePolicy*>(policy)->inliner().get() : nullptr;
+  if (inlinerPolicy) {
+    inliner.advisor.policy = inlinerPolicy;
+    static const std::string defaultFeature =
+        evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
+    inliner.advisor.defaultDecisionFeature = defaultFeature;
+    invocation->getCodeGenOpts().PassBuilderCallbacks.push_back(
+        [&inliner](llvm::PassBuilder& builder) {
+          builder.registerAnalysisRegistrationCallback(
+              [&inliner](llvm::ModuleAnalysisManager& analyses) {
+                analyses.registerPass(
+                    [] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
+                inliner.moduleAnalyses = &analyses;
+              });
+        });
+  }
 
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -80,7 +118,13 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
       /*ShouldOwnClient=*/true);
   // clang's optimisation pipeline (with the job's changes), no code generation.
   clang::EmitLLVMOnlyAction optimise(&context);
+  activeInliner = inlinerPolicy ? &inliner : nullptr;
   const bool optimised = compiler.ExecuteAction(optimise);
+  activeInliner = nullptr;
+  result.decisions = inliner.advisor.decisions;
+  if (inliner.advisor.mismatch)
+    return fail(protocol::WorkerStatus::PolicyMismatch,
+                "the pipeline policy's inliner: " + *inliner.advisor.mismatch);
   result.diagnostics += diagnostics;
   if (report) {
     report->declined = run.declined;

@@ -203,10 +203,14 @@ PassPipeline PassPipeline::canonical() const {
   return result;
 }
 
-Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline) {
+Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
+                                                     std::shared_ptr<const Policy> inliner) {
   if (Status valid = pipeline.validate(); !valid)
     return valid.error();
-  return std::unique_ptr<Policy>(std::make_unique<PipelinePolicy>(std::move(pipeline)));
+  if (inliner && dynamic_cast<const PipelinePolicy*>(inliner.get()))
+    return makeError("the inliner policy of a pipeline policy is itself a pipeline policy");
+  return std::unique_ptr<Policy>(
+      std::make_unique<PipelinePolicy>(std::move(pipeline), std::move(inliner)));
 }
 
 } // namespace mlgo::policies

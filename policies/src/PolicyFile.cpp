@@ -334,7 +334,21 @@ public:
       if (pipeline.replacement.empty())
         return error("pipeline.replace", "empty pipeline text");
     }
-    Expected<std::unique_ptr<Policy>> policy = makePipelinePolicy(std::move(pipeline));
+    std::shared_ptr<const Policy> inliner;
+    if (const llvm::json::Value* inner = root.get("inliner")) {
+      if (!inner->getAsObject())
+        return error("inliner", "must be a policy object");
+      std::string text;
+      llvm::raw_string_ostream stream(text);
+      stream << *inner;
+      stream.flush();
+      Expected<std::unique_ptr<Policy>> loaded = policyFromJson(text, origin_ + ": inliner");
+      if (!loaded)
+        return loaded.error();
+      inliner = std::shared_ptr<const Policy>(loaded.take());
+    }
+    Expected<std::unique_ptr<Policy>> policy =
+        makePipelinePolicy(std::move(pipeline), std::move(inliner));
     if (!policy)
       return error("pipeline", policy.error().message);
     return policy;
@@ -574,6 +588,7 @@ Expected<std::string> policyToJson(const Policy& outer) {
                          std::to_string(i) + " is not finite");
 
   std::string text;
+  std::string innerError; // a pipeline's inliner policy that cannot be written
   llvm::raw_string_ostream stream(text);
   {
     llvm::json::OStream out(stream, 1);
@@ -605,8 +620,21 @@ Expected<std::string> policyToJson(const Policy& outer) {
           }
         });
       }
-      if (pipeline)
+      if (pipeline) {
         writePipeline(out, pipeline->pipeline());
+        if (pipeline->inliner()) {
+          Expected<std::string> inner = policyToJson(*pipeline->inliner());
+          llvm::Expected<llvm::json::Value> value =
+              inner ? llvm::json::parse(*inner)
+                    : llvm::Expected<llvm::json::Value>(llvm::createStringError(""));
+          if (value) {
+            out.attribute("inliner", std::move(*value));
+          } else {
+            llvm::consumeError(value.takeError());
+            innerError = inner ? "the inliner policy did not read back" : inner.error().message;
+          }
+        }
+      }
       if (!mlp)
         return;
       const MlpStructure& structure = *mlp->structure();
@@ -653,6 +681,8 @@ Expected<std::string> policyToJson(const Policy& outer) {
   }
   stream << "\n";
   stream.flush();
+  if (!innerError.empty())
+    return makeError("cannot save policy \"" + policy.describe() + "\": " + innerError);
   return text;
 }
 

@@ -9,6 +9,7 @@
 #include "mlgo/evaluators/Evaluator.h"
 #include "mlgo/evaluators/Ir2VecTriplets.h"
 #include "mlgo/policies/Ir2VecVocabulary.h"
+#include "mlgo/policies/PassPipeline.h"
 #include "mlgo/policies/Policy.h"
 
 #include <gtest/gtest.h>
@@ -269,6 +270,24 @@ TEST_P(BackendParity, PipelineTasksNeutralPolicyIsClangsOwnObject) {
     EXPECT_EQ(a.codeHash, b.codeHash);
   }
   EXPECT_EQ(inprocess->statistics().clangJobs, 0u);
+
+  // A pipeline policy carrying an inliner policy: echoing the heuristic is
+  // -Oz again, with the decisions asked; declining every call is not.
+  auto echo = std::shared_ptr<const policies::Policy>(
+      policies::makeHeuristicEchoPolicy(inlining.defaultDecisionFeature));
+  policies::PipelinePolicy echoed(policies::PassPipeline{}, echo);
+  policies::PipelinePolicy never(policies::PassPipeline{}, policies::makeConstantPolicy(0));
+  EvaluationResult inlined = run(*inprocess, {&echoed, &never}, false);
+  size_t decisions = 0, differing = 0;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    ASSERT_TRUE(inlined.job(0, m).ok()) << inlined.job(0, m).message;
+    ASSERT_TRUE(inlined.job(1, m).ok()) << inlined.job(1, m).message;
+    EXPECT_EQ(inlined.job(0, m).codeHash, plain.job(0, m).codeHash) << modules_[m]->name;
+    decisions += inlined.job(0, m).decisions;
+    differing += inlined.job(1, m).codeHash != plain.job(0, m).codeHash;
+  }
+  EXPECT_GT(decisions, 0u);
+  EXPECT_GT(differing, 0u);
 
   CompilerTask counted = CompilerTask::passPipeline();
   counted.measure = Measure::IrInstructions;

@@ -78,6 +78,21 @@ TEST(PassPipeline, PolicyFileRoundTrips) {
   }
 }
 
+TEST(PassPipeline, APipelineCarriesItsInlinerPolicy) {
+  PipelinePolicy combined(structured(), makeConstantPolicy(0));
+  Expected<std::string> json = policyToJson(combined);
+  ASSERT_TRUE(json) << json.error().message;
+  Expected<std::unique_ptr<Policy>> loaded = policyFromJson(*json, "combined.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const auto* back = dynamic_cast<const PipelinePolicy*>(loaded->get());
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->pipeline(), structured());
+  ASSERT_TRUE(back->inliner());
+  EXPECT_EQ(back->inliner()->describe(), combined.inliner()->describe());
+  EXPECT_EQ(*policyToJson(*back), *json);
+  EXPECT_FALSE(makePipelinePolicy(PassPipeline{}, std::make_shared<PipelinePolicy>(structured())));
+}
+
 TEST(PassPipeline, FileErrorsNameTheField) {
   auto error = [](const std::string& pipeline) {
     Expected<std::unique_ptr<Policy>> loaded = policyFromJson(
@@ -93,6 +108,13 @@ TEST(PassPipeline, FileErrorsNameTheField) {
             std::string::npos);
   EXPECT_NE(error(R"({"skip":["InlinerPass"]})").find("inlining task"), std::string::npos);
   EXPECT_NE(error("3").find("pipeline: must be an object"), std::string::npos);
+  Expected<std::unique_ptr<Policy>> badInliner = policyFromJson(
+      R"({"format":"mlgo-es-policy","version":2,"kind":"pipeline","pipeline":{},
+          "inliner":{"format":"mlgo-es-policy","version":2,"kind":"nonsense"}})",
+      "p.json");
+  ASSERT_FALSE(badInliner);
+  EXPECT_NE(badInliner.error().message.find("p.json: inliner: kind"), std::string::npos)
+      << badInliner.error().message;
 }
 
 } // namespace

@@ -24,6 +24,7 @@
 #include "mlgo/policies/Policy.h"
 #include "mlgo/support/Expected.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,20 +96,32 @@ bool isInlinerPass(std::string_view passClass);
 // A policy of the pass-pipeline task: the pipeline every module gets. It
 // reads no features and makes no per-decision choices (decide() is never
 // asked by the compiler side; it answers 0).
+//
+// It may carry an inliner policy (file field "inliner": a whole policy
+// object): the inliner's decisions under the pipeline, so that one policy
+// (and one evaluator job) combines the two tasks. Without one, the inliner
+// is LLVM's heuristic.
 class PipelinePolicy final : public Policy {
 public:
-  explicit PipelinePolicy(PassPipeline pipeline) : pipeline_(std::move(pipeline)) {}
-  std::string describe() const override { return "pipeline " + pipeline_.describe(); }
+  explicit PipelinePolicy(PassPipeline pipeline,
+                          std::shared_ptr<const Policy> inliner = nullptr)
+      : pipeline_(std::move(pipeline)), inliner_(std::move(inliner)) {}
+  std::string describe() const override {
+    return "pipeline " + pipeline_.describe() + (inliner_ ? ", inliner " + inliner_->describe() : "");
+  }
   const std::vector<TensorSpec>& inputs() const override { return inputs_; }
   Decision decide(FeatureValues, DecisionMode, RandomStream&) const override { return {}; }
   const PassPipeline& pipeline() const { return pipeline_; }
+  const std::shared_ptr<const Policy>& inliner() const { return inliner_; }
 
 private:
   PassPipeline pipeline_;
+  std::shared_ptr<const Policy> inliner_;
   std::vector<TensorSpec> inputs_;
 };
 
 // Checks the pipeline (PassPipeline::validate).
-Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline);
+Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
+                                                     std::shared_ptr<const Policy> inliner = nullptr);
 
 } // namespace mlgo::policies

@@ -390,8 +390,9 @@ int runProgramPipelineSearch(const PipelineSearchArgs& args,
   Expected<training::ProgramPipelineSearch> search = training::searchProgramPipeline(
       evaluator, modules, args.options, args.programRounds,
       [&](const training::ProgramPipelineStep& step) {
-        std::fprintf(stderr, "step: %s: %s\n", step.pipeline.describe().c_str(),
-                     measure.format(step.total).c_str());
+        std::fprintf(stderr, "step: %s: %s (%zu modules larger)\n",
+                     step.pipeline.describe().c_str(), measure.format(step.total).c_str(),
+                     step.larger);
       });
   if (!search)
     return fail(search.error());
@@ -399,10 +400,12 @@ int runProgramPipelineSearch(const PipelineSearchArgs& args,
   std::string text = "One pipeline for " + std::to_string(modules.size()) + " modules (" +
                      std::to_string(codeBases.size()) + " code bases), " +
                      std::string(measure.name) + ", -Oz " + measure.format(baseline) + "\n\n" +
-                     "| step | pipeline | total | vs -Oz |\n| ---: | --- | ---: | ---: |\n";
+                     "| step | pipeline | total | vs -Oz | modules larger |\n"
+                     "| ---: | --- | ---: | ---: | ---: |\n";
   for (size_t i = 0; i < search->steps.size(); ++i) {
     char row[64];
-    std::snprintf(row, sizeof row, " | %+.3f %% |\n", percentOf(search->steps[i].total, baseline));
+    std::snprintf(row, sizeof row, " | %+.3f %% | %zu |\n",
+                  percentOf(search->steps[i].total, baseline), search->steps[i].larger);
     text += "| " + std::to_string(i + 1) + " | `" + search->steps[i].pipeline.describe() + "` | " +
             measure.format(search->steps[i].total) + row;
   }
@@ -579,6 +582,10 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                       "--program: combination rounds after the first change")
       ->capture_default_str();
   command->add_option("-o,--output", args.output, "--program: the pipeline policy to write");
+  command->add_option("--regression-weight", args.options.regressionWeight,
+                      "--program: the objective is the total plus this weight times the bytes "
+                      "modules grow over -Oz (0: the total)")
+      ->capture_default_str();
   command->add_flag("--list-passes", args.listPasses,
                     "Print the -Oz pass classes the structured space may skip, and exit");
   args.where.evaluator.task = evaluators::CompilerTask::passPipeline().name;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace mlgo::training {
@@ -22,6 +23,8 @@ class PipelineCompiler final : public evaluators::Scorer {
 public:
   std::set<std::string> good{"GVNPass", "LICMPass", "SROAPass"};
   bool everythingWorse = false;
+  // Per module: what skipping LICMPass does there instead (default −10).
+  std::map<std::string, double> licm;
   size_t jobs = 0;
 
   const std::string& compilerIdentity() const override { return identity_; }
@@ -67,6 +70,11 @@ public:
         } else {
           job.status = evaluators::JobStatus::Ok;
           job.measured = measureOf(pipeline->pipeline(), good, everythingWorse);
+          const auto& skipped = pipeline->pipeline().skipped;
+          if (licm.count(module->name) &&
+              std::find(skipped.begin(), skipped.end(),
+                        policies::SkippedPass{"LICMPass", std::nullopt}) != skipped.end())
+            *job.measured += licm.at(module->name) + 10;
         }
         result.jobs.push_back(std::move(job));
       }
@@ -151,6 +159,35 @@ TEST(PipelineSearch, AProgramsPipelineIsChosenOnItsTotal) {
   PipelineSearchOptions sequence;
   sequence.space = PipelineSpace::Sequence;
   EXPECT_FALSE(searchProgramPipeline(compiler, pointers(modules), sequence, 8));
+}
+
+// A change that shrinks the total by blowing up one module: taken for the
+// total, not when growth weighs double.
+TEST(PipelineSearch, GrowthCanWeighMoreThanShrinking) {
+  PipelineCompiler compiler;
+  compiler.good = {"LICMPass"};
+  compiler.licm = {{"a.o", -20}, {"b.o", -20}, {"c.o", 30}};
+  const auto modules = modulesNamed({"a.o", "b.o", "c.o"});
+  auto skipsLicm = [](const PassPipeline& pipeline) {
+    for (const policies::SkippedPass& skip : pipeline.skipped)
+      if (skip.passClass == "LICMPass")
+        return true;
+    return false;
+  };
+  PipelineSearchOptions options;
+  Expected<ProgramPipelineSearch> total =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(total);
+  EXPECT_TRUE(skipsLicm(total->pipeline)) << total->pipeline.describe();
+  EXPECT_EQ(total->steps.back().larger, 1u); // c.o grew
+  options.regressionWeight = 1;
+  Expected<ProgramPipelineSearch> careful =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(careful);
+  EXPECT_FALSE(skipsLicm(careful->pipeline)) << careful->pipeline.describe();
+  EXPECT_EQ(careful->best, 3 * 993.0); // mergefunc alone
+  options.regressionWeight = -1;
+  EXPECT_FALSE(options.validate());
 }
 
 TEST(PipelineSearch, RandomSequencesAreDrawnPerModuleAndSeed) {

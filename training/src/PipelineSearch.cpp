@@ -190,6 +190,8 @@ Status PipelineSearchOptions::validate() const {
                      std::to_string(carried) + ")");
   if (space == PipelineSpace::Sequence && randomSequences > 0 && sequenceLength == 0)
     return makeError("sequence length must be positive");
+  if (!(regressionWeight >= 0))
+    return makeError("the regression weight must be at least 0");
   return Status::ok();
 }
 
@@ -234,12 +236,12 @@ PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t ind
 
 namespace {
 
-// Each pipeline's total over every module (nullopt if it failed any module
-// whose baseline compiled).
-std::vector<std::optional<double>> programTotals(evaluators::Scorer& evaluator,
-                                                 std::span<const corpus::ModuleSpec* const> modules,
-                                                 const std::vector<PassPipeline>& pipelines,
-                                                 ProgramPipelineSearch& search) {
+// Each pipeline's total, objective and modules above -Oz over every module
+// (nullopt if it failed any module whose baseline compiled).
+std::vector<std::optional<ProgramPipelineStep>>
+programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+              const std::vector<PassPipeline>& pipelines, double regressionWeight,
+              ProgramPipelineSearch& search) {
   std::vector<policies::PipelinePolicy> policies;
   policies.reserve(pipelines.size());
   for (const PassPipeline& pipeline : pipelines)
@@ -253,18 +255,23 @@ std::vector<std::optional<double>> programTotals(evaluators::Scorer& evaluator,
   search.baseline = 0;
   for (size_t m = 0; m < modules.size(); ++m)
     search.baseline += result.baselineMeasure(m).value_or(0);
-  std::vector<std::optional<double>> totals;
+  std::vector<std::optional<ProgramPipelineStep>> totals;
   for (size_t c = 0; c < policies.size(); ++c) {
-    double total = 0;
+    ProgramPipelineStep step{pipelines[c], 0, 0, 0};
     bool ok = true;
     for (size_t m = 0; m < modules.size(); ++m) {
       if (!result.baselineMeasure(m))
         continue;
       const evaluators::JobResult& job = result.job(c, m);
       ok = ok && job.ok();
-      total += job.ok() ? result.measured(job) : 0;
+      if (!job.ok())
+        continue;
+      const double measured = result.measured(job), baseline = *result.baselineMeasure(m);
+      step.total += measured;
+      step.objective += measured + regressionWeight * std::max(0.0, measured - baseline);
+      step.larger += measured > baseline;
     }
-    totals.push_back(ok ? std::optional(total) : std::nullopt);
+    totals.push_back(ok ? std::optional(step) : std::nullopt);
     ++search.evaluations;
     search.compiled += modules.size();
   }
@@ -284,26 +291,30 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
   const auto started = std::chrono::steady_clock::now();
   ProgramPipelineSearch search;
   const std::vector<PassPipeline> moves = structuredMoves();
-  const std::vector<std::optional<double>> singles =
-      programTotals(evaluator, modules, moves, search);
+  const double weight = options.regressionWeight;
+  const std::vector<std::optional<ProgramPipelineStep>> singles =
+      programTotals(evaluator, modules, moves, weight, search);
   search.best = search.baseline;
+  double bestObjective = search.baseline;
   std::vector<size_t> improving;
   for (size_t i = 0; i < moves.size(); ++i)
-    if (singles[i] && *singles[i] < search.baseline)
+    if (singles[i] && singles[i]->objective < search.baseline)
       improving.push_back(i);
-  std::stable_sort(improving.begin(), improving.end(),
-                   [&](size_t a, size_t b) { return *singles[a] < *singles[b]; });
+  std::stable_sort(improving.begin(), improving.end(), [&](size_t a, size_t b) {
+    return singles[a]->objective < singles[b]->objective;
+  });
   if (improving.size() > options.carried)
     improving.resize(options.carried);
-  auto take = [&](const PassPipeline& pipeline, double total) {
-    search.pipeline = pipeline;
-    search.best = total;
-    search.steps.push_back({pipeline, total});
+  auto take = [&](const ProgramPipelineStep& step) {
+    search.pipeline = step.pipeline;
+    search.best = step.total;
+    bestObjective = step.objective;
+    search.steps.push_back(step);
     if (progress)
       progress(search.steps.back());
   };
   if (!improving.empty())
-    take(moves[improving[0]], *singles[improving[0]]);
+    take(*singles[improving[0]]);
   for (size_t round = 0; round < rounds; ++round) {
     std::vector<PassPipeline> combos;
     for (size_t i : improving) {
@@ -314,15 +325,16 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
     }
     if (combos.empty())
       break;
-    const std::vector<std::optional<double>> totals =
-        programTotals(evaluator, modules, combos, search);
+    const std::vector<std::optional<ProgramPipelineStep>> steps =
+        programTotals(evaluator, modules, combos, weight, search);
     std::optional<size_t> bestCombo;
     for (size_t c = 0; c < combos.size(); ++c)
-      if (totals[c] && *totals[c] < search.best && (!bestCombo || *totals[c] < *totals[*bestCombo]))
+      if (steps[c] && steps[c]->objective < bestObjective &&
+          (!bestCombo || steps[c]->objective < steps[*bestCombo]->objective))
         bestCombo = c;
     if (!bestCombo)
       break;
-    take(combos[*bestCombo], *totals[*bestCombo]);
+    take(*steps[*bestCombo]);
   }
   search.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

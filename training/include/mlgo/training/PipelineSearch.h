@@ -43,6 +43,11 @@ struct PipelineSearchOptions {
   // Sequence: passes in each random sequence.
   size_t sequenceLength = 6;
   uint64_t seed = 1;
+  // The program search's objective: the total, plus this weight times the
+  // modules' growth over -Oz (0: the total alone; 1: every byte a module
+  // grows counts twice). A pipeline that shrinks most modules and blows up a
+  // few is a risk on code it was not chosen on.
+  double regressionWeight = 0;
   Status validate() const;
 };
 
@@ -82,9 +87,11 @@ policies::PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, ui
 struct ProgramPipelineStep {
   policies::PassPipeline pipeline; // after this step
   double total = 0;                // the program's total measure with it
+  double objective = 0;            // the total with growth weighted (regressionWeight)
+  size_t larger = 0;               // modules above -Oz with it
 };
 struct ProgramPipelineSearch {
-  double baseline = 0; // -Oz's total over the modules whose baseline compiled
+  double baseline = 0; // -Oz's total over the modules whose baseline compiled (= its objective)
   std::vector<ProgramPipelineStep> steps;
   policies::PassPipeline pipeline; // the result (-Oz: no step helped)
   double best = 0;

@@ -358,10 +358,10 @@ struct PipelineSearchArgs {
   training::PipelineSearchOptions options;
   size_t sample = 0;
   bool listPasses = false;
-  std::string set;            // --set; default: train with --program, else test
-  bool program = false;       // one pipeline for all the code bases' modules
-  size_t programRounds = 8;   // its combination rounds
-  std::string output;         // the program's pipeline policy
+  std::string set;          // --set; default: train with --program, else test
+  bool program = false;     // one pipeline for all the code bases' modules
+  size_t programRounds = 8; // its combination rounds
+  std::string output;       // the program's pipeline policy
 };
 
 // --program: one pipeline for every module of the code bases, written as a
@@ -458,7 +458,9 @@ int runPipelineSearch(PipelineSearchArgs& args) {
   std::string table = "Per-module pipeline search (" + args.space + " space), " +
                       std::string(measure.name) + " against -Oz\n\n" +
                       "| code base | modules | -Oz | best single change | searched | "
-                      "modules " + std::string(measure.lower) + " | compiles | seconds |\n"
+                      "modules " +
+                      std::string(measure.lower) +
+                      " | compiles | seconds |\n"
                       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   std::string values = "code_base\tmodule\tbaseline\tbest_single\tbest\tpipeline\n";
   double allBase = 0, allSingle = 0, allBest = 0;
@@ -507,7 +509,8 @@ int runPipelineSearch(PipelineSearchArgs& args) {
     allSingle += single;
     allBest += best;
     char row[512];
-    std::snprintf(row, sizeof row, "| %s | %zu%s | %s | %+.3f %% | **%+.3f %%** | %zu | %zu | %.0f |\n",
+    std::snprintf(row, sizeof row,
+                  "| %s | %zu%s | %s | %+.3f %% | **%+.3f %%** | %zu | %zu | %.0f |\n",
                   name.c_str(), modules.size(),
                   failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "",
                   measure.format(base).c_str(), percentOf(single, base), percentOf(best, base),
@@ -550,27 +553,33 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command->add_option("--corpora-dir", args.where.corporaDir,
                       "Where recipe corpora are; default: $MLGO_BUILD_DIR/corpora or "
                       "build/corpora");
-  command->add_option("--space", args.space,
-                      "structured (skip -Oz's passes, add clean-ups, greedy combinations) | "
-                      "sequence (standard pipelines and random pass sequences after -Oz)")
+  command
+      ->add_option("--space", args.space,
+                   "structured (skip -Oz's passes, add clean-ups, greedy combinations) | "
+                   "sequence (standard pipelines and random pass sequences after -Oz)")
       ->capture_default_str();
-  command->add_option("--rounds", args.options.rounds,
-                      "structured: greedy combination rounds after the single changes")
+  command
+      ->add_option("--rounds", args.options.rounds,
+                   "structured: greedy combination rounds after the single changes")
       ->capture_default_str();
-  command->add_option("--carried", args.options.carried,
-                      "structured: improving single changes combined in those rounds")
+  command
+      ->add_option("--carried", args.options.carried,
+                   "structured: improving single changes combined in those rounds")
       ->capture_default_str();
-  command->add_option("--random-sequences", args.options.randomSequences,
-                      "sequence: random sequences per module beside the standard pipelines")
+  command
+      ->add_option("--random-sequences", args.options.randomSequences,
+                   "sequence: random sequences per module beside the standard pipelines")
       ->capture_default_str();
-  command->add_option("--sequence-length", args.options.sequenceLength,
-                      "sequence: passes per random sequence")
+  command
+      ->add_option("--sequence-length", args.options.sequenceLength,
+                   "sequence: passes per random sequence")
       ->capture_default_str();
   command->add_option("--seed", args.options.seed, "Seed of the random sequences and --sample")
       ->capture_default_str();
-  command->add_option("--sample", args.sample,
-                      "Search this many modules per code base (bucket round robin by size); "
-                      "0: all")
+  command
+      ->add_option("--sample", args.sample,
+                   "Search this many modules per code base (bucket round robin by size); "
+                   "0: all")
       ->capture_default_str();
   command->add_option("--markdown", args.where.markdown, "Also write the table to this file");
   command->add_option("--values", args.where.values,
@@ -578,13 +587,15 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command->add_flag("--program", args.program,
                     "One pipeline for every module of the code bases (greedy forward selection "
                     "on their total; default set: train), written with -o as a pipeline policy");
-  command->add_option("--program-rounds", args.programRounds,
-                      "--program: combination rounds after the first change")
+  command
+      ->add_option("--program-rounds", args.programRounds,
+                   "--program: combination rounds after the first change")
       ->capture_default_str();
   command->add_option("-o,--output", args.output, "--program: the pipeline policy to write");
-  command->add_option("--regression-weight", args.options.regressionWeight,
-                      "--program: the objective is the total plus this weight times the bytes "
-                      "modules grow over -Oz (0: the total)")
+  command
+      ->add_option("--regression-weight", args.options.regressionWeight,
+                   "--program: the objective is the total plus this weight times the bytes "
+                   "modules grow over -Oz (0: the total)")
       ->capture_default_str();
   command->add_flag("--list-passes", args.listPasses,
                     "Print the -Oz pass classes the structured space may skip, and exit");

@@ -1,17 +1,32 @@
-#!/bin/bash
-# Pipeline headroom runs, one after the other; a finished step is not redone.
-cd /work/main
-out=build/pipeline-headroom
-step() { # name args...
-  local name=$1; shift
-  [ -s "$out/$name.md" ] && return 0
-  build/apps/mlgo-eval pipeline-search "$@" --markdown "$out/$name.md.part" --values "$out/$name.tsv" >"$out/$name.log" 2>&1
+#!/usr/bin/env bash
+# bench/pipeline-headroom.sh [OUT]
+#
+# The pass-pipeline task's per-module search headroom on the validation and
+# test code bases of configs/inlining-split.toml: the structured and the
+# sequence space in .text bytes, the structured space in IR instructions
+# (CompilerGym's measure). One run after the other (2 cores: never two at
+# once); a finished step (its OUT/NAME.md exists) is not run again, so the
+# script resumes after an interruption. Needs the split's corpora built
+# (corpus/recipes/NAME.sh) and the tools (scripts/build.sh).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${MLGO_BUILD_DIR:-build}"
+out="${1:-$build/pipeline-headroom}"
+mkdir -p "$out"
+split=configs/inlining-split.toml
+step() { # NAME ARGS...: one search, its table in NAME.md and modules in NAME.tsv
+  local name=$1
+  shift
+  [ -s "$out/$name.md" ] && { echo "$name: done before"; return 0; }
+  echo "$name: mlgo-eval pipeline-search $*"
+  "$build/apps/mlgo-eval" pipeline-search "$@" --markdown "$out/$name.md.part" \
+    --values "$out/$name.tsv" >"$out/$name.log" 2>&1
   mv "$out/$name.md.part" "$out/$name.md"
 }
-step validation-structured-text --split configs/inlining-split.toml --set validation
-step test-structured-text --split configs/inlining-split.toml --set test
-step validation-sequence-text --split configs/inlining-split.toml --set validation --space sequence
-step validation-structured-ir --split configs/inlining-split.toml --set validation --measure ir-instructions
-step test-sequence-text --split configs/inlining-split.toml --set test --space sequence
-step test-structured-ir --split configs/inlining-split.toml --set test --measure ir-instructions
-echo done >"$out/ALL-DONE"
+step validation-structured-text --split "$split" --set validation
+step test-structured-text --split "$split" --set test
+step validation-sequence-text --split "$split" --set validation --space sequence
+step validation-structured-ir --split "$split" --set validation --measure ir-instructions
+step test-sequence-text --split "$split" --set test --space sequence
+step test-structured-ir --split "$split" --set test --measure ir-instructions
+echo "tables in $out/*.md"

@@ -87,8 +87,7 @@ const ProcessPolicy& processPolicy() {
     // LLVM's own.
     if (!std::getenv(policies::kPolicyEnvironment) && pipelinePolicy().policy) {
       const ProcessPolicy& pipeline = pipelinePolicy();
-      result.policy =
-          static_cast<const policies::PipelinePolicy&>(*pipeline.policy).inliner();
+      result.policy = static_cast<const policies::PipelinePolicy&>(*pipeline.policy).inliner();
       result.file = pipeline.file + " (its inliner)";
       return result;
     }

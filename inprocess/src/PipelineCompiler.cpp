@@ -53,8 +53,7 @@ uint64_t instructionCount(const llvm::Module& module) {
 } // namespace
 
 protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
-                                        const policies::Policy* policy,
-                                        PipelineReport* report) {
+                                        const policies::Policy* policy, PipelineReport* report) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point started = Clock::now();
   initialiseTargets();
@@ -70,7 +69,8 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
     const auto* chosen = dynamic_cast<const policies::PipelinePolicy*>(policy);
     if (!chosen)
       return fail(protocol::WorkerStatus::PolicyMismatch,
-                  "the " + job.taskName + " task needs a pipeline policy (kind \"pipeline\"), not " +
+                  "the " + job.taskName +
+                      " task needs a pipeline policy (kind \"pipeline\"), not " +
                       policy->describe());
     pipeline = &chosen->pipeline();
   }
@@ -99,12 +99,11 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
     inliner.advisor.defaultDecisionFeature = defaultFeature;
     invocation->getCodeGenOpts().PassBuilderCallbacks.push_back(
         [&inliner](llvm::PassBuilder& builder) {
-          builder.registerAnalysisRegistrationCallback(
-              [&inliner](llvm::ModuleAnalysisManager& analyses) {
-                analyses.registerPass(
-                    [] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
-                inliner.moduleAnalyses = &analyses;
-              });
+          builder.registerAnalysisRegistrationCallback([&inliner](
+                                                           llvm::ModuleAnalysisManager& analyses) {
+            analyses.registerPass([] { return llvm::PluginInlineAdvisorAnalysis(&createAdvisor); });
+            inliner.moduleAnalyses = &analyses;
+          });
         });
   }
 

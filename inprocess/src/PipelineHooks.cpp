@@ -23,9 +23,7 @@ struct AdditionMarker : llvm::PassInfoMixin<AdditionMarker> {
   int step; // +1 before the added passes, -1 after
   void mark() const { state->insideAddition += step; }
   llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) { return marked(); }
-  llvm::PreservedAnalyses run(llvm::Function&, llvm::FunctionAnalysisManager&) {
-    return marked();
-  }
+  llvm::PreservedAnalyses run(llvm::Function&, llvm::FunctionAnalysisManager&) { return marked(); }
   llvm::PreservedAnalyses run(llvm::Loop&, llvm::LoopAnalysisManager&,
                               llvm::LoopStandardAnalysisResults&, llvm::LPMUpdater&) {
     return marked();

@@ -154,8 +154,7 @@ const std::vector<std::string>& ozPassClasses() {
 }
 
 bool isInlinerPass(std::string_view passClass) {
-  return std::find(kInlinerPasses.begin(), kInlinerPasses.end(), passClass) !=
-         kInlinerPasses.end();
+  return std::find(kInlinerPasses.begin(), kInlinerPasses.end(), passClass) != kInlinerPasses.end();
 }
 
 std::string PassPipeline::describe() const {

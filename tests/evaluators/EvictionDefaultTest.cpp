@@ -149,7 +149,8 @@ TEST_P(EvictionDefault, ThePriorityToyTaskEvaluatesOnBothBackends) {
   scored.measure = Measure::RegAllocScore;
   Expected<std::unique_ptr<Evaluator>> refused = Evaluator::create(inprocess, scored);
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("regalloc-score measure is taken by the in-process worker of another task"),
+  EXPECT_NE(refused.error().message.find(
+                "regalloc-score measure is taken by the in-process worker of another task"),
             std::string::npos)
       << refused.error().message;
 }

@@ -11,8 +11,9 @@ namespace {
 PassPipeline structured() {
   PassPipeline pipeline;
   pipeline.skipped = {{"LoopRotatePass", std::nullopt}, {"SimplifyCFGPass", PipelinePhase::Late}};
-  pipeline.additions = {{ExtensionPoint::OptimizerLast, "function(instcombine<no-verify-fixpoint>)"},
-                        {ExtensionPoint::Peephole, "simplifycfg"}};
+  pipeline.additions = {
+      {ExtensionPoint::OptimizerLast, "function(instcombine<no-verify-fixpoint>)"},
+      {ExtensionPoint::Peephole, "simplifycfg"}};
   return pipeline;
 }
 
@@ -61,11 +62,12 @@ TEST(PassPipeline, ChecksWhatNeedsNoCompiler) {
 }
 
 TEST(PassPipeline, PolicyFileRoundTrips) {
-  for (const PassPipeline& pipeline : {PassPipeline{}, structured(), [] {
-         PassPipeline replaced;
-         replaced.replacement = "function(sroa,instcombine<no-verify-fixpoint>),globaldce";
-         return replaced;
-       }()}) {
+  for (const PassPipeline& pipeline :
+       {PassPipeline{}, structured(), [] {
+          PassPipeline replaced;
+          replaced.replacement = "function(sroa,instcombine<no-verify-fixpoint>),globaldce";
+          return replaced;
+        }()}) {
     PipelinePolicy policy(pipeline);
     Expected<std::string> json = policyToJson(policy);
     ASSERT_TRUE(json) << json.error().message;

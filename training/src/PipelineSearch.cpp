@@ -28,8 +28,7 @@ const std::vector<std::pair<ExtensionPoint, std::string>>& cleanUps() {
       {ExtensionPoint::OptimizerLast, "function(gvn-sink,simplifycfg)"},
       {ExtensionPoint::OptimizerLast, "function(dse,adce,simplifycfg)"},
       {ExtensionPoint::ScalarOptimizerLate, "gvn-hoist,simplifycfg"},
-      {ExtensionPoint::CgsccOptimizerLate,
-       "function(instcombine<no-verify-fixpoint>,simplifycfg)"},
+      {ExtensionPoint::CgsccOptimizerLate, "function(instcombine<no-verify-fixpoint>,simplifycfg)"},
   };
   return menu;
 }
@@ -111,8 +110,8 @@ std::vector<Tried> tryAll(evaluators::Scorer& evaluator, const corpus::ModuleSpe
     ++search.compiled;
     if (!job.ok())
       ++search.failed;
-    tried.push_back({policies[c].pipeline(),
-                     job.ok() ? std::optional(result.measured(job)) : std::nullopt});
+    tried.push_back(
+        {policies[c].pipeline(), job.ok() ? std::optional(result.measured(job)) : std::nullopt});
   }
   return tried;
 }
@@ -223,8 +222,7 @@ std::vector<PassPipeline> standardReplacements() {
   return standard;
 }
 
-PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t index,
-                               size_t length) {
+PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t index, size_t length) {
   RandomStream draws(deriveKey({seed, moduleIndex, index, 0x9a55e5}));
   const std::vector<std::string>& passes = sequencePasses();
   PassPipeline replaced;
@@ -358,7 +356,8 @@ searchPipelines(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpe
     if (progress)
       progress(modules[m]->name, search.compiled);
   }
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  summary.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return summary;
 }
 

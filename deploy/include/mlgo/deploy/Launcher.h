@@ -73,9 +73,9 @@ struct LaunchPlan {
   std::vector<std::pair<std::string, std::string>> environment;
   // Printed before running (e.g. --best-of cannot apply to this command).
   std::vector<std::string> warnings;
-  std::optional<std::string> policyFile; // exported as MLGO_POLICY
+  std::optional<std::string> policyFile;         // exported as MLGO_POLICY
   std::optional<std::string> pipelinePolicyFile; // exported as MLGO_PIPELINE_POLICY
-  std::string plugin;                    // the pass plugin (when the policy applies)
+  std::string plugin;                            // the pass plugin (when the policy applies)
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;
   // --mlgo-search applies (a single native object): runSearchLaunch.

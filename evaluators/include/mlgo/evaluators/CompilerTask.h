@@ -51,9 +51,9 @@ enum class InProcessRoute : uint8_t {
 // reward of that measure against the module's baseline's. A job carries one
 // measured value (JobResult::measured), whatever the measure.
 enum class Measure {
-  TextSize,      // bytes of the task's code sections
-  RegAllocScore, // LLVM's calculateRegAllocScore summed over the functions
-                 // (in-process only: our own code generation pipeline)
+  TextSize,       // bytes of the task's code sections
+  RegAllocScore,  // LLVM's calculateRegAllocScore summed over the functions
+                  // (in-process only: our own code generation pipeline)
   IrInstructions, // LLVM IR instructions of the optimised module (CompilerGym's
                   // IrInstructionCount; in-process only, pass-pipeline task)
 };

@@ -103,11 +103,11 @@ bool isInlinerPass(std::string_view passClass);
 // is LLVM's heuristic.
 class PipelinePolicy final : public Policy {
 public:
-  explicit PipelinePolicy(PassPipeline pipeline,
-                          std::shared_ptr<const Policy> inliner = nullptr)
+  explicit PipelinePolicy(PassPipeline pipeline, std::shared_ptr<const Policy> inliner = nullptr)
       : pipeline_(std::move(pipeline)), inliner_(std::move(inliner)) {}
   std::string describe() const override {
-    return "pipeline " + pipeline_.describe() + (inliner_ ? ", inliner " + inliner_->describe() : "");
+    return "pipeline " + pipeline_.describe() +
+           (inliner_ ? ", inliner " + inliner_->describe() : "");
   }
   const std::vector<TensorSpec>& inputs() const override { return inputs_; }
   Decision decide(FeatureValues, DecisionMode, RandomStream&) const override { return {}; }
@@ -121,7 +121,7 @@ private:
 };
 
 // Checks the pipeline (PassPipeline::validate).
-Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
-                                                     std::shared_ptr<const Policy> inliner = nullptr);
+Expected<std::unique_ptr<Policy>>
+makePipelinePolicy(PassPipeline pipeline, std::shared_ptr<const Policy> inliner = nullptr);
 
 } // namespace mlgo::policies

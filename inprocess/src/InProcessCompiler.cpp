@@ -235,6 +235,24 @@ parseInvocation(const std::vector<std::string>& command, std::string& object,
   return invocation;
 }
 
+Expected<std::unique_ptr<llvm::Module>>
+optimiseModule(const std::shared_ptr<clang::CompilerInvocation>& invocation,
+               llvm::LLVMContext& context, std::string& diagnostics) {
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  clang::CompilerInstance compiler(invocation);
+  compiler.createVirtualFileSystem();
+  compiler.createDiagnostics(
+      new clang::TextDiagnosticPrinter(diagnosticStream, compiler.getDiagnosticOpts()),
+      /*ShouldOwnClient=*/true);
+  clang::EmitLLVMOnlyAction optimise(&context);
+  if (!compiler.ExecuteAction(optimise))
+    return makeError("compiler reported errors");
+  std::unique_ptr<llvm::Module> module = optimise.takeModule();
+  if (!module)
+    return makeError("clang kept no module");
+  return module;
+}
+
 namespace {
 
 // The code-reuse cache's key of the job's module: its cc1 command without

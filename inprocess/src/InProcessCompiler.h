@@ -12,6 +12,10 @@
 namespace clang {
 class CompilerInvocation;
 }
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
 
 namespace mlgo::inprocess {
 
@@ -31,6 +35,13 @@ using CacheQuestion = std::function<bool(const evaluators::protocol::CacheQueryM
 Expected<std::shared_ptr<clang::CompilerInvocation>>
 parseInvocation(const std::vector<std::string>& command, std::string& object,
                 std::string& diagnostics, evaluators::protocol::WorkerStatus* status = nullptr);
+
+// clang's optimisation pipeline for the invocation, without code
+// generation (EmitLLVMOnlyAction): the optimised module, owned by
+// `context`; cc1's complaints appended to `diagnostics`.
+Expected<std::unique_ptr<llvm::Module>>
+optimiseModule(const std::shared_ptr<clang::CompilerInvocation>& invocation,
+               llvm::LLVMContext& context, std::string& diagnostics);
 
 // `policy` null: the plain -Oz compile (LLVM's own inlining heuristic).
 evaluators::protocol::ResultMessage compileModule(const evaluators::protocol::JobMessage& job,

@@ -9,10 +9,7 @@
 #include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/policies/PassPipeline.h"
 
-#include <clang/CodeGen/CodeGenAction.h>
-#include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
-#include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <llvm/Analysis/InlineAdvisor.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -107,33 +104,23 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
         });
   }
 
-  std::string diagnostics;
-  llvm::raw_string_ostream diagnosticStream(diagnostics);
   llvm::LLVMContext context;
-  clang::CompilerInstance compiler(invocation);
-  compiler.createVirtualFileSystem();
-  compiler.createDiagnostics(
-      new clang::TextDiagnosticPrinter(diagnosticStream, compiler.getDiagnosticOpts()),
-      /*ShouldOwnClient=*/true);
   // clang's optimisation pipeline (with the job's changes), no code generation.
-  clang::EmitLLVMOnlyAction optimise(&context);
   activeInliner = inlinerPolicy ? &inliner : nullptr;
-  const bool optimised = compiler.ExecuteAction(optimise);
+  Expected<std::unique_ptr<llvm::Module>> optimised =
+      optimiseModule(invocation, context, result.diagnostics);
   activeInliner = nullptr;
   result.decisions = inliner.advisor.decisions;
   if (inliner.advisor.mismatch)
     return fail(protocol::WorkerStatus::PolicyMismatch,
                 "the pipeline policy's inliner: " + *inliner.advisor.mismatch);
-  result.diagnostics += diagnostics;
   if (report) {
     report->declined = run.declined;
     report->declinedAfterReplacement = run.declinedAfterReplacement;
   }
   if (!optimised)
-    return fail(protocol::WorkerStatus::CompilerFailed, "compiler reported errors");
-  std::unique_ptr<llvm::Module> module = optimise.takeModule();
-  if (!module)
-    return fail(protocol::WorkerStatus::CompilerFailed, "clang kept no module");
+    return fail(protocol::WorkerStatus::CompilerFailed, optimised.error().message);
+  std::unique_ptr<llvm::Module> module = optimised.take();
   const Clock::time_point afterOptimisation = Clock::now();
   const uint64_t instructions = instructionCount(*module);
 

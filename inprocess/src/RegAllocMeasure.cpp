@@ -187,20 +187,12 @@ Expected<RegAllocMeasure> measureRegAlloc(const std::vector<std::string>& argume
   if (!invocation)
     return invocation.error();
 
-  llvm::raw_string_ostream diagnosticStream(diagnostics);
   llvm::LLVMContext context;
-  clang::CompilerInstance compiler(*invocation);
-  compiler.createVirtualFileSystem();
-  compiler.createDiagnostics(
-      new clang::TextDiagnosticPrinter(diagnosticStream, compiler.getDiagnosticOpts()),
-      /*ShouldOwnClient=*/true);
-  // clang's optimisation pipeline, no code generation.
-  clang::EmitLLVMOnlyAction optimise(&context);
-  if (!compiler.ExecuteAction(optimise))
-    return makeError("compiler reported errors");
-  std::unique_ptr<llvm::Module> module = optimise.takeModule();
-  if (!module)
-    return makeError("clang kept no module");
+  Expected<std::unique_ptr<llvm::Module>> optimised =
+      optimiseModule(*invocation, context, diagnostics);
+  if (!optimised)
+    return optimised.error();
+  std::unique_ptr<llvm::Module> module = optimised.take();
 
   RegAllocMeasure measure;
   std::error_code ec;

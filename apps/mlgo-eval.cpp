@@ -19,6 +19,7 @@
 #include "mlgo/support/Files.h"
 #include "mlgo/training/CodeBaseReport.h"
 #include "mlgo/training/DecisionSearch.h"
+#include "mlgo/training/PipelineEs.h"
 #include "mlgo/training/PipelineSearch.h"
 #include "mlgo/training/TraceRecording.h"
 
@@ -362,11 +363,87 @@ struct PipelineSearchArgs {
   bool program = false;     // one pipeline for all the code bases' modules
   size_t programRounds = 8; // its combination rounds
   std::string output;       // the program's pipeline policy
+  std::string programSearch = "greedy"; // or "es"
+  training::PipelineEsOptions es;
+  std::string esStart; // a pipeline policy (file or name) the ES starts from
+  // The evaluator's and the optimiser's flags, bound together.
+  std::shared_ptr<apps::SchemaFlags> flags;
 };
+
+// --program --program-search es: the optimiser over the structured space.
+int runProgramPipelineEs(PipelineSearchArgs& args, std::span<const corpus::ModuleSpec* const> modules,
+                         size_t codeBases, evaluators::Evaluator& evaluator) {
+  if (!args.esStart.empty()) {
+    Expected<fs::path> file = policies::policyFileFor(args.esStart);
+    if (!file)
+      return fail(makeError("--start " + args.esStart + ": " + file.error().message));
+    Expected<std::unique_ptr<policies::Policy>> start = policies::loadPolicy(*file);
+    if (!start)
+      return fail(makeError("--start " + args.esStart + ": " + start.error().message));
+    const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(start->get());
+    if (!pipeline)
+      return fail(makeError("--start " + args.esStart + ": not a pipeline policy"));
+    args.es.start = pipeline->pipeline();
+  }
+  args.es.seed = args.options.seed;
+  args.es.regressionWeight = args.options.regressionWeight;
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
+  Expected<training::PipelineEsSummary> run = training::optimiseProgramPipeline(
+      evaluator, modules, args.es, [&](const training::PipelineEsStep& step) {
+        std::fprintf(stderr,
+                     "step %lld: %zu points, %zu pipelines (%zu cached), reward mean %+.3f best "
+                     "%+.3f %%; best so far %s; centre: %s\n",
+                     static_cast<long long>(step.step), step.candidates, step.distinct,
+                     step.cacheHits, step.meanReward, step.bestReward,
+                     measure.format(step.bestObjective).c_str(), step.centre.c_str());
+      });
+  if (!run)
+    return fail(run.error());
+  const double baseline = run->baseline;
+  std::string text =
+      "ES over the structured space (" +
+      std::string(es::optimizerKindName(es::kindOf(args.es.optimizer))) + ", seed " +
+      std::to_string(args.es.seed) + ", regression weight " +
+      std::to_string(args.es.regressionWeight).substr(0, 4) + ") for " +
+      std::to_string(modules.size()) + " modules (" + std::to_string(codeBases) +
+      " code bases), " + std::string(measure.name) + ", -Oz " + measure.format(baseline) + "\n\n" +
+      "| step | points | pipelines | cached | mean reward | best reward | best objective "
+      "so far |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  for (const training::PipelineEsStep& step : run->steps) {
+    char row[256];
+    std::snprintf(row, sizeof row, "| %lld | %zu | %zu | %zu | %+.3f %% | %+.3f %% | %+.3f %% |\n",
+                  static_cast<long long>(step.step), step.candidates, step.distinct,
+                  step.cacheHits, step.meanReward, step.bestReward,
+                  percentOf(step.bestObjective, baseline));
+    text += row;
+  }
+  char result[256];
+  std::snprintf(result, sizeof result, ": total %s (%+.3f %%), %zu modules larger\n",
+                measure.format(run->best.total).c_str(), percentOf(run->best.total, baseline),
+                run->best.larger);
+  text += "\nbest: `" + run->best.pipeline.describe() + "`" + result;
+  if (run->resumedAfter > 0)
+    text += "resumed after step " + std::to_string(run->resumedAfter - 1) + " of " +
+            args.es.checkpoint.string() + "\n";
+  text += std::to_string(run->evaluations) + " pipelines compiled (" +
+          std::to_string(run->cacheHits) + " served by the cache), " +
+          std::to_string(run->compiled) + " compiles, " +
+          std::to_string(static_cast<long>(run->seconds)) + " s\n";
+  std::cout << text;
+  if (!args.where.markdown.empty())
+    if (Status written = writeFileAtomically(args.where.markdown, text); !written)
+      return fail(written.error());
+  if (Status saved = policies::savePolicy(policies::PipelinePolicy(run->best.pipeline), args.output);
+      !saved)
+    return fail(saved.error());
+  std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
+               run->best.pipeline.describe().c_str());
+  return 0;
+}
 
 // --program: one pipeline for every module of the code bases, written as a
 // pipeline policy.
-int runProgramPipelineSearch(const PipelineSearchArgs& args,
+int runProgramPipelineSearch(PipelineSearchArgs& args,
                              const std::vector<std::string>& codeBases,
                              evaluators::Evaluator& evaluator) {
   if (args.output.empty())
@@ -385,6 +462,8 @@ int runProgramPipelineSearch(const PipelineSearchArgs& args,
       modules.push_back(module);
   std::fprintf(stderr, "one pipeline for %zu modules of %zu code bases\n", modules.size(),
                codeBases.size());
+  if (args.programSearch == "es")
+    return runProgramPipelineEs(args, modules, codeBases.size(), evaluator);
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
   double baseline = 0;
   Expected<training::ProgramPipelineSearch> search = training::searchProgramPipeline(
@@ -599,8 +678,32 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
       ->capture_default_str();
   command->add_flag("--list-passes", args.listPasses,
                     "Print the -Oz pass classes the structured space may skip, and exit");
+  command
+      ->add_option("--program-search", args.programSearch,
+                   "--program: greedy (forward selection) | es (the optimiser below over one "
+                   "parameter per change of the structured space)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"greedy", "es"}));
+  command->add_option("--steps", args.es.steps, "--program-search es: optimiser steps")
+      ->capture_default_str();
+  command->add_option("--start", args.esStart,
+                      "--program-search es: a pipeline policy (file or name) whose changes "
+                      "start on; default: -Oz");
+  command
+      ->add_option("--start-margin", args.es.startMargin,
+                   "--program-search es: |parameter| of each change at the start (on: +, off: -)")
+      ->capture_default_str();
+  command->add_flag("--verify-cache", args.es.verifyCache,
+                    "--program-search es: compile every pipeline the cache serves again and "
+                    "fail on a difference");
+  command->add_option("--checkpoint", args.es.checkpoint,
+                      "--program-search es: state after every step; an existing one resumes");
   args.where.evaluator.task = evaluators::CompilerTask::passPipeline().name;
-  args.where.evaluator.addTo(*command);
+  args.flags = std::make_shared<apps::SchemaFlags>();
+  args.where.evaluator.addTo(*command, *args.flags);
+  args.flags->bind(*command, es::optimizerSchema(), args.es.optimizer);
+  args.flags->install(*command);
+  args.where.evaluator.ownFlags = args.flags;
   return command;
 }
 

@@ -4,6 +4,8 @@
 // checked exactly.
 #include "mlgo/training/PipelineSearch.h"
 
+#include "PipelineFakeCompiler.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,91 +16,9 @@ namespace mlgo::training {
 namespace {
 
 using policies::PassPipeline;
-
-// 1000 units for -Oz; skipping a "good" pass saves 10, any other skip costs
-// 5, adding mergefunc saves 7, other additions cost 1; a replacement
-// measures 990 + its length mod 17. Modules named "broken…" fail every
-// non-neutral job.
-class PipelineCompiler final : public evaluators::Scorer {
-public:
-  std::set<std::string> good{"GVNPass", "LICMPass", "SROAPass"};
-  bool everythingWorse = false;
-  // Per module: what skipping LICMPass does there instead (default −10).
-  std::map<std::string, double> licm;
-  size_t jobs = 0;
-
-  const std::string& compilerIdentity() const override { return identity_; }
-  const evaluators::CompilerTask& task() const override { return task_; }
-
-  std::vector<evaluators::BaselineResult>
-  baselines(std::span<const corpus::ModuleSpec* const> modules) override {
-    std::vector<evaluators::BaselineResult> results(modules.size());
-    for (evaluators::BaselineResult& baseline : results) {
-      baseline.sizeBytes = 1000;
-      baseline.measured = 1000.0;
-    }
-    return results;
-  }
-
-  static double measureOf(const PassPipeline& pipeline, const std::set<std::string>& good,
-                          bool worse) {
-    if (!pipeline.replacement.empty())
-      return 990.0 + static_cast<double>(pipeline.replacement.size() % 17);
-    double value = 1000;
-    for (const policies::SkippedPass& skip : pipeline.skipped)
-      value += (!worse && good.count(skip.passClass)) ? -10 : 5;
-    for (const auto& [point, passes] : pipeline.additions)
-      value += (!worse && passes == "mergefunc") ? -7 : 1;
-    return value;
-  }
-
-  evaluators::EvaluationResult evaluate(const evaluators::EvaluationRequest& request) override {
-    evaluators::EvaluationResult result;
-    result.candidateCount = request.candidates.size();
-    result.moduleCount = request.modules.size();
-    for (size_t m = 0; m < result.moduleCount; ++m) {
-      result.baselineBytes.push_back(1000);
-      result.baselineMeasures.push_back(1000.0);
-    }
-    for (const policies::Policy* candidate : request.candidates)
-      for (const corpus::ModuleSpec* module : request.modules) {
-        ++jobs;
-        evaluators::JobResult job;
-        const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(candidate);
-        if (!pipeline || module->name.starts_with("broken")) {
-          job.status = evaluators::JobStatus::CompilerFailed;
-        } else {
-          job.status = evaluators::JobStatus::Ok;
-          job.measured = measureOf(pipeline->pipeline(), good, everythingWorse);
-          const auto& skipped = pipeline->pipeline().skipped;
-          if (licm.count(module->name) &&
-              std::find(skipped.begin(), skipped.end(),
-                        policies::SkippedPass{"LICMPass", std::nullopt}) != skipped.end())
-            *job.measured += licm.at(module->name) + 10;
-        }
-        result.jobs.push_back(std::move(job));
-      }
-    return result;
-  }
-
-private:
-  std::string identity_ = "made-up";
-  evaluators::CompilerTask task_ = evaluators::CompilerTask::passPipeline();
-};
-
-std::vector<corpus::ModuleSpec> modulesNamed(std::vector<std::string> names) {
-  std::vector<corpus::ModuleSpec> modules(names.size());
-  for (size_t i = 0; i < names.size(); ++i)
-    modules[i].name = names[i];
-  return modules;
-}
-
-std::vector<const corpus::ModuleSpec*> pointers(const std::vector<corpus::ModuleSpec>& modules) {
-  std::vector<const corpus::ModuleSpec*> result;
-  for (const corpus::ModuleSpec& m : modules)
-    result.push_back(&m);
-  return result;
-}
+using fakes::PipelineCompiler;
+using fakes::modulesNamed;
+using fakes::pointers;
 
 TEST(PipelineSearch, GreedyRoundsCombineTheImprovingChanges) {
   PipelineCompiler compiler;
@@ -175,6 +95,7 @@ TEST(PipelineSearch, GrowthCanWeighMoreThanShrinking) {
     return false;
   };
   PipelineSearchOptions options;
+  options.regressionWeight = 0;
   Expected<ProgramPipelineSearch> total =
       searchProgramPipeline(compiler, pointers(modules), options, 8);
   ASSERT_TRUE(total);

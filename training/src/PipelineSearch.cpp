@@ -72,19 +72,6 @@ const std::vector<std::string>& sequencePasses() {
   return passes;
 }
 
-// `a` with `b`'s changes too (structured pipelines).
-PassPipeline combined(const PassPipeline& a, const PassPipeline& b) {
-  PassPipeline result = a;
-  for (const policies::SkippedPass& skip : b.skipped)
-    if (std::find(result.skipped.begin(), result.skipped.end(), skip) == result.skipped.end())
-      result.skipped.push_back(skip);
-  for (const auto& addition : b.additions)
-    if (std::find(result.additions.begin(), result.additions.end(), addition) ==
-        result.additions.end())
-      result.additions.push_back(addition);
-  return result.canonical();
-}
-
 struct Tried {
   PassPipeline pipeline;
   std::optional<double> measured;
@@ -150,7 +137,7 @@ void searchModule(evaluators::Scorer& evaluator, size_t index, const PipelineSea
   for (size_t round = 0; round < options.rounds && improving.size() > 1; ++round) {
     std::vector<PassPipeline> combos;
     for (const Tried& t : improving) {
-      PassPipeline next = combined(search.pipeline, t.pipeline);
+      PassPipeline next = combinedPipeline(search.pipeline, t.pipeline);
       if (next != search.pipeline.canonical() &&
           std::find(combos.begin(), combos.end(), next) == combos.end())
         combos.push_back(std::move(next));
@@ -194,6 +181,18 @@ Status PipelineSearchOptions::validate() const {
   return Status::ok();
 }
 
+PassPipeline combinedPipeline(const PassPipeline& a, const PassPipeline& b) {
+  PassPipeline result = a;
+  for (const policies::SkippedPass& skip : b.skipped)
+    if (std::find(result.skipped.begin(), result.skipped.end(), skip) == result.skipped.end())
+      result.skipped.push_back(skip);
+  for (const auto& addition : b.additions)
+    if (std::find(result.additions.begin(), result.additions.end(), addition) ==
+        result.additions.end())
+      result.additions.push_back(addition);
+  return result.canonical();
+}
+
 std::vector<PassPipeline> structuredMoves() {
   std::vector<PassPipeline> moves;
   for (const std::string& passClass : policies::ozPassClasses()) {
@@ -232,14 +231,10 @@ PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t ind
   return replaced;
 }
 
-namespace {
-
-// Each pipeline's total, objective and modules above -Oz over every module
-// (nullopt if it failed any module whose baseline compiled).
-std::vector<std::optional<ProgramPipelineStep>>
-programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
-              const std::vector<PassPipeline>& pipelines, double regressionWeight,
-              ProgramPipelineSearch& search) {
+ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
+                                           std::span<const corpus::ModuleSpec* const> modules,
+                                           const std::vector<PassPipeline>& pipelines,
+                                           double regressionWeight) {
   std::vector<policies::PipelinePolicy> policies;
   policies.reserve(pipelines.size());
   for (const PassPipeline& pipeline : pipelines)
@@ -250,10 +245,9 @@ programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec*
   for (const policies::PipelinePolicy& policy : policies)
     request.candidates.push_back(&policy);
   evaluators::EvaluationResult result = evaluator.evaluate(request);
-  search.baseline = 0;
+  ProgramEvaluation evaluation;
   for (size_t m = 0; m < modules.size(); ++m)
-    search.baseline += result.baselineMeasure(m).value_or(0);
-  std::vector<std::optional<ProgramPipelineStep>> totals;
+    evaluation.baseline += result.baselineMeasure(m).value_or(0);
   for (size_t c = 0; c < policies.size(); ++c) {
     ProgramPipelineStep step{pipelines[c], 0, 0, 0};
     bool ok = true;
@@ -269,11 +263,25 @@ programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec*
       step.objective += measured + regressionWeight * std::max(0.0, measured - baseline);
       step.larger += measured > baseline;
     }
-    totals.push_back(ok ? std::optional(step) : std::nullopt);
-    ++search.evaluations;
-    search.compiled += modules.size();
+    evaluation.pipelines.push_back(ok ? std::optional(step) : std::nullopt);
+    evaluation.compiled += modules.size();
   }
-  return totals;
+  return evaluation;
+}
+
+namespace {
+
+// evaluateProgramPipelines, counted into `search`.
+std::vector<std::optional<ProgramPipelineStep>>
+programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+              const std::vector<PassPipeline>& pipelines, double regressionWeight,
+              ProgramPipelineSearch& search) {
+  ProgramEvaluation evaluation =
+      evaluateProgramPipelines(evaluator, modules, pipelines, regressionWeight);
+  search.baseline = evaluation.baseline;
+  search.evaluations += pipelines.size();
+  search.compiled += evaluation.compiled;
+  return std::move(evaluation.pipelines);
 }
 
 } // namespace
@@ -316,7 +324,7 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
   for (size_t round = 0; round < rounds; ++round) {
     std::vector<PassPipeline> combos;
     for (size_t i : improving) {
-      PassPipeline next = combined(search.pipeline, moves[i]);
+      PassPipeline next = combinedPipeline(search.pipeline, moves[i]);
       if (next != search.pipeline.canonical() &&
           std::find(combos.begin(), combos.end(), next) == combos.end())
         combos.push_back(std::move(next));

@@ -46,8 +46,9 @@ struct PipelineSearchOptions {
   // The program search's objective: the total, plus this weight times the
   // modules' growth over -Oz (0: the total alone; 1: every byte a module
   // grows counts twice). A pipeline that shrinks most modules and blows up a
-  // few is a risk on code it was not chosen on.
-  double regressionWeight = 0;
+  // few is a risk on code it was not chosen on; 1 is what validation chose
+  // among 0, 1 and 3 (docs/pass-pipeline.md).
+  double regressionWeight = 1;
   Status validate() const;
 };
 
@@ -72,6 +73,9 @@ struct PipelineSearchSummary {
 // replacements (the random ones are drawn per module).
 std::vector<policies::PassPipeline> structuredMoves();
 std::vector<policies::PassPipeline> standardReplacements();
+// `a` with `b`'s changes too, canonical (structured pipelines).
+policies::PassPipeline combinedPipeline(const policies::PassPipeline& a,
+                                        const policies::PassPipeline& b);
 // The sequence space's random replacement `index` for module `moduleIndex`.
 policies::PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t index,
                                          size_t length);
@@ -99,6 +103,19 @@ struct ProgramPipelineSearch {
   size_t compiled = 0;
   double seconds = 0;
 };
+// Each of `pipelines` on every module at once (one evaluation, parallel
+// over pipelines × modules): its total, objective and modules above -Oz,
+// nullopt if it failed a module whose baseline compiled.
+struct ProgramEvaluation {
+  double baseline = 0; // -Oz's total over the modules whose baseline compiled
+  std::vector<std::optional<ProgramPipelineStep>> pipelines;
+  size_t compiled = 0;
+};
+ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
+                                           std::span<const corpus::ModuleSpec* const> modules,
+                                           const std::vector<policies::PassPipeline>& pipelines,
+                                           double regressionWeight);
+
 // `rounds` bounds the combination rounds (options.rounds is per module;
 // the program's may be longer).
 Expected<ProgramPipelineSearch>

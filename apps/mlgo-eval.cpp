@@ -359,10 +359,10 @@ struct PipelineSearchArgs {
   training::PipelineSearchOptions options;
   size_t sample = 0;
   bool listPasses = false;
-  std::string set;          // --set; default: train with --program, else test
-  bool program = false;     // one pipeline for all the code bases' modules
-  size_t programRounds = 8; // its combination rounds
-  std::string output;       // the program's pipeline policy
+  std::string set;                      // --set; default: train with --program, else test
+  bool program = false;                 // one pipeline for all the code bases' modules
+  size_t programRounds = 8;             // its combination rounds
+  std::string output;                   // the program's pipeline policy
   std::string programSearch = "greedy"; // or "es"
   training::PipelineEsOptions es;
   std::string esStart; // a pipeline policy (file or name) the ES starts from
@@ -371,8 +371,9 @@ struct PipelineSearchArgs {
 };
 
 // --program --program-search es: the optimiser over the structured space.
-int runProgramPipelineEs(PipelineSearchArgs& args, std::span<const corpus::ModuleSpec* const> modules,
-                         size_t codeBases, evaluators::Evaluator& evaluator) {
+int runProgramPipelineEs(PipelineSearchArgs& args,
+                         std::span<const corpus::ModuleSpec* const> modules, size_t codeBases,
+                         evaluators::Evaluator& evaluator) {
   if (!args.esStart.empty()) {
     Expected<fs::path> file = policies::policyFileFor(args.esStart);
     if (!file)
@@ -405,16 +406,15 @@ int runProgramPipelineEs(PipelineSearchArgs& args, std::span<const corpus::Modul
       std::string(es::optimizerKindName(es::kindOf(args.es.optimizer))) + ", seed " +
       std::to_string(args.es.seed) + ", regression weight " +
       std::to_string(args.es.regressionWeight).substr(0, 4) + ") for " +
-      std::to_string(modules.size()) + " modules (" + std::to_string(codeBases) +
-      " code bases), " + std::string(measure.name) + ", -Oz " + measure.format(baseline) + "\n\n" +
+      std::to_string(modules.size()) + " modules (" + std::to_string(codeBases) + " code bases), " +
+      std::string(measure.name) + ", -Oz " + measure.format(baseline) + "\n\n" +
       "| step | points | pipelines | cached | mean reward | best reward | best objective "
       "so far |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   for (const training::PipelineEsStep& step : run->steps) {
     char row[256];
     std::snprintf(row, sizeof row, "| %lld | %zu | %zu | %zu | %+.3f %% | %+.3f %% | %+.3f %% |\n",
-                  static_cast<long long>(step.step), step.candidates, step.distinct,
-                  step.cacheHits, step.meanReward, step.bestReward,
-                  percentOf(step.bestObjective, baseline));
+                  static_cast<long long>(step.step), step.candidates, step.distinct, step.cacheHits,
+                  step.meanReward, step.bestReward, percentOf(step.bestObjective, baseline));
     text += row;
   }
   char result[256];
@@ -433,7 +433,8 @@ int runProgramPipelineEs(PipelineSearchArgs& args, std::span<const corpus::Modul
   if (!args.where.markdown.empty())
     if (Status written = writeFileAtomically(args.where.markdown, text); !written)
       return fail(written.error());
-  if (Status saved = policies::savePolicy(policies::PipelinePolicy(run->best.pipeline), args.output);
+  if (Status saved =
+          policies::savePolicy(policies::PipelinePolicy(run->best.pipeline), args.output);
       !saved)
     return fail(saved.error());
   std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
@@ -443,8 +444,7 @@ int runProgramPipelineEs(PipelineSearchArgs& args, std::span<const corpus::Modul
 
 // --program: one pipeline for every module of the code bases, written as a
 // pipeline policy.
-int runProgramPipelineSearch(PipelineSearchArgs& args,
-                             const std::vector<std::string>& codeBases,
+int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::string>& codeBases,
                              evaluators::Evaluator& evaluator) {
   if (args.output.empty())
     return fail(makeError("pipeline-search --program: give -o FILE for the pipeline policy"));

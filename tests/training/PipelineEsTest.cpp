@@ -21,8 +21,8 @@ using fakes::pointers;
 using policies::PassPipeline;
 
 std::filesystem::path scratchFile(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("mlgo-pipeline-es-" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("mlgo-pipeline-es-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::filesystem::remove(dir / name);
   return dir / name;
@@ -116,19 +116,20 @@ TEST(PipelineEs, CacheVerificationCatchesAChangedAnswer) {
   EXPECT_EQ(verified->best.total, 990);
   PipelineCompiler plain;
   options.verifyCache = false;
-  Expected<PipelineEsSummary> unverified = optimiseProgramPipeline(plain, pointers(modules), options);
+  Expected<PipelineEsSummary> unverified =
+      optimiseProgramPipeline(plain, pointers(modules), options);
   ASSERT_TRUE(unverified);
   EXPECT_EQ(unverified->best.total, verified->best.total);
-  EXPECT_EQ(plain.jobs, 1u);            // the start, once
-  EXPECT_EQ(compiler.jobs, 1u + 3u);    // and again at every step
+  EXPECT_EQ(plain.jobs, 1u);         // the start, once
+  EXPECT_EQ(compiler.jobs, 1u + 3u); // and again at every step
 
   // A compiler whose answers change after the first step: the cache's
   // claim no longer holds, and verification says so.
   PipelineCompiler drifting;
   options.verifyCache = true;
-  Expected<PipelineEsSummary> drifted = optimiseProgramPipeline(
-      drifting, pointers(modules), options,
-      [&](const PipelineEsStep&) { drifting.everythingWorse = true; });
+  Expected<PipelineEsSummary> drifted =
+      optimiseProgramPipeline(drifting, pointers(modules), options,
+                              [&](const PipelineEsStep&) { drifting.everythingWorse = true; });
   ASSERT_FALSE(drifted);
   EXPECT_NE(drifted.error().message.find("cache verification failed"), std::string::npos)
       << drifted.error().message;

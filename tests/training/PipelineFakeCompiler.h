@@ -94,7 +94,8 @@ inline std::vector<corpus::ModuleSpec> modulesNamed(std::vector<std::string> nam
   return modules;
 }
 
-inline std::vector<const corpus::ModuleSpec*> pointers(const std::vector<corpus::ModuleSpec>& modules) {
+inline std::vector<const corpus::ModuleSpec*>
+pointers(const std::vector<corpus::ModuleSpec>& modules) {
   std::vector<const corpus::ModuleSpec*> result;
   for (const corpus::ModuleSpec& m : modules)
     result.push_back(&m);

@@ -15,10 +15,10 @@
 namespace mlgo::training {
 namespace {
 
-using policies::PassPipeline;
-using fakes::PipelineCompiler;
 using fakes::modulesNamed;
+using fakes::PipelineCompiler;
 using fakes::pointers;
+using policies::PassPipeline;
 
 TEST(PipelineSearch, GreedyRoundsCombineTheImprovingChanges) {
   PipelineCompiler compiler;

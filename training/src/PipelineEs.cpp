@@ -88,8 +88,9 @@ std::string checkpointText(const std::string& identity, const RunState& state,
                            const StateArchive& optimizer) {
   std::ostringstream out;
   out.precision(17);
-  out << "mlgo-pipeline-es 1\n" << identity << "\nsteps " << state.stepsDone << "\nbaseline "
-      << state.baseline << "\nbest " << state.bestMask << " " << resultText(state.best) << "\n";
+  out << "mlgo-pipeline-es 1\n"
+      << identity << "\nsteps " << state.stepsDone << "\nbaseline " << state.baseline << "\nbest "
+      << state.bestMask << " " << resultText(state.best) << "\n";
   for (const auto& [name, value] : optimizer.integers())
     out << "int " << name << " " << value << "\n";
   for (const auto& [name, values] : optimizer.vectors()) {
@@ -110,14 +111,14 @@ Status readCheckpoint(const std::filesystem::path& file, const std::string& iden
     return bytes.error();
   std::istringstream lines(*bytes);
   std::string line;
-  auto bad = [&](const std::string& what) {
-    return makeError(file.string() + ": " + what);
-  };
+  auto bad = [&](const std::string& what) { return makeError(file.string() + ": " + what); };
   if (!std::getline(lines, line) || line != "mlgo-pipeline-es 1")
     return bad("not a pipeline ES checkpoint");
   if (!std::getline(lines, line) || line != identity)
-    return bad("from another run (modules, seed, regression weight, optimiser, margin or start differ: "
-               "its \"" + line + "\", this run's \"" + identity + "\")");
+    return bad(
+        "from another run (modules, seed, regression weight, optimiser, margin or start differ: "
+        "its \"" +
+        line + "\", this run's \"" + identity + "\")");
   try {
     while (std::getline(lines, line)) {
       std::istringstream in(line);
@@ -238,8 +239,8 @@ Status compileMasks(evaluators::Scorer& evaluator,
     auto cached = state.cache.find(wanted[i]);
     if (cached != state.cache.end()) {
       if (resultText(cached->second) != resultText(evaluation.pipelines[i]))
-        return makeError("cache verification failed for " + pipelines[i].describe() +
-                         ": cached " + resultText(cached->second) + ", compiled " +
+        return makeError("cache verification failed for " + pipelines[i].describe() + ": cached " +
+                         resultText(cached->second) + ", compiled " +
                          resultText(evaluation.pipelines[i]));
       continue;
     }
@@ -258,16 +259,14 @@ void keepBest(const std::string& mask, RunState& state) {
 
 } // namespace
 
-Expected<PipelineEsSummary>
-optimiseProgramPipeline(evaluators::Scorer& evaluator,
-                        std::span<const corpus::ModuleSpec* const> modules,
-                        const PipelineEsOptions& options,
-                        const std::function<void(const PipelineEsStep&)>& progress) {
+Expected<PipelineEsSummary> optimiseProgramPipeline(
+    evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+    const PipelineEsOptions& options, const std::function<void(const PipelineEsStep&)>& progress) {
   MLGO_TRY(options.validate());
   const auto started = std::chrono::steady_clock::now();
   Expected<std::vector<double>> start = encodePipeline(options.start, options.startMargin);
-  const Eigen::VectorXd x0 = Eigen::Map<const Eigen::VectorXd>(
-      start->data(), static_cast<Eigen::Index>(start->size()));
+  const Eigen::VectorXd x0 =
+      Eigen::Map<const Eigen::VectorXd>(start->data(), static_cast<Eigen::Index>(start->size()));
   Expected<std::unique_ptr<es::BlackboxOptimizer>> optimizer =
       es::createOptimizer(options.optimizer, x0, std::nullopt, options.seed);
   if (!optimizer)
@@ -289,8 +288,7 @@ optimiseProgramPipeline(evaluators::Scorer& evaluator,
     size_t hits = 0;
     MLGO_TRY(compileMasks(evaluator, modules, {startMask}, options, state, summary, hits));
     if (!state.cache.at(startMask))
-      return makeError("the start pipeline " + options.start.describe() +
-                       " fails on some module");
+      return makeError("the start pipeline " + options.start.describe() + " fails on some module");
     keepBest(startMask, state);
   }
   summary.baseline = state.baseline;
@@ -337,8 +335,8 @@ optimiseProgramPipeline(evaluators::Scorer& evaluator,
     account.bestObjective = state.best.objective;
     state.stepsDone = step + 1;
     if (!options.checkpoint.empty())
-      MLGO_TRY(writeFileAtomically(options.checkpoint,
-                                   checkpointText(identity, state, es.saveState())));
+      MLGO_TRY(
+          writeFileAtomically(options.checkpoint, checkpointText(identity, state, es.saveState())));
     summary.steps.push_back(account);
     if (progress)
       progress(account);

@@ -71,17 +71,17 @@ struct PipelineEsStep {
   size_t cacheHits = 0;  // of those, served by the cache
   double meanReward = 0; // % smaller than -Oz's objective, over the successful points
   double bestReward = 0;
-  std::string centre;    // the optimiser's point after the step, decoded
+  std::string centre;       // the optimiser's point after the step, decoded
   double bestObjective = 0; // the run's best so far
 };
 
 struct PipelineEsSummary {
-  double baseline = 0;                   // -Oz's total (= its objective)
+  double baseline = 0;                      // -Oz's total (= its objective)
   std::optional<ProgramPipelineStep> start; // the start pipeline's result
-  ProgramPipelineStep best;              // the best pipeline compiled
-  std::vector<PipelineEsStep> steps;     // this run's steps (a resumed run: the new ones)
-  int64_t resumedAfter = 0;              // steps the checkpoint had done
-  size_t evaluations = 0;                // pipelines compiled on every module
+  ProgramPipelineStep best;                 // the best pipeline compiled
+  std::vector<PipelineEsStep> steps;        // this run's steps (a resumed run: the new ones)
+  int64_t resumedAfter = 0;                 // steps the checkpoint had done
+  size_t evaluations = 0;                   // pipelines compiled on every module
   size_t cacheHits = 0;
   size_t compiled = 0;
   double seconds = 0;
@@ -90,8 +90,7 @@ struct PipelineEsSummary {
 // The pipeline point θ stands for.
 policies::PassPipeline decodePipeline(std::span<const double> theta);
 // θ for `pipeline`'s changes (each must be one of structuredMoves()).
-Expected<std::vector<double>> encodePipeline(const policies::PassPipeline& pipeline,
-                                             double margin);
+Expected<std::vector<double>> encodePipeline(const policies::PassPipeline& pipeline, double margin);
 
 Expected<PipelineEsSummary>
 optimiseProgramPipeline(evaluators::Scorer& evaluator,

@@ -370,6 +370,21 @@ struct PipelineSearchArgs {
   std::shared_ptr<apps::SchemaFlags> flags;
 };
 
+// A program search's ending: its table to stdout (and --markdown), its
+// pipeline as the policy file -o names.
+int finishProgramPipeline(const PipelineSearchArgs& args, const std::string& text,
+                          const policies::PassPipeline& pipeline) {
+  std::cout << text;
+  if (!args.where.markdown.empty())
+    if (Status written = writeFileAtomically(args.where.markdown, text); !written)
+      return fail(written.error());
+  if (Status saved = policies::savePolicy(policies::PipelinePolicy(pipeline), args.output); !saved)
+    return fail(saved.error());
+  std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
+               pipeline.describe().c_str());
+  return 0;
+}
+
 // --program --program-search es: the optimiser over the structured space.
 int runProgramPipelineEs(PipelineSearchArgs& args,
                          std::span<const corpus::ModuleSpec* const> modules, size_t codeBases,
@@ -429,17 +444,7 @@ int runProgramPipelineEs(PipelineSearchArgs& args,
           std::to_string(run->cacheHits) + " served by the cache), " +
           std::to_string(run->compiled) + " compiles, " +
           std::to_string(static_cast<long>(run->seconds)) + " s\n";
-  std::cout << text;
-  if (!args.where.markdown.empty())
-    if (Status written = writeFileAtomically(args.where.markdown, text); !written)
-      return fail(written.error());
-  if (Status saved =
-          policies::savePolicy(policies::PipelinePolicy(run->best.pipeline), args.output);
-      !saved)
-    return fail(saved.error());
-  std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
-               run->best.pipeline.describe().c_str());
-  return 0;
+  return finishProgramPipeline(args, text, run->best.pipeline);
 }
 
 // --program: one pipeline for every module of the code bases, written as a
@@ -491,16 +496,7 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
   text += "\n" + std::to_string(search->evaluations) + " pipelines, " +
           std::to_string(search->compiled) + " compiles, " +
           std::to_string(static_cast<long>(search->seconds)) + " s\n";
-  std::cout << text;
-  if (!args.where.markdown.empty())
-    if (Status written = writeFileAtomically(args.where.markdown, text); !written)
-      return fail(written.error());
-  if (Status saved = policies::savePolicy(policies::PipelinePolicy(search->pipeline), args.output);
-      !saved)
-    return fail(saved.error());
-  std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
-               search->pipeline.describe().c_str());
-  return 0;
+  return finishProgramPipeline(args, text, search->pipeline);
 }
 
 int runPipelineSearch(PipelineSearchArgs& args) {

@@ -365,7 +365,8 @@ struct PipelineSearchArgs {
   std::string output;                   // the program's pipeline policy
   std::string programSearch = "greedy"; // or "es"
   training::PipelineEsOptions es;
-  std::string esStart; // a pipeline policy (file or name) the ES starts from
+  std::string start;   // a pipeline policy (file or name) the program search starts from
+  std::string inliner; // an inliner policy (file or name) every candidate carries
   // The evaluator's and the optimiser's flags, bound together.
   std::shared_ptr<apps::SchemaFlags> flags;
 };
@@ -374,33 +375,58 @@ struct PipelineSearchArgs {
 // pipeline as the policy file -o names.
 int finishProgramPipeline(const PipelineSearchArgs& args, const std::string& text,
                           const policies::PassPipeline& pipeline) {
+  const policies::PipelinePolicy policy(pipeline, args.options.inliner);
   std::cout << text;
   if (!args.where.markdown.empty())
     if (Status written = writeFileAtomically(args.where.markdown, text); !written)
       return fail(written.error());
-  if (Status saved = policies::savePolicy(policies::PipelinePolicy(pipeline), args.output); !saved)
+  if (Status saved = policies::savePolicy(policy, args.output); !saved)
     return fail(saved.error());
   std::fprintf(stderr, "pipeline policy: %s (%s)\n", args.output.c_str(),
-               pipeline.describe().c_str());
+               policy.describe().c_str());
   return 0;
+}
+
+// A policy file or name, for `flag`.
+Expected<std::unique_ptr<policies::Policy>> loadPolicyFor(const std::string& flag,
+                                                          const std::string& name) {
+  Expected<fs::path> file = policies::policyFileFor(name);
+  if (!file)
+    return makeError(flag + " " + name + ": " + file.error().message);
+  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+  if (!policy)
+    return makeError(flag + " " + name + ": " + policy.error().message);
+  return policy;
+}
+
+// --start and --inliner into the program search's options. A pipeline
+// policy's own inliner comes with --start unless --inliner names one.
+Status loadProgramStart(PipelineSearchArgs& args) {
+  if (!args.start.empty()) {
+    MLGO_ASSIGN_OR_RETURN(std::unique_ptr<policies::Policy> start,
+                          loadPolicyFor("--start", args.start));
+    const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(start.get());
+    if (!pipeline)
+      return makeError("--start " + args.start + ": not a pipeline policy");
+    args.options.start = pipeline->pipeline();
+    args.options.inliner = pipeline->inliner();
+  }
+  if (!args.inliner.empty()) {
+    MLGO_ASSIGN_OR_RETURN(std::unique_ptr<policies::Policy> inliner,
+                          loadPolicyFor("--inliner", args.inliner));
+    if (dynamic_cast<const policies::PipelinePolicy*>(inliner.get()))
+      return makeError("--inliner " + args.inliner + ": a pipeline policy, not an inliner policy");
+    args.options.inliner = std::move(inliner);
+  }
+  return args.options.validate();
 }
 
 // --program --program-search es: the optimiser over the structured space.
 int runProgramPipelineEs(PipelineSearchArgs& args,
                          std::span<const corpus::ModuleSpec* const> modules, size_t codeBases,
                          evaluators::Evaluator& evaluator) {
-  if (!args.esStart.empty()) {
-    Expected<fs::path> file = policies::policyFileFor(args.esStart);
-    if (!file)
-      return fail(makeError("--start " + args.esStart + ": " + file.error().message));
-    Expected<std::unique_ptr<policies::Policy>> start = policies::loadPolicy(*file);
-    if (!start)
-      return fail(makeError("--start " + args.esStart + ": " + start.error().message));
-    const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(start->get());
-    if (!pipeline)
-      return fail(makeError("--start " + args.esStart + ": not a pipeline policy"));
-    args.es.start = pipeline->pipeline();
-  }
+  args.es.start = args.options.start;
+  args.es.inliner = args.options.inliner;
   args.es.seed = args.options.seed;
   args.es.regressionWeight = args.options.regressionWeight;
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
@@ -453,6 +479,8 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
                              evaluators::Evaluator& evaluator) {
   if (args.output.empty())
     return fail(makeError("pipeline-search --program: give -o FILE for the pipeline policy"));
+  if (Status loaded = loadProgramStart(args); !loaded)
+    return fail(loaded.error());
   std::vector<corpus::Corpus> corpora;
   for (const std::string& name : codeBases) {
     Expected<corpus::Corpus> corpus =
@@ -484,15 +512,22 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
   std::string text = "One pipeline for " + std::to_string(modules.size()) + " modules (" +
                      std::to_string(codeBases.size()) + " code bases), " +
                      std::string(measure.name) + ", -Oz " + measure.format(baseline) + "\n\n" +
+                     (args.options.inliner ? "every candidate with the inliner " +
+                                                 args.options.inliner->describe() + "\n\n"
+                                           : std::string()) +
                      "| step | pipeline | total | vs -Oz | modules larger |\n"
                      "| ---: | --- | ---: | ---: | ---: |\n";
-  for (size_t i = 0; i < search->steps.size(); ++i) {
+  auto addRow = [&](const std::string& step, const training::ProgramPipelineStep& result) {
     char row[64];
-    std::snprintf(row, sizeof row, " | %+.3f %% | %zu |\n",
-                  percentOf(search->steps[i].total, baseline), search->steps[i].larger);
-    text += "| " + std::to_string(i + 1) + " | `" + search->steps[i].pipeline.describe() + "` | " +
-            measure.format(search->steps[i].total) + row;
-  }
+    std::snprintf(row, sizeof row, " | %+.3f %% | %zu |\n", percentOf(result.total, baseline),
+                  result.larger);
+    text += "| " + step + " | `" + result.pipeline.describe() + "` | " +
+            measure.format(result.total) + row;
+  };
+  if (search->start)
+    addRow("start", *search->start);
+  for (size_t i = 0; i < search->steps.size(); ++i)
+    addRow(std::to_string(i + 1), search->steps[i]);
   text += "\n" + std::to_string(search->evaluations) + " pipelines, " +
           std::to_string(search->compiled) + " compiles, " +
           std::to_string(static_cast<long>(search->seconds)) + " s\n";
@@ -682,9 +717,13 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
       ->check(CLI::IsMember({"greedy", "es"}));
   command->add_option("--steps", args.es.steps, "--program-search es: optimiser steps")
       ->capture_default_str();
-  command->add_option("--start", args.esStart,
-                      "--program-search es: a pipeline policy (file or name) whose changes "
-                      "start on; default: -Oz");
+  command->add_option("--start", args.start,
+                      "--program: a pipeline policy (file or name) whose changes the search "
+                      "starts from (greedy: kept unless removing one helps; es: on at the start), "
+                      "its inliner with it; default: -Oz");
+  command->add_option("--inliner", args.inliner,
+                      "--program: an inliner policy (file or name) every candidate carries and "
+                      "the written policy embeds; default: LLVM's heuristic");
   command
       ->add_option("--start-margin", args.es.startMargin,
                    "--program-search es: |parameter| of each change at the start (on: +, off: -)")

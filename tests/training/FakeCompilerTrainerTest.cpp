@@ -387,7 +387,7 @@ TEST(EsTrainerOnAFakeCompiler, FailuresAreRecordedAndTheRunGoesOn) {
     }
   }
   EXPECT_EQ(baselineFailures, 1u);
-  EXPECT_EQ(stepFailures, 3u); // one per module of step 0
+  EXPECT_EQ(stepFailures, 3u);       // one per module of step 0
   EXPECT_EQ(validationFailures, 3u); // the start's, steps 3 and 6
   for (const std::vector<int64_t>& modules : r.stepModules)
     EXPECT_EQ(std::count(modules.begin(), modules.end(), t5), 0);

@@ -18,12 +18,14 @@ using policies::PassPipeline;
 
 // 1000 units for -Oz; skipping a "good" pass saves 10, any other skip costs
 // 5, adding mergefunc saves 7, other additions cost 1; a replacement
-// measures 990 + its length mod 17. Modules named "broken…" fail every
+// measures 990 + its length mod 17; an embedded inliner policy saves
+// `inlinerSaving` more. Modules named "broken…" fail every
 // non-neutral job.
 class PipelineCompiler final : public evaluators::Scorer {
 public:
   std::set<std::string> good{"GVNPass", "LICMPass", "SROAPass"};
   bool everythingWorse = false;
+  double inlinerSaving = 3;
   // Per module: what skipping LICMPass does there instead (default −10).
   std::map<std::string, double> licm;
   size_t jobs = 0;
@@ -76,6 +78,8 @@ public:
               std::find(skipped.begin(), skipped.end(),
                         policies::SkippedPass{"LICMPass", std::nullopt}) != skipped.end())
             *job.measured += licm.at(module->name) + 10;
+          if (pipeline->inliner())
+            *job.measured -= inlinerSaving;
         }
         result.jobs.push_back(std::move(job));
       }

@@ -111,6 +111,66 @@ TEST(PipelineSearch, GrowthCanWeighMoreThanShrinking) {
   EXPECT_FALSE(options.validate());
 }
 
+// A warm start: the start is the floor, its harmful change is removed, and
+// the good ones are added to it.
+TEST(PipelineSearch, AProgramSearchContinuesFromItsStart) {
+  PipelineCompiler compiler;
+  const auto modules = modulesNamed({"a.o", "b.o"});
+  PipelineSearchOptions options;
+  options.start.skipped = {{"GVNPass", std::nullopt}, {"InstCombinePass", std::nullopt}};
+  Expected<ProgramPipelineSearch> search =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(search) << search.error().message;
+  ASSERT_TRUE(search->start);
+  EXPECT_EQ(search->start->total, 2 * 995.0); // −10 + 5
+  EXPECT_EQ(search->steps.front().total, 2 * 985.0) << search->steps.front().pipeline.describe();
+  const auto& skipped = search->pipeline.skipped;
+  EXPECT_EQ(std::count(skipped.begin(), skipped.end(),
+                       policies::SkippedPass{"InstCombinePass", std::nullopt}),
+            0)
+      << search->pipeline.describe();
+  EXPECT_EQ(
+      std::count(skipped.begin(), skipped.end(), policies::SkippedPass{"GVNPass", std::nullopt}),
+      1);
+  EXPECT_EQ(search->best, PipelineCompiler::measureOf(search->pipeline, compiler.good, false) * 2);
+  EXPECT_LE(search->best, 2 * 963.0);
+
+  // When nothing helps, the start stands: the result is never worse.
+  compiler.everythingWorse = true;
+  options.start.skipped = {{"InstCombinePass", std::nullopt}};
+  search = searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(search);
+  EXPECT_EQ(search->best, 2000);
+  EXPECT_TRUE(search->pipeline.neutral());
+
+  options.start.replacement = "default<Os>";
+  EXPECT_FALSE(searchProgramPipeline(compiler, pointers(modules), options, 8));
+}
+
+// Under an inliner policy every candidate carries it, the start (-Oz's
+// pipeline with that inliner) included.
+TEST(PipelineSearch, EveryCandidateCarriesTheInliner) {
+  PipelineCompiler compiler;
+  const auto modules = modulesNamed({"a.o", "b.o"});
+  PipelineSearchOptions options;
+  // Any policy: the made-up compiler only sees that there is one.
+  options.inliner = std::make_shared<policies::PipelinePolicy>(PassPipeline{});
+  Expected<ProgramPipelineSearch> search =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(search) << search.error().message;
+  EXPECT_EQ(search->baseline, 2000);
+  ASSERT_TRUE(search->start);
+  EXPECT_EQ(search->start->total, 2 * 997.0);
+  EXPECT_EQ(search->best, 2 * 960.0);
+
+  compiler.everythingWorse = true;
+  search = searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(search);
+  EXPECT_TRUE(search->steps.empty());
+  EXPECT_TRUE(search->pipeline.neutral());
+  EXPECT_EQ(search->best, 2 * 997.0); // the inliner alone
+}
+
 TEST(PipelineSearch, RandomSequencesAreDrawnPerModuleAndSeed) {
   const PassPipeline a = randomReplacement(1, 0, 0, 6), again = randomReplacement(1, 0, 0, 6);
   EXPECT_EQ(a, again);

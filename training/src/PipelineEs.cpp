@@ -60,7 +60,8 @@ std::string runIdentity(std::span<const corpus::ModuleSpec* const> modules,
                 modules.size(), hashBytes(names), options.seed, options.regressionWeight,
                 std::string(es::optimizerKindName(es::kindOf(options.optimizer))).c_str(),
                 options.startMargin);
-  return line + options.start.describe();
+  return line + options.start.describe() +
+         (options.inliner ? " inliner " + options.inliner->describe() : "");
 }
 
 std::string resultText(const std::optional<ProgramPipelineStep>& result) {
@@ -226,8 +227,8 @@ Status compileMasks(evaluators::Scorer& evaluator,
   std::vector<PassPipeline> pipelines;
   for (const std::string& mask : wanted)
     pipelines.push_back(pipelineOfMask(mask));
-  ProgramEvaluation evaluation =
-      evaluateProgramPipelines(evaluator, modules, pipelines, options.regressionWeight);
+  ProgramEvaluation evaluation = evaluateProgramPipelines(
+      evaluator, modules, pipelines, options.regressionWeight, options.inliner);
   if (state.baseline == 0)
     state.baseline = evaluation.baseline;
   else if (evaluation.baseline != state.baseline)

@@ -180,6 +180,9 @@ Status PipelineSearchOptions::validate() const {
     return makeError("sequence length must be positive");
   if (!(regressionWeight >= 0))
     return makeError("the regression weight must be at least 0");
+  if (!start.replacement.empty())
+    return makeError("the program search starts from a structured pipeline, not a replacement");
+  MLGO_TRY(start.validate());
   return Status::ok();
 }
 
@@ -233,14 +236,53 @@ PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, uint64_t ind
   return replaced;
 }
 
+namespace {
+
+// One move of the program search: one change (a skip or an addition) added
+// to a pipeline, or, from a warm start, one of the start's changes removed.
+struct ProgramMove {
+  PassPipeline change;
+  bool removes = false;
+
+  PassPipeline appliedTo(const PassPipeline& pipeline) const {
+    if (!removes)
+      return combinedPipeline(pipeline, change);
+    PassPipeline result = pipeline;
+    std::erase_if(result.skipped, [&](const policies::SkippedPass& skip) {
+      return std::find(change.skipped.begin(), change.skipped.end(), skip) != change.skipped.end();
+    });
+    std::erase_if(result.additions, [&](const auto& addition) {
+      return std::find(change.additions.begin(), change.additions.end(), addition) !=
+             change.additions.end();
+    });
+    return result.canonical();
+  }
+};
+
+// Every change the start lacks, then every change it has, removed.
+std::vector<ProgramMove> programMoves(const PassPipeline& start) {
+  std::vector<ProgramMove> moves;
+  for (PassPipeline& change : structuredMoves())
+    if (combinedPipeline(start, change) != start)
+      moves.push_back({std::move(change), false});
+  for (const policies::SkippedPass& skip : start.skipped)
+    moves.push_back({PassPipeline{{skip}, {}, {}}, true});
+  for (const auto& addition : start.additions)
+    moves.push_back({PassPipeline{{}, {addition}, {}}, true});
+  return moves;
+}
+
+} // namespace
+
 ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
                                            std::span<const corpus::ModuleSpec* const> modules,
                                            const std::vector<PassPipeline>& pipelines,
-                                           double regressionWeight) {
+                                           double regressionWeight,
+                                           std::shared_ptr<const policies::Policy> inliner) {
   std::vector<policies::PipelinePolicy> policies;
   policies.reserve(pipelines.size());
   for (const PassPipeline& pipeline : pipelines)
-    policies.emplace_back(pipeline);
+    policies.emplace_back(pipeline, inliner);
   evaluators::EvaluationRequest request;
   request.modules.assign(modules.begin(), modules.end());
   request.showProgress = true;
@@ -276,10 +318,10 @@ namespace {
 // evaluateProgramPipelines, counted into `search`.
 std::vector<std::optional<ProgramPipelineStep>>
 programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
-              const std::vector<PassPipeline>& pipelines, double regressionWeight,
+              const std::vector<PassPipeline>& pipelines, const PipelineSearchOptions& options,
               ProgramPipelineSearch& search) {
-  ProgramEvaluation evaluation =
-      evaluateProgramPipelines(evaluator, modules, pipelines, regressionWeight);
+  ProgramEvaluation evaluation = evaluateProgramPipelines(
+      evaluator, modules, pipelines, options.regressionWeight, options.inliner);
   search.baseline = evaluation.baseline;
   search.evaluations += pipelines.size();
   search.compiled += evaluation.compiled;
@@ -298,18 +340,36 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
     return makeError("a program's pipeline is searched in the structured space only");
   const auto started = std::chrono::steady_clock::now();
   ProgramPipelineSearch search;
-  const std::vector<PassPipeline> moves = structuredMoves();
-  const double weight = options.regressionWeight;
+  const PassPipeline start = options.start.canonical();
+  const bool warm = !start.neutral() || options.inliner;
+  // The start itself is evaluated first when it is not plain -Oz.
+  const std::vector<ProgramMove> moves = programMoves(start);
+  std::vector<PassPipeline> firsts;
+  if (warm)
+    firsts.push_back(start);
+  for (const ProgramMove& move : moves)
+    firsts.push_back(move.appliedTo(start));
   const std::vector<std::optional<ProgramPipelineStep>> singles =
-      programTotals(evaluator, modules, moves, weight, search);
+      programTotals(evaluator, modules, firsts, options, search);
   search.best = search.baseline;
   double bestObjective = search.baseline;
-  std::vector<size_t> improving;
+  search.pipeline = start;
+  if (warm) {
+    if (!singles[0])
+      return makeError("the start pipeline (" + start.describe() +
+                       (options.inliner ? ", inliner " + options.inliner->describe() : "") +
+                       ") failed on a module");
+    search.start = singles[0];
+    search.best = singles[0]->total;
+    bestObjective = singles[0]->objective;
+  }
+  std::vector<size_t> improving; // indices into moves
+  const size_t first = warm ? 1 : 0;
   for (size_t i = 0; i < moves.size(); ++i)
-    if (singles[i] && singles[i]->objective < search.baseline)
+    if (singles[first + i] && singles[first + i]->objective < bestObjective)
       improving.push_back(i);
   std::stable_sort(improving.begin(), improving.end(), [&](size_t a, size_t b) {
-    return singles[a]->objective < singles[b]->objective;
+    return singles[first + a]->objective < singles[first + b]->objective;
   });
   if (improving.size() > options.carried)
     improving.resize(options.carried);
@@ -322,11 +382,11 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
       progress(search.steps.back());
   };
   if (!improving.empty())
-    take(*singles[improving[0]]);
+    take(*singles[first + improving[0]]);
   for (size_t round = 0; round < rounds; ++round) {
     std::vector<PassPipeline> combos;
     for (size_t i : improving) {
-      PassPipeline next = combinedPipeline(search.pipeline, moves[i]);
+      PassPipeline next = moves[i].appliedTo(search.pipeline);
       if (next != search.pipeline.canonical() &&
           std::find(combos.begin(), combos.end(), next) == combos.end())
         combos.push_back(std::move(next));
@@ -334,7 +394,7 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
     if (combos.empty())
       break;
     const std::vector<std::optional<ProgramPipelineStep>> steps =
-        programTotals(evaluator, modules, combos, weight, search);
+        programTotals(evaluator, modules, combos, options, search);
     std::optional<size_t> bestCombo;
     for (size_t c = 0; c < combos.size(); ++c)
       if (steps[c] && steps[c]->objective < bestObjective &&

@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,8 @@ struct PipelineEsOptions {
   // |θ_i| at the start: on changes at +margin, off ones at −margin. With
   // sep-CMA-ES's σ0 = 0.3 about one change in 20 flips in the first step.
   double startMargin = 0.5;
+  // Every candidate's inliner (PipelineSearchOptions::inliner). None: LLVM's heuristic.
+  std::shared_ptr<const policies::Policy> inliner;
   // Compile every cached pipeline a step asks for again and fail if its
   // total differs (the cache claims the compiler's own answer).
   bool verifyCache = false;

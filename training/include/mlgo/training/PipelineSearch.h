@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,6 +50,14 @@ struct PipelineSearchOptions {
   // few is a risk on code it was not chosen on; 1 is what validation chose
   // among 0, 1 and 3 (docs/pass-pipeline.md).
   double regressionWeight = 1;
+  // The program search's start: its changes are kept unless removing one
+  // helps (default: -Oz, nothing to remove). A warm start from a shipped
+  // pipeline, to continue it under another inliner.
+  policies::PassPipeline start;
+  // The program search's inliner, carried by every candidate (and by the
+  // written policy): the pipeline is chosen under the inliner it will run
+  // with. None: LLVM's heuristic.
+  std::shared_ptr<const policies::Policy> inliner;
   Status validate() const;
 };
 
@@ -84,7 +93,9 @@ policies::PassPipeline randomReplacement(uint64_t seed, uint64_t moduleIndex, ui
 // chosen by greedy forward selection on the program's total: the single
 // changes first, then rounds that add to the best pipeline so far each of
 // the `carried` changes that shrank the total most on their own, keeping
-// the best addition; it stops when no addition shrinks the total. A change
+// the best addition; it stops when no addition shrinks the total. From a
+// start other than -Oz (or under an inliner policy) the start itself is the
+// floor, and its changes' removals are among the first moves. A change
 // that makes any module fail is not taken. A blackbox search with a
 // program-level reward: what ships as a pipeline policy learned on training
 // code and judged on other code.
@@ -96,6 +107,8 @@ struct ProgramPipelineStep {
 };
 struct ProgramPipelineSearch {
   double baseline = 0; // -Oz's total over the modules whose baseline compiled (= its objective)
+  // The start's result when it is not plain -Oz (options.start, options.inliner).
+  std::optional<ProgramPipelineStep> start;
   std::vector<ProgramPipelineStep> steps;
   policies::PassPipeline pipeline; // the result (-Oz: no step helped)
   double best = 0;
@@ -111,10 +124,10 @@ struct ProgramEvaluation {
   std::vector<std::optional<ProgramPipelineStep>> pipelines;
   size_t compiled = 0;
 };
-ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
-                                           std::span<const corpus::ModuleSpec* const> modules,
-                                           const std::vector<policies::PassPipeline>& pipelines,
-                                           double regressionWeight);
+ProgramEvaluation evaluateProgramPipelines(
+    evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+    const std::vector<policies::PassPipeline>& pipelines, double regressionWeight,
+    std::shared_ptr<const policies::Policy> inliner = nullptr);
 
 // `rounds` bounds the combination rounds (options.rounds is per module;
 // the program's may be longer).

@@ -3,7 +3,8 @@
 // initial and restored state, and one step of collect + update — and the
 // loop owns the rest: the run file (create, resume checks, a rewrite after
 // every step), validation on held-out code, the best policy, snapshots, the
-// final policy and the policy file (the kept policy: KeptPolicy), checkpoints, timings, progress and stopping.
+// final policy and the policy file (the kept policy: KeptPolicy), checkpoints, timings, progress
+// and stopping.
 //
 //   new run:   loadData → initialise → snapshot 0 → validate the start (with a
 //              validation corpus: the first contender for best) → file

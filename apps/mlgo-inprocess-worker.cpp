@@ -20,12 +20,16 @@ int main(int argc, char** argv) {
     std::printf("usage: %s [--llvm-option=OPTION]...\n  An in-process compile worker of mlgo-es: "
                 "reads jobs on fd 3,\n  writes results on fd 4. Started by the evaluator "
                 "(--backend=inprocess).\n  --llvm-option: a process-global LLVM option the "
-                "task needs (as clang's -mllvm),\n  applied once before the first job.\n",
+                "task needs (as clang's -mllvm),\n  applied once before the first job.\n"
+                "  --module-features FILE.bc...: each module's counts (a TSV) for a "
+                "module-level\n  pipeline policy, and exit.\n",
                 argv[0]);
     return 0;
   }
   if (argc > 2 && std::strcmp(argv[1], "--measure-regalloc") == 0)
     return mlgo::inprocess::printRegAllocMeasures(argv[2]);
+  if (argc > 1 && std::strcmp(argv[1], "--module-features") == 0)
+    return mlgo::inprocess::printModuleFeatures(argc - 2, argv + 2);
   if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
     std::fprintf(stderr,
                  "%s: expects the job pipe on fd 3 and the result pipe on fd 4; it is "

@@ -17,4 +17,9 @@ int runWorker(int input, int output);
 // under the default advisor, one line each.
 int printRegAllocMeasures(const char* corpusDirectory);
 
+// mlgo-inprocess-worker --module-features FILE.bc…: each module's counts
+// (policies/ModuleFeatures.h) as a TSV on stdout, for training a
+// module-level pipeline policy; 1 if a file is not bitcode (named on stderr).
+int printModuleFeatures(int files, char** paths);
+
 } // namespace mlgo::inprocess

@@ -273,8 +273,8 @@ struct ProblemPass : llvm::PassInfoMixin<ProblemPass> {
   static bool isRequired() { return true; }
 };
 
-// The pipeline policy's pipeline, if any (either variable), or a problem.
-const policies::PassPipeline* chosenPipeline(std::string& problem) {
+// The pipeline policy, if any (either variable), or a problem.
+const policies::PipelinePolicy* chosenPipeline(std::string& problem) {
   const ProcessPolicy& separate = pipelinePolicy();
   const ProcessPolicy& main = processPolicy();
   const auto* asMain = dynamic_cast<const policies::PipelinePolicy*>(main.policy.get());
@@ -296,19 +296,19 @@ const policies::PassPipeline* chosenPipeline(std::string& problem) {
   }
   if (!chosen)
     return nullptr;
-  static const mlgo::Status texts = mlgo::inprocess::checkPipelineTexts(chosen->pipeline());
+  static const mlgo::Status texts = mlgo::inprocess::checkPolicyTexts(*chosen);
   if (!texts) {
     problem = (separate.policy ? separate.file : main.file) + ": " + texts.error().message;
     return nullptr;
   }
-  return &chosen->pipeline();
+  return chosen;
 }
 
 // The pipeline's changes on this pass builder; each pipeline built keeps its
 // own run (lld builds one per ThinLTO backend thread).
 void registerPipeline(llvm::PassBuilder& builder) {
   std::string problem;
-  const policies::PassPipeline* pipeline = chosenPipeline(problem);
+  const policies::PipelinePolicy* pipeline = chosenPipeline(problem);
   if (!problem.empty()) {
     builder.registerPipelineStartEPCallback(
         [problem](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {

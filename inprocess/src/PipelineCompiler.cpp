@@ -60,18 +60,17 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
     result.message = std::move(message);
     return std::move(result);
   };
-  static const policies::PassPipeline minusOz;
-  const policies::PassPipeline* pipeline = &minusOz;
+  static const policies::PipelinePolicy minusOz{policies::PassPipeline{}};
+  const policies::PipelinePolicy* pipelinePolicy = &minusOz;
   if (policy) {
-    const auto* chosen = dynamic_cast<const policies::PipelinePolicy*>(policy);
-    if (!chosen)
+    pipelinePolicy = dynamic_cast<const policies::PipelinePolicy*>(policy);
+    if (!pipelinePolicy)
       return fail(protocol::WorkerStatus::PolicyMismatch,
                   "the " + job.taskName +
                       " task needs a pipeline policy (kind \"pipeline\"), not " +
                       policy->describe());
-    pipeline = &chosen->pipeline();
   }
-  if (Status texts = checkPipelineTexts(*pipeline); !texts)
+  if (Status texts = checkPolicyTexts(*pipelinePolicy); !texts)
     return fail(protocol::WorkerStatus::SetupFailed, texts.error().message);
 
   std::string object;
@@ -82,13 +81,12 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
     return fail(status, parsed.error().message);
   std::shared_ptr<clang::CompilerInvocation> invocation = parsed.take();
 
-  PipelineRun run(*pipeline);
+  PipelineRun run(*pipelinePolicy);
   invocation->getCodeGenOpts().PassBuilderCallbacks.push_back(
       [&run](llvm::PassBuilder& builder) { applyPipeline(builder, run); });
   // The inliner policy it carries, as the inlining task's worker runs it.
   InlinerSession inliner;
-  const policies::Policy* inlinerPolicy =
-      policy ? static_cast<const policies::PipelinePolicy*>(policy)->inliner().get() : nullptr;
+  const policies::Policy* inlinerPolicy = pipelinePolicy->inliner().get();
   if (inlinerPolicy) {
     inliner.advisor.policy = inlinerPolicy;
     static const std::string defaultFeature =
@@ -117,6 +115,9 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
   if (report) {
     report->declined = run.declined;
     report->declinedAfterReplacement = run.declinedAfterReplacement;
+    report->declinedUnchosen = run.declinedUnchosen;
+    report->chosen = run.choiceMade ? std::optional(run.chosen) : std::nullopt;
+    report->counted = run.counted;
   }
   if (!optimised)
     return fail(protocol::WorkerStatus::CompilerFailed, optimised.error().message);

@@ -5,10 +5,12 @@
 #pragma once
 
 #include "mlgo/evaluators/WorkerProtocol.h"
+#include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/Policy.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace mlgo::inprocess {
@@ -17,6 +19,9 @@ namespace mlgo::inprocess {
 struct PipelineReport {
   std::map<std::string, uint64_t> declined; // per skip rule: pass runs declined
   uint64_t declinedAfterReplacement = 0;    // -Oz's optional runs after a replacement
+  uint64_t declinedUnchosen = 0;            // added passes of pipelines not chosen
+  std::optional<size_t> chosen;             // with a choice: the module's pipeline
+  policies::ModuleCounts counted{};         // with a choice: the counts it read
 };
 
 // `policy`: a pipeline policy (policies/PassPipeline.h), or null for -Oz.

@@ -1,11 +1,15 @@
 #include "PipelineHooks.h"
 
+#include "ModuleFeatures.h"
+
 #include <llvm/ADT/Any.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
+
+#include <algorithm>
 
 namespace mlgo::inprocess {
 
@@ -20,8 +24,13 @@ using policies::PipelinePhase;
 // every kind of pass manager. Required: never declined.
 struct AdditionMarker : llvm::PassInfoMixin<AdditionMarker> {
   PipelineRun* state;
-  int step; // +1 before the added passes, -1 after
-  void mark() const { state->insideAddition += step; }
+  int step;           // +1 before the added passes, -1 after
+  size_t alternative; // whose additions they are
+  void mark() const {
+    state->insideAddition += step;
+    if (step > 0)
+      state->additionOf = alternative;
+  }
   llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) { return marked(); }
   llvm::PreservedAnalyses run(llvm::Function&, llvm::FunctionAnalysisManager&) { return marked(); }
   llvm::PreservedAnalyses run(llvm::Loop&, llvm::LoopAnalysisManager&,
@@ -41,6 +50,18 @@ private:
   }
 };
 
+// At the pipeline's start, with a choice: the module's features choose.
+struct ChooseModulePipeline : llvm::PassInfoMixin<ChooseModulePipeline> {
+  PipelineRun* state;
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+    state->counted = countModule(module);
+    state->chosen = state->choice->choose(policies::moduleFeatureVector(state->counted));
+    state->choiceMade = true;
+    return llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 // After a replacement pipeline: -Oz's own optional passes are declined from here.
 struct ReplacementEnd : llvm::PassInfoMixin<ReplacementEnd> {
   PipelineRun* state;
@@ -55,11 +76,11 @@ struct ReplacementEnd : llvm::PassInfoMixin<ReplacementEnd> {
 // parsed it before, so an error here is LLVM's own bug.
 template <class Manager>
 void addBetweenMarkers(llvm::PassBuilder& builder, Manager& manager, const std::string& text,
-                       PipelineRun& run) {
-  manager.addPass(AdditionMarker{{}, &run, +1});
+                       PipelineRun& run, size_t alternative) {
+  manager.addPass(AdditionMarker{{}, &run, +1, alternative});
   if (llvm::Error error = builder.parsePassPipeline(manager, text))
     llvm::report_fatal_error(std::move(error));
-  manager.addPass(AdditionMarker{{}, &run, -1});
+  manager.addPass(AdditionMarker{{}, &run, -1, alternative});
 }
 
 // What kind of passes the point takes, as a parse into a scratch manager of
@@ -93,17 +114,18 @@ llvm::Error parseAt(llvm::PassBuilder& builder, ExtensionPoint point, const std:
 }
 
 void registerAddition(llvm::PassBuilder& builder, ExtensionPoint point, const std::string& text,
-                      PipelineRun& run) {
-  auto functions = [&builder, &text, &run](llvm::FunctionPassManager& manager,
-                                           llvm::OptimizationLevel) {
-    addBetweenMarkers(builder, manager, text, run);
+                      PipelineRun& run, size_t alternative) {
+  auto functions = [&builder, &text, &run, alternative](llvm::FunctionPassManager& manager,
+                                                        llvm::OptimizationLevel) {
+    addBetweenMarkers(builder, manager, text, run, alternative);
   };
-  auto loops = [&builder, &text, &run](llvm::LoopPassManager& manager, llvm::OptimizationLevel) {
-    addBetweenMarkers(builder, manager, text, run);
+  auto loops = [&builder, &text, &run, alternative](llvm::LoopPassManager& manager,
+                                                    llvm::OptimizationLevel) {
+    addBetweenMarkers(builder, manager, text, run, alternative);
   };
-  auto modules = [&builder, &text, &run](llvm::ModulePassManager& manager,
-                                         llvm::OptimizationLevel) {
-    addBetweenMarkers(builder, manager, text, run);
+  auto modules = [&builder, &text, &run, alternative](llvm::ModulePassManager& manager,
+                                                      llvm::OptimizationLevel) {
+    addBetweenMarkers(builder, manager, text, run, alternative);
   };
   auto phasedModules = [modules](llvm::ModulePassManager& manager, llvm::OptimizationLevel level,
                                  llvm::ThinOrFullLTOPhase) { modules(manager, level); };
@@ -118,8 +140,9 @@ void registerAddition(llvm::PassBuilder& builder, ExtensionPoint point, const st
     return builder.registerScalarOptimizerLateEPCallback(functions);
   case ExtensionPoint::CgsccOptimizerLate:
     return builder.registerCGSCCOptimizerLateEPCallback(
-        [&builder, &text, &run](llvm::CGSCCPassManager& manager, llvm::OptimizationLevel) {
-          addBetweenMarkers(builder, manager, text, run);
+        [&builder, &text, &run, alternative](llvm::CGSCCPassManager& manager,
+                                             llvm::OptimizationLevel) {
+          addBetweenMarkers(builder, manager, text, run, alternative);
         });
   case ExtensionPoint::VectorizerStart:
     return builder.registerVectorizerStartEPCallback(functions);
@@ -142,9 +165,13 @@ bool shouldRun(PipelineRun& run, llvm::StringRef pass) {
     ++run.declinedAfterReplacement;
     return false;
   }
-  if (run.insideAddition > 0)
-    return true;
-  for (const policies::SkippedPass& skip : run.pipeline.skipped)
+  if (run.insideAddition > 0) {
+    if (run.additionOf == run.chosen)
+      return true;
+    ++run.declinedUnchosen;
+    return false;
+  }
+  for (const policies::SkippedPass& skip : run.pipeline().skipped)
     if (pass == skip.passClass && (!skip.phase || *skip.phase == run.phase)) {
       ++run.declined[skip.text()];
       return false;
@@ -169,12 +196,39 @@ Status checkPipelineTexts(const policies::PassPipeline& pipeline) {
   return Status::ok();
 }
 
-void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
-  const policies::PassPipeline& pipeline = run.pipeline;
-  if (pipeline.neutral())
+PipelineRun::PipelineRun(const policies::PipelinePolicy& policy) : choice(policy.choice().get()) {
+  if (!choice) {
+    alternatives = {&policy.pipeline()};
     return;
-  for (const auto& [point, text] : pipeline.additions)
-    registerAddition(builder, point, text, run);
+  }
+  for (const policies::PassPipeline& alternative : choice->pipelines)
+    alternatives.push_back(&alternative);
+}
+
+Status checkPolicyTexts(const policies::PipelinePolicy& policy) {
+  MLGO_TRY(checkPipelineTexts(policy.pipeline()));
+  if (policy.choice())
+    for (size_t i = 0; i < policy.choice()->pipelines.size(); ++i)
+      if (Status texts = checkPipelineTexts(policy.choice()->pipelines[i]); !texts)
+        return makeError("choice.pipelines[" + std::to_string(i) + "]: " + texts.error().message);
+  return Status::ok();
+}
+
+void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
+  if (std::all_of(run.alternatives.begin(), run.alternatives.end(),
+                  [](const policies::PassPipeline* p) { return p->neutral(); }))
+    return;
+  // The choice first: it runs before any addition at the pipeline's start.
+  if (run.choice)
+    builder.registerPipelineStartEPCallback(
+        [&run](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
+          manager.addPass(ChooseModulePipeline{{}, &run});
+        });
+  for (size_t a = 0; a < run.alternatives.size(); ++a)
+    for (const auto& [point, text] : run.alternatives[a]->additions)
+      registerAddition(builder, point, text, run, a);
+  // A replacement is a single pipeline's (a choice holds none).
+  const policies::PassPipeline& pipeline = *run.alternatives.front();
   if (!pipeline.replacement.empty())
     builder.registerPipelineStartEPCallback(
         [&builder, &run](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
@@ -184,7 +238,7 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
           if (parsing)
             return;
           parsing = true;
-          llvm::Error error = builder.parsePassPipeline(manager, run.pipeline.replacement);
+          llvm::Error error = builder.parsePassPipeline(manager, run.pipeline().replacement);
           parsing = false;
           if (error)
             llvm::report_fatal_error(std::move(error));

@@ -15,14 +15,22 @@
 //   is a real choice).
 // - A replacement: parsed at the pipeline's start, followed by a marker
 //   after which no optional pass runs.
+// - A choice among pipelines (PipelineChoice): a pass at the pipeline's
+//   start counts the module (ModuleFeatures.h) and chooses; every
+//   alternative's additions are in the pass manager, and the should-run
+//   callback declines the passes of those not chosen, as it declines skips.
+//   Chosen alternative j compiles what the single pipeline j compiles
+//   (PipelineHooks test).
 // The neutral pipeline registers nothing: it is clang's own -Oz.
 #pragma once
 
+#include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/PassPipeline.h"
 #include "mlgo/support/Expected.h"
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class PassBuilder;
@@ -30,13 +38,23 @@ class PassBuilder;
 
 namespace mlgo::inprocess {
 
-// One compile's application of a pipeline; must outlive the pipeline's run.
+// One compile's application of a pipeline (or a policy's choice of one);
+// must outlive the pipeline's run.
 struct PipelineRun {
-  explicit PipelineRun(const policies::PassPipeline& pipeline) : pipeline(pipeline) {}
-  const policies::PassPipeline& pipeline;
+  explicit PipelineRun(const policies::PassPipeline& pipeline) : alternatives{&pipeline} {}
+  // The policy's pipeline, or its choice's set (chosen when the pipeline starts).
+  explicit PipelineRun(const policies::PipelinePolicy& policy);
+  std::vector<const policies::PassPipeline*> alternatives;
+  const policies::PipelineChoice* choice = nullptr;
+  size_t chosen = 0; // into alternatives
+  bool choiceMade = false;
+  policies::ModuleCounts counted{}; // what the choice read
+  const policies::PassPipeline& pipeline() const { return *alternatives[chosen]; }
   policies::PipelinePhase phase = policies::PipelinePhase::Early;
-  int insideAddition = 0; // > 0 while added passes run
-  bool replaced = false;  // the replacement has run
+  int insideAddition = 0;        // > 0 while added passes run
+  size_t additionOf = 0;         // the alternative whose added passes run
+  bool replaced = false;         // the replacement has run
+  uint64_t declinedUnchosen = 0; // pass runs of alternatives not chosen
   // Per skip rule (SkippedPass::text()): how many pass runs it declined.
   std::map<std::string, uint64_t> declined;
   uint64_t declinedAfterReplacement = 0;
@@ -46,6 +64,8 @@ struct PipelineRun {
 // kind (function passes for the peephole point, …); the error names the
 // point and the text. Cheap: builds no pipeline around them.
 Status checkPipelineTexts(const policies::PassPipeline& pipeline);
+// The same for the policy's pipeline and every pipeline of its choice.
+Status checkPolicyTexts(const policies::PipelinePolicy& policy);
 
 // Registers the run's callbacks on `builder` (a neutral pipeline: none).
 // Texts must have passed checkPipelineTexts.

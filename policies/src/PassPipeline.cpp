@@ -1,7 +1,10 @@
 #include "mlgo/policies/PassPipeline.h"
 
+#include "mlgo/policies/ModuleFeatures.h"
+
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <set>
 
 namespace mlgo::policies {
@@ -202,14 +205,76 @@ PassPipeline PassPipeline::canonical() const {
   return result;
 }
 
+std::vector<double> PipelineChoice::scaled(const std::vector<double>& values) const {
+  std::vector<double> result(values.size());
+  for (size_t i = 0; i < values.size() && i < mean.size(); ++i)
+    result[i] = (values[i] - mean[i]) / scale[i];
+  return result;
+}
+
+size_t PipelineChoice::choose(const std::vector<double>& values) const {
+  const std::vector<double> point = scaled(values);
+  std::vector<std::pair<double, size_t>> distances; // (distance, example)
+  distances.reserve(examples.size());
+  for (size_t e = 0; e < examples.size(); ++e) {
+    double squared = 0;
+    for (size_t i = 0; i < point.size(); ++i) {
+      const double d = point[i] - examples[e].features[i];
+      squared += d * d;
+    }
+    distances.emplace_back(std::sqrt(squared), e);
+  }
+  const size_t k = std::min(neighbours, distances.size());
+  std::partial_sort(distances.begin(), distances.begin() + static_cast<std::ptrdiff_t>(k),
+                    distances.end());
+  std::vector<double> votes(pipelines.size(), 0.0);
+  for (size_t i = 0; i < k; ++i)
+    votes[examples[distances[i].second].pipeline] += 1 / (distances[i].first + 1e-9);
+  return static_cast<size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+}
+
+Status PipelineChoice::validate() const {
+  if (pipelines.empty())
+    return makeError("a choice needs at least one pipeline");
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    if (!pipelines[p].replacement.empty())
+      return makeError("pipelines[" + std::to_string(p) +
+                       "]: a choice is among structured pipelines, not replacements");
+    if (Status valid = pipelines[p].validate(); !valid)
+      return makeError("pipelines[" + std::to_string(p) + "]: " + valid.error().message);
+  }
+  const std::vector<std::string>& known = moduleFeatureNames();
+  if (features != known)
+    return makeError("features: not the " + std::to_string(known.size()) +
+                     " module features this build computes (a policy of another version)");
+  if (mean.size() != known.size() || scale.size() != known.size())
+    return makeError("mean and scale need one value per feature");
+  for (double s : scale)
+    if (!(s > 0) || !std::isfinite(s))
+      return makeError("scale: every value must be positive");
+  if (neighbours == 0)
+    return makeError("neighbours must be at least 1");
+  if (examples.empty())
+    return makeError("a choice needs examples");
+  for (size_t e = 0; e < examples.size(); ++e)
+    if (examples[e].features.size() != known.size() || examples[e].pipeline >= pipelines.size())
+      return makeError("examples[" + std::to_string(e) +
+                       "]: one value per feature and a pipeline index in range");
+  return Status::ok();
+}
+
 Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
-                                                     std::shared_ptr<const Policy> inliner) {
+                                                     std::shared_ptr<const Policy> inliner,
+                                                     std::shared_ptr<const PipelineChoice> choice) {
   if (Status valid = pipeline.validate(); !valid)
     return valid.error();
   if (inliner && dynamic_cast<const PipelinePolicy*>(inliner.get()))
     return makeError("the inliner policy of a pipeline policy is itself a pipeline policy");
+  if (choice)
+    if (Status valid = choice->validate(); !valid)
+      return makeError("choice: " + valid.error().message);
   return std::unique_ptr<Policy>(
-      std::make_unique<PipelinePolicy>(std::move(pipeline), std::move(inliner)));
+      std::make_unique<PipelinePolicy>(std::move(pipeline), std::move(inliner), std::move(choice)));
 }
 
 } // namespace mlgo::policies

@@ -3,6 +3,7 @@
 
 #include "mlgo/policies/CalleeConsistent.h"
 #include "mlgo/policies/FlipSet.h"
+#include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/PassPipeline.h"
 
 #include "BuiltinPolicies.h"
@@ -102,8 +103,8 @@ void writeSpecs(llvm::json::OStream& out, const std::vector<TensorSpec>& specs) 
   });
 }
 
-void writePipeline(llvm::json::OStream& out, const PassPipeline& pipeline) {
-  out.attributeObject("pipeline", [&] {
+void writePipelineFields(llvm::json::OStream& out, const PassPipeline& pipeline) {
+  {
     if (!pipeline.skipped.empty())
       out.attributeArray("skip", [&] {
         for (const SkippedPass& skip : pipeline.skipped)
@@ -119,6 +120,42 @@ void writePipeline(llvm::json::OStream& out, const PassPipeline& pipeline) {
       });
     if (!pipeline.replacement.empty())
       out.attribute("replace", pipeline.replacement);
+  }
+}
+
+void writeNumbers(llvm::json::OStream& out, const std::vector<double>& values) {
+  out.array([&] {
+    for (double value : values)
+      out.value(value);
+  });
+}
+
+void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
+  out.attributeObject("choice", [&] {
+    out.attributeArray("pipelines", [&] {
+      for (const PassPipeline& pipeline : choice.pipelines)
+        out.object([&] { writePipelineFields(out, pipeline); });
+    });
+    out.attributeArray("features", [&] {
+      for (const std::string& name : choice.features)
+        out.value(name);
+    });
+    out.attributeBegin("mean");
+    writeNumbers(out, choice.mean);
+    out.attributeEnd();
+    out.attributeBegin("scale");
+    writeNumbers(out, choice.scale);
+    out.attributeEnd();
+    out.attribute("neighbours", static_cast<int64_t>(choice.neighbours));
+    out.attributeArray("examples", [&] {
+      for (const PipelineChoice::Example& example : choice.examples)
+        out.object([&] {
+          out.attribute("pipeline", static_cast<int64_t>(example.pipeline));
+          out.attributeBegin("features");
+          writeNumbers(out, example.features);
+          out.attributeEnd();
+        });
+    });
   });
 }
 
@@ -295,16 +332,16 @@ public:
   // "pipeline": {"skip": ["LoopRotatePass@late", …],
   //              "add": [{"at": "optimizer-last", "passes": "function(…)"}, …],
   //              "replace": "…"} (every field optional; {} is -Oz).
-  Expected<std::unique_ptr<Policy>> pipeline(const llvm::json::Object& root) const {
-    const llvm::json::Value* value = root.get("pipeline");
-    const llvm::json::Object* object = value ? value->getAsObject() : nullptr;
-    if (!object)
-      return error("pipeline", value ? "must be an object" : "missing");
+  // A pipeline object: {"skip": ["LoopRotatePass@late", …],
+  // "add": [{"at": "optimizer-last", "passes": "function(…)"}, …],
+  // "replace": "…"} (every field optional; {} is -Oz).
+  Expected<PassPipeline> pipelineFields(const llvm::json::Object& object,
+                                        const std::string& path) const {
     PassPipeline pipeline;
-    if (object->get("skip")) {
-      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* skip, array(*object, "skip", "pipeline"));
+    if (object.get("skip")) {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* skip, array(object, "skip", path));
       for (size_t i = 0; i < skip->size(); ++i) {
-        const std::string field = "pipeline.skip[" + std::to_string(i) + "]";
+        const std::string field = path + ".skip[" + std::to_string(i) + "]";
         std::optional<llvm::StringRef> text = (*skip)[i].getAsString();
         if (!text)
           return error(field, "must be a string");
@@ -314,25 +351,90 @@ public:
         pipeline.skipped.push_back(skipped.take());
       }
     }
-    if (object->get("add")) {
-      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* add, array(*object, "add", "pipeline"));
+    if (object.get("add")) {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* add, array(object, "add", path));
       for (size_t i = 0; i < add->size(); ++i) {
-        const std::string path = "pipeline.add[" + std::to_string(i) + "]";
+        const std::string entryPath = path + ".add[" + std::to_string(i) + "]";
         const llvm::json::Object* entry = (*add)[i].getAsObject();
         if (!entry)
-          return error(path, "must be an object with \"at\" and \"passes\"");
-        MLGO_ASSIGN_OR_RETURN(const std::string at, string(*entry, "at", path));
+          return error(entryPath, "must be an object with \"at\" and \"passes\"");
+        MLGO_ASSIGN_OR_RETURN(const std::string at, string(*entry, "at", entryPath));
         Expected<ExtensionPoint> point = parseExtensionPoint(at);
         if (!point)
-          return error(path + ".at", point.error().message);
-        MLGO_ASSIGN_OR_RETURN(std::string passes, string(*entry, "passes", path));
+          return error(entryPath + ".at", point.error().message);
+        MLGO_ASSIGN_OR_RETURN(std::string passes, string(*entry, "passes", entryPath));
         pipeline.additions.emplace_back(*point, std::move(passes));
       }
     }
-    if (object->get("replace")) {
-      MLGO_ASSIGN_OR_RETURN(pipeline.replacement, string(*object, "replace", "pipeline"));
+    if (object.get("replace")) {
+      MLGO_ASSIGN_OR_RETURN(pipeline.replacement, string(object, "replace", path));
       if (pipeline.replacement.empty())
-        return error("pipeline.replace", "empty pipeline text");
+        return error(path + ".replace", "empty pipeline text");
+    }
+    return pipeline;
+  }
+
+  // "choice": {"pipelines": [pipeline objects], "features": [names],
+  // "mean": […], "scale": […], "neighbours": k,
+  // "examples": [{"pipeline": index, "features": […]}, …]}.
+  Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
+    const llvm::json::Object* object = root.getObject("choice");
+    if (!object)
+      return error("choice", "must be an object");
+    PipelineChoice choice;
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* pipelines,
+                          array(*object, "pipelines", "choice"));
+    for (size_t i = 0; i < pipelines->size(); ++i) {
+      const std::string path = "choice.pipelines[" + std::to_string(i) + "]";
+      const llvm::json::Object* entry = (*pipelines)[i].getAsObject();
+      if (!entry)
+        return error(path, "must be a pipeline object");
+      MLGO_ASSIGN_OR_RETURN(PassPipeline pipeline, pipelineFields(*entry, path));
+      choice.pipelines.push_back(std::move(pipeline));
+    }
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* features, array(*object, "features", "choice"));
+    for (size_t i = 0; i < features->size(); ++i) {
+      std::optional<llvm::StringRef> name = (*features)[i].getAsString();
+      if (!name)
+        return error("choice.features[" + std::to_string(i) + "]", "must be a string");
+      choice.features.push_back(name->str());
+    }
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* mean, array(*object, "mean", "choice"));
+    MLGO_ASSIGN_OR_RETURN(choice.mean, numbers(*mean, "choice.mean"));
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* scale, array(*object, "scale", "choice"));
+    MLGO_ASSIGN_OR_RETURN(choice.scale, numbers(*scale, "choice.scale"));
+    MLGO_ASSIGN_OR_RETURN(const int64_t neighbours, integer(*object, "neighbours", "choice"));
+    if (neighbours < 1)
+      return error("choice.neighbours", "must be at least 1");
+    choice.neighbours = static_cast<size_t>(neighbours);
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* examples, array(*object, "examples", "choice"));
+    for (size_t i = 0; i < examples->size(); ++i) {
+      const std::string path = "choice.examples[" + std::to_string(i) + "]";
+      const llvm::json::Object* entry = (*examples)[i].getAsObject();
+      if (!entry)
+        return error(path, "must be an object");
+      MLGO_ASSIGN_OR_RETURN(const int64_t index, integer(*entry, "pipeline", path));
+      if (index < 0)
+        return error(path + ".pipeline", "must not be negative");
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* values, array(*entry, "features", path));
+      MLGO_ASSIGN_OR_RETURN(std::vector<double> scaled, numbers(*values, path + ".features"));
+      choice.examples.push_back({std::move(scaled), static_cast<size_t>(index)});
+    }
+    if (Status valid = choice.validate(); !valid)
+      return error("choice", valid.error().message);
+    return choice;
+  }
+
+  Expected<std::unique_ptr<Policy>> pipeline(const llvm::json::Object& root) const {
+    const llvm::json::Value* value = root.get("pipeline");
+    const llvm::json::Object* object = value ? value->getAsObject() : nullptr;
+    if (!object)
+      return error("pipeline", value ? "must be an object" : "missing");
+    MLGO_ASSIGN_OR_RETURN(PassPipeline pipeline, pipelineFields(*object, "pipeline"));
+    std::shared_ptr<const PipelineChoice> choice;
+    if (root.get("choice")) {
+      MLGO_ASSIGN_OR_RETURN(PipelineChoice read, pipelineChoice(root));
+      choice = std::make_shared<const PipelineChoice>(std::move(read));
     }
     std::shared_ptr<const Policy> inliner;
     if (const llvm::json::Value* inner = root.get("inliner")) {
@@ -348,7 +450,7 @@ public:
       inliner = std::shared_ptr<const Policy>(loaded.take());
     }
     Expected<std::unique_ptr<Policy>> policy =
-        makePipelinePolicy(std::move(pipeline), std::move(inliner));
+        makePipelinePolicy(std::move(pipeline), std::move(inliner), std::move(choice));
     if (!policy)
       return error("pipeline", policy.error().message);
     return policy;
@@ -621,7 +723,9 @@ Expected<std::string> policyToJson(const Policy& outer) {
         });
       }
       if (pipeline) {
-        writePipeline(out, pipeline->pipeline());
+        out.attributeObject("pipeline", [&] { writePipelineFields(out, pipeline->pipeline()); });
+        if (pipeline->choice())
+          writeChoice(out, *pipeline->choice());
         if (pipeline->inliner()) {
           Expected<std::string> inner = policyToJson(*pipeline->inliner());
           llvm::Expected<llvm::json::Value> value =

@@ -5,12 +5,18 @@
 // leaves -Oz's own passes out, and what LLVM cannot parse is refused by name.
 #include "PipelineCompiler.h"
 
+#include "ModuleFeatures.h"
+
 #include "TestSupport.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/policies/PassPipeline.h"
 
 #include <gtest/gtest.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <map>
 
@@ -132,6 +138,62 @@ TEST_F(PipelineHooks, AddedPassesRunEvenWhenTheirClassIsSkipped) {
   // The added instcombine is never declined: the same count either way.
   EXPECT_EQ(a.declined.at("InstCombinePass@late"), b.declined.at("InstCombinePass@late"));
   EXPECT_NE(skipped, added) << "the added instcombine changed no module";
+}
+
+// A choice among pipelines: whichever it chooses compiles exactly what that
+// pipeline alone compiles (the others' added passes, a loop pipeline's
+// canonicalisation included, leave nothing behind), and what it reads when
+// the pipeline starts is what training reads from the module's bitcode.
+TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
+  PassPipeline a, b;
+  a.skipped = {{"JumpThreadingPass", std::nullopt}};
+  a.additions = {{policies::ExtensionPoint::OptimizerLast, "mergefunc"}};
+  b.skipped = {{"LoopRotatePass", PipelinePhase::Late}};
+  b.additions = {{policies::ExtensionPoint::VectorizerStart, "loop(loop-deletion)"},
+                 {policies::ExtensionPoint::Peephole, "instsimplify"}};
+  // A choice that always answers `label`: one example, one neighbour.
+  auto always = [&](size_t label) {
+    auto choice = std::make_shared<policies::PipelineChoice>();
+    choice->pipelines = {a, b};
+    choice->features = policies::moduleFeatureNames();
+    choice->mean.assign(choice->features.size(), 0.0);
+    choice->scale.assign(choice->features.size(), 1.0);
+    choice->neighbours = 1;
+    choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label}};
+    EXPECT_TRUE(choice->validate());
+    return policies::PipelinePolicy(PassPipeline{}, nullptr, choice);
+  };
+  const policies::PipelinePolicy chooseA = always(0), chooseB = always(1);
+  const policies::PipelinePolicy aloneA(a), aloneB(b);
+  size_t modules = 0, differ = 0;
+  for (const auto& corpus : corpora())
+    for (size_t m = 0; m < corpus->modules().size(); m += 3) {
+      const corpus::ModuleSpec& module = corpus->modules()[m];
+      std::vector<uint64_t> hashes;
+      for (const policies::PipelinePolicy* policy : {&aloneA, &chooseA, &aloneB, &chooseB}) {
+        PipelineReport report;
+        const protocol::ResultMessage result = compilePipeline(job(module), policy, &report);
+        ASSERT_EQ(result.status, protocol::WorkerStatus::Ok)
+            << module.name << ": " << result.message;
+        hashes.push_back(result.codeHash);
+        if (!policy->choice())
+          continue;
+        ASSERT_TRUE(report.chosen) << module.name;
+        EXPECT_EQ(*report.chosen, policy == &chooseA ? 0u : 1u);
+        llvm::LLVMContext context;
+        auto buffer = llvm::MemoryBuffer::getFile(module.bitcode.string());
+        ASSERT_TRUE(buffer) << module.bitcode;
+        auto parsed = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), context);
+        ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+        EXPECT_EQ(report.counted, countModule(**parsed)) << module.name;
+      }
+      EXPECT_EQ(hashes[0], hashes[1]) << module.name << ": chosen a differs from a alone";
+      EXPECT_EQ(hashes[2], hashes[3]) << module.name << ": chosen b differs from b alone";
+      differ += hashes[0] != hashes[2];
+      ++modules;
+    }
+  EXPECT_GT(differ, 0u) << "the two pipelines compiled the same code on all " << modules
+                        << " modules: the test shows nothing";
 }
 
 TEST_F(PipelineHooks, AReplacementLeavesOzsOwnPassesOut) {

@@ -1,6 +1,7 @@
 // The pass-pipeline task's action and policy file, without a compiler: the
 // description, the checks that need no LLVM, and an exact file round trip.
 #include "mlgo/policies/PassPipeline.h"
+#include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/PolicyFile.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +94,56 @@ TEST(PassPipeline, APipelineCarriesItsInlinerPolicy) {
   EXPECT_EQ(back->inliner()->describe(), combined.inliner()->describe());
   EXPECT_EQ(*policyToJson(*back), *json);
   EXPECT_FALSE(makePipelinePolicy(PassPipeline{}, std::make_shared<PipelinePolicy>(structured())));
+}
+
+// A choice among pipelines (the module-level policy): nearest examples
+// vote, the file round-trips exactly, and one from another feature set or
+// with a replacement among its pipelines is refused by name.
+TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
+  auto choice = std::make_shared<PipelineChoice>();
+  choice->pipelines = {PassPipeline{}, structured()};
+  choice->features = moduleFeatureNames();
+  const size_t n = choice->features.size();
+  choice->mean.assign(n, 1.0);
+  choice->scale.assign(n, 2.0);
+  choice->neighbours = 3;
+  std::vector<double> near(n, 0.0), far(n, 0.0);
+  far[0] = 10;
+  // Two examples of pipeline 1 near the origin, one of pipeline 0 there too
+  // but farther, and two of pipeline 0 far away.
+  near[1] = 0.1;
+  choice->examples = {{near, 1}, {std::vector<double>(n, 0.0), 1}, {far, 0}, {far, 0}};
+  near[1] = 0.5;
+  choice->examples.push_back({near, 0});
+  ASSERT_TRUE(choice->validate());
+  EXPECT_EQ(choice->choose(std::vector<double>(n, 1.0)), 1u); // scaled: the origin
+  std::vector<double> farPoint(n, 1.0);
+  farPoint[0] = 21; // scaled 10
+  EXPECT_EQ(choice->choose(farPoint), 0u);
+
+  PipelinePolicy policy(PassPipeline{}, nullptr, choice);
+  Expected<std::string> json = policyToJson(policy);
+  ASSERT_TRUE(json) << json.error().message;
+  Expected<std::unique_ptr<Policy>> loaded = policyFromJson(*json, "choice.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const auto* back = dynamic_cast<const PipelinePolicy*>(loaded->get());
+  ASSERT_TRUE(back && back->choice());
+  EXPECT_EQ(back->choice()->pipelines, choice->pipelines);
+  EXPECT_EQ(back->choice()->examples.size(), 5u);
+  EXPECT_EQ(*policyToJson(*back), *json);
+
+  PipelineChoice renamed = *choice;
+  renamed.features[0] = "something_else";
+  EXPECT_FALSE(renamed.validate());
+  PipelineChoice replacing = *choice;
+  replacing.pipelines[0].replacement = "default<Os>";
+  EXPECT_FALSE(replacing.validate());
+  std::string text = *json;
+  text.replace(text.find("\"neighbours\": 3"), 15, "\"neighbours\": 0");
+  Expected<std::unique_ptr<Policy>> bad = policyFromJson(text, "choice.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("choice.json: choice.neighbours"), std::string::npos)
+      << bad.error().message;
 }
 
 TEST(PassPipeline, FileErrorsNameTheField) {

@@ -93,8 +93,33 @@ const std::vector<std::string>& ozPassClasses();
 // Passes that belong to the inlining task: never skipped.
 bool isInlinerPass(std::string_view passClass);
 
-// A policy of the pass-pipeline task: the pipeline every module gets. It
-// reads no features and makes no per-decision choices (decide() is never
+// A module-level choice among a set of structured pipelines (a learned set,
+// as Coreset-NVP's): the `neighbours` training modules nearest to a module
+// in the scaled feature space (ModuleFeatures.h) vote for the pipeline that
+// was best on them, each with weight 1 / (distance + 1e-9); the most voted
+// wins, the lower index on a tie. The compiler side computes the features
+// when the pipeline starts, so a build chooses what the evaluator chose.
+struct PipelineChoice {
+  struct Example {
+    std::vector<double> features; // scaled
+    size_t pipeline = 0;          // its best among `pipelines`
+  };
+  std::vector<PassPipeline> pipelines; // structured (no replacement)
+  std::vector<std::string> features;   // moduleFeatureNames() when written
+  std::vector<double> mean, scale;     // scaled = (x - mean) / scale
+  size_t neighbours = 5;
+  std::vector<Example> examples;
+
+  std::vector<double> scaled(const std::vector<double>& features) const;
+  size_t choose(const std::vector<double>& features) const; // unscaled features in
+  // Pipelines valid and structured, the features the compiler computes,
+  // the examples' sizes and labels in range.
+  Status validate() const;
+};
+
+// A policy of the pass-pipeline task: the pipeline every module gets, or
+// with a choice, the pipeline chosen per module from its features. It reads
+// no decision features and makes no per-decision choices (decide() is never
 // asked by the compiler side; it answers 0).
 //
 // It may carry an inliner policy (file field "inliner": a whole policy
@@ -103,25 +128,31 @@ bool isInlinerPass(std::string_view passClass);
 // is LLVM's heuristic.
 class PipelinePolicy final : public Policy {
 public:
-  explicit PipelinePolicy(PassPipeline pipeline, std::shared_ptr<const Policy> inliner = nullptr)
-      : pipeline_(std::move(pipeline)), inliner_(std::move(inliner)) {}
+  explicit PipelinePolicy(PassPipeline pipeline, std::shared_ptr<const Policy> inliner = nullptr,
+                          std::shared_ptr<const PipelineChoice> choice = nullptr)
+      : pipeline_(std::move(pipeline)), inliner_(std::move(inliner)), choice_(std::move(choice)) {}
   std::string describe() const override {
-    return "pipeline " + pipeline_.describe() +
+    return (choice_ ? "choice of " + std::to_string(choice_->pipelines.size()) + " pipelines"
+                    : "pipeline " + pipeline_.describe()) +
            (inliner_ ? ", inliner " + inliner_->describe() : "");
   }
   const std::vector<TensorSpec>& inputs() const override { return inputs_; }
   Decision decide(FeatureValues, DecisionMode, RandomStream&) const override { return {}; }
+  // Without a choice, every module's pipeline.
   const PassPipeline& pipeline() const { return pipeline_; }
   const std::shared_ptr<const Policy>& inliner() const { return inliner_; }
+  const std::shared_ptr<const PipelineChoice>& choice() const { return choice_; }
 
 private:
   PassPipeline pipeline_;
   std::shared_ptr<const Policy> inliner_;
+  std::shared_ptr<const PipelineChoice> choice_;
   std::vector<TensorSpec> inputs_;
 };
 
 // Checks the pipeline (PassPipeline::validate).
 Expected<std::unique_ptr<Policy>>
-makePipelinePolicy(PassPipeline pipeline, std::shared_ptr<const Policy> inliner = nullptr);
+makePipelinePolicy(PassPipeline pipeline, std::shared_ptr<const Policy> inliner = nullptr,
+                   std::shared_ptr<const PipelineChoice> choice = nullptr);
 
 } // namespace mlgo::policies

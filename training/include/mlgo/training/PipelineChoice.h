@@ -1,0 +1,62 @@
+// Learning a module-level pipeline policy (policies::PipelineChoice), as
+// Coreset-NVP does: a pool of candidate pipelines is compiled on every
+// training module; a small set ("coreset") is chosen greedily so that each
+// module taking the best of the set shrinks the training total most; each
+// training module is labelled with its best pipeline of the set, and a
+// module's features (ModuleFeatures.h) choose at build time by its nearest
+// labelled training modules.
+//
+// The pool's first pipeline is the fallback every set starts with (-Oz, or
+// a shipped program pipeline), so the set's best-of never exceeds it.
+#pragma once
+
+#include "mlgo/evaluators/Scorer.h"
+#include "mlgo/policies/PassPipeline.h"
+#include "mlgo/support/Expected.h"
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mlgo::training {
+
+struct PipelineChoiceOptions {
+  // Pipelines in the set, the fallback included (the pool's first).
+  size_t setSize = 4;
+  // Training modules that vote for a module's pipeline.
+  size_t neighbours = 5;
+  // A candidate joins the set only if it shrinks the set's best-of total by
+  // at least this share of the fallback's total (noise guard).
+  double minimumGain = 0.0005;
+  Status validate() const;
+};
+
+struct PipelineChoiceResult {
+  policies::PipelineChoice choice;
+  std::vector<size_t> setInPool;   // the set's pipelines as pool indices
+  double fallbackTotal = 0;        // every module with the pool's first
+  double oracleTotal = 0;          // each module with its best of the set
+  double chosenTotal = 0;          // leave-one-out: each module as its neighbours choose
+  std::vector<size_t> labels;      // per module: its best of the set
+  std::vector<size_t> leaveOneOut; // per module: the choice without itself
+  size_t compiled = 0;
+};
+
+// `features`: per module, moduleFeatureVector() of its counts (the
+// bitcode's, equal to what the pipeline start reads). `pool[0]` is the
+// fallback. Modules where some pool pipeline fails keep only the pipelines
+// that compiled as labels.
+Expected<PipelineChoiceResult> learnPipelineChoice(
+    evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+    const std::vector<std::vector<double>>& features,
+    const std::vector<policies::PassPipeline>& pool, const PipelineChoiceOptions& options);
+
+// The same from a measured matrix (measures[p][m]: pool pipeline p on
+// module m; NaN where it failed): the set, labels and the choice.
+Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<double>>& measures,
+                                                 const std::vector<std::vector<double>>& features,
+                                                 const std::vector<policies::PassPipeline>& pool,
+                                                 const PipelineChoiceOptions& options);
+
+} // namespace mlgo::training

@@ -11,6 +11,7 @@
 #include "mlgo/policies/Ensemble.h"
 #include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/Mlp.h"
+#include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/PassPipeline.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
@@ -19,6 +20,7 @@
 #include "mlgo/support/Files.h"
 #include "mlgo/training/CodeBaseReport.h"
 #include "mlgo/training/DecisionSearch.h"
+#include "mlgo/training/PipelineChoice.h"
 #include "mlgo/training/PipelineEs.h"
 #include "mlgo/training/PipelineSearch.h"
 #include "mlgo/training/TraceRecording.h"
@@ -35,6 +37,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace mlgo;
@@ -363,7 +366,10 @@ struct PipelineSearchArgs {
   bool program = false;                 // one pipeline for all the code bases' modules
   size_t programRounds = 8;             // its combination rounds
   std::string output;                   // the program's pipeline policy
-  std::string programSearch = "greedy"; // or "es"
+  std::string programSearch = "greedy"; // or "es", "choice"
+  std::vector<std::string> pool;        // choice: candidate pipeline policies
+  bool poolSingles = false;             // choice: every single change in the pool too
+  training::PipelineChoiceOptions choice;
   training::PipelineEsOptions es;
   std::string start;   // a pipeline policy (file or name) the program search starts from
   std::string inliner; // an inliner policy (file or name) every candidate carries
@@ -374,8 +380,9 @@ struct PipelineSearchArgs {
 // A program search's ending: its table to stdout (and --markdown), its
 // pipeline as the policy file -o names.
 int finishProgramPipeline(const PipelineSearchArgs& args, const std::string& text,
-                          const policies::PassPipeline& pipeline) {
-  const policies::PipelinePolicy policy(pipeline, args.options.inliner);
+                          const policies::PassPipeline& pipeline,
+                          std::shared_ptr<const policies::PipelineChoice> choice = nullptr) {
+  const policies::PipelinePolicy policy(pipeline, args.options.inliner, std::move(choice));
   std::cout << text;
   if (!args.where.markdown.empty())
     if (Status written = writeFileAtomically(args.where.markdown, text); !written)
@@ -473,6 +480,109 @@ int runProgramPipelineEs(PipelineSearchArgs& args,
   return finishProgramPipeline(args, text, run->best.pipeline);
 }
 
+// Each module's features (moduleFeatureVector of its bitcode's counts), from
+// `mlgo-inprocess-worker --module-features`, which counts as the pipeline
+// start does (PipelineHooks test).
+Expected<std::vector<std::vector<double>>>
+moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* const> modules) {
+  std::vector<std::vector<double>> features;
+  constexpr size_t batch = 64; // modules per worker run (a command line's length)
+  for (size_t first = 0; first < modules.size(); first += batch) {
+    std::string command = "'" + worker + "' --module-features";
+    const size_t end = std::min(modules.size(), first + batch);
+    for (size_t m = first; m < end; ++m) {
+      const std::string path = modules[m]->bitcode.string();
+      if (path.find('\'') != std::string::npos)
+        return makeError(path + ": a path with a quote");
+      command += " '" + path + "'";
+    }
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe)
+      return makeError("could not run " + worker);
+    std::string output;
+    char buffer[65536];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      output.append(buffer, n);
+    if (pclose(pipe) != 0)
+      return makeError(worker + " --module-features failed (its message is above)");
+    std::istringstream lines(output);
+    std::string line;
+    std::getline(lines, line); // the header
+    for (size_t m = first; m < end; ++m) {
+      if (!std::getline(lines, line))
+        return makeError(worker + " --module-features: no row for " + modules[m]->name);
+      std::istringstream fields(line);
+      std::string field;
+      std::getline(fields, field, '\t'); // the path
+      policies::ModuleCounts counts{};
+      for (uint64_t& count : counts)
+        if (!(fields >> count))
+          return makeError(worker + " --module-features: a short row for " + modules[m]->name);
+      features.push_back(policies::moduleFeatureVector(counts));
+    }
+  }
+  return features;
+}
+
+// --program --program-search choice: a set of pipelines learned from a pool
+// (--start or -Oz first, --pool policies, --pool-singles), chosen per module.
+int runProgramPipelineChoice(PipelineSearchArgs& args,
+                             std::span<const corpus::ModuleSpec* const> modules, size_t codeBases,
+                             evaluators::Evaluator& evaluator) {
+  if (args.options.inliner)
+    return fail(makeError("--program-search choice: pipelines without an inliner policy only "
+                          "(--inliner and a --start carrying one are for greedy and es)"));
+  std::vector<policies::PassPipeline> pool{args.options.start.canonical()};
+  for (const std::string& name : args.pool) {
+    Expected<std::unique_ptr<policies::Policy>> loaded = loadPolicyFor("--pool", name);
+    if (!loaded)
+      return fail(loaded.error());
+    const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(loaded->get());
+    if (!pipeline || pipeline->choice() || pipeline->inliner())
+      return fail(makeError("--pool " + name + ": not a single pipeline without an inliner"));
+    pool.push_back(pipeline->pipeline().canonical());
+  }
+  if (args.poolSingles)
+    for (const policies::PassPipeline& move : training::structuredMoves())
+      pool.push_back(training::combinedPipeline(pool.front(), move));
+  for (size_t i = 1; i < pool.size(); ++i) // one row per distinct pipeline
+    if (std::find(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(i), pool[i]) !=
+        pool.begin() + static_cast<std::ptrdiff_t>(i))
+      pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i--));
+  Expected<std::vector<std::vector<double>>> features =
+      moduleFeatures(args.where.evaluator.inprocessWorker, modules);
+  if (!features)
+    return fail(features.error());
+  std::fprintf(stderr, "a pool of %zu pipelines on %zu modules\n", pool.size(), modules.size());
+  Expected<training::PipelineChoiceResult> learned =
+      training::learnPipelineChoice(evaluator, modules, *features, pool, args.choice);
+  if (!learned)
+    return fail(learned.error());
+  const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
+  const double fallback = learned->fallbackTotal;
+  std::string text = "A choice among " + std::to_string(learned->setInPool.size()) +
+                     " pipelines (of a pool of " + std::to_string(pool.size()) + ") for " +
+                     std::to_string(modules.size()) + " modules (" + std::to_string(codeBases) +
+                     " code bases), " + std::string(measure.name) + ", against the pool's first (" +
+                     pool.front().describe() + ", " + measure.format(fallback) + ")\n\n" +
+                     "| # | pipeline | modules it is best of the set on |\n| ---: | --- | ---: |\n";
+  for (size_t s = 0; s < learned->setInPool.size(); ++s)
+    text += "| " + std::to_string(s) + " | `" + pool[learned->setInPool[s]].describe() + "` | " +
+            std::to_string(std::count(learned->labels.begin(), learned->labels.end(), s)) + " |\n";
+  char totals[512];
+  std::snprintf(totals, sizeof totals,
+                "\neach module with its best of the set: %s (%+.3f %%); each module as its %zu "
+                "nearest others choose (leave one out): %s (%+.3f %%)\n%zu compiles\n",
+                measure.format(learned->oracleTotal).c_str(),
+                percentOf(learned->oracleTotal, fallback), args.choice.neighbours,
+                measure.format(learned->chosenTotal).c_str(),
+                percentOf(learned->chosenTotal, fallback), learned->compiled);
+  text += totals;
+  return finishProgramPipeline(
+      args, text, pool.front(),
+      std::make_shared<const policies::PipelineChoice>(std::move(learned->choice)));
+}
+
 // --program: one pipeline for every module of the code bases, written as a
 // pipeline policy.
 int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::string>& codeBases,
@@ -497,6 +607,8 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
                codeBases.size());
   if (args.programSearch == "es")
     return runProgramPipelineEs(args, modules, codeBases.size(), evaluator);
+  if (args.programSearch == "choice")
+    return runProgramPipelineChoice(args, modules, codeBases.size(), evaluator);
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
   double baseline = 0;
   Expected<training::ProgramPipelineSearch> search = training::searchProgramPipeline(
@@ -712,9 +824,33 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command
       ->add_option("--program-search", args.programSearch,
                    "--program: greedy (forward selection) | es (the optimiser below over one "
-                   "parameter per change of the structured space)")
+                   "parameter per change of the structured space) | choice (a set of pipelines "
+                   "from a pool, chosen per module by its nearest training modules' features)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"greedy", "es"}));
+      ->check(CLI::IsMember({"greedy", "es", "choice"}));
+  command
+      ->add_option("--pool", args.pool,
+                   "--program-search choice: a candidate pipeline policy (file or name; "
+                   "repeat the flag for more, after the code bases) after --start's pipeline (or "
+                   "-Oz), which is the fallback")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_flag("--pool-singles", args.poolSingles,
+                    "--program-search choice: every single change of the structured space, "
+                    "added to the fallback, in the pool too");
+  command
+      ->add_option("--set-size", args.choice.setSize,
+                   "--program-search choice: pipelines in the set, the fallback included")
+      ->capture_default_str();
+  command
+      ->add_option("--neighbours", args.choice.neighbours,
+                   "--program-search choice: training modules that vote for a module's pipeline")
+      ->capture_default_str();
+  command
+      ->add_option("--minimum-gain", args.choice.minimumGain,
+                   "--program-search choice: a pipeline joins the set only if it shrinks the "
+                   "training total by this share more")
+      ->capture_default_str();
   command->add_option("--steps", args.es.steps, "--program-search es: optimiser steps")
       ->capture_default_str();
   command->add_option("--start", args.start,

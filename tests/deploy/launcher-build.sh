@@ -4,7 +4,10 @@
 # Builds RECIPE from source with the mlgo-cc launcher and POLICY (a policy
 # file, or "heuristic"/"mixed": made here from the recipe's corpus, or
 # "pipeline": a pass-pipeline policy with skipped and added passes, given as
-# MLGO_PIPELINE_POLICY with no inliner policy) and checks
+# MLGO_PIPELINE_POLICY with no inliner policy, or "choice": a per-module
+# choice between -Oz and that pipeline, learned here on the recipe's corpus
+# with one neighbour, so that each module gets its own best of the two) and
+# checks
 #   - parity: per object, the .text bytes equal what `mlgo-eval run POLICY`
 #     reports for that module of the extracted corpus;
 #   - for the heuristic: every object is byte-identical to the plain -Oz
@@ -39,7 +42,7 @@ case "$policy" in
     "$apps/mlgo-eval" vocab trace.h5 -o vocab --quantiles 100 >/dev/null
     "$apps/mlgo-eval" init-mlp --trace trace.h5 --vocab vocab -o policy.json --hidden 8 --seed 1 >/dev/null
     ;;
-  pipeline)
+  pipeline | choice)
     cat >policy.json <<'EOF2'
 {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
  "pipeline": {"skip": ["GVNPass", "LoopRotatePass@late", "InstSimplifyPass"],
@@ -48,6 +51,13 @@ case "$policy" in
 EOF2
     task=(--task pass-pipeline)
     policy_variable=MLGO_PIPELINE_POLICY
+    if [ "$policy" = choice ]; then
+      mv policy.json pipeline.json
+      "$apps/mlgo-eval" pipeline-search "$corpus" --program --program-search choice \
+        --pool "$scratch/pipeline.json" --set-size 2 --neighbours 1 --minimum-gain 0 \
+        -o policy.json --markdown choice.md >choice.log 2>&1 ||
+        fail "learning the choice failed: $(tail -n 5 choice.log)"
+    fi
     ;;
   *) cp "$policy" policy.json ;;
 esac
@@ -55,9 +65,18 @@ esac
 evaluate policy.json >expected.txt
 ! grep -q '^BAD' expected.txt || fail "the evaluator failed modules: $(grep '^BAD' expected.txt)"
 [ -s expected.txt ] || fail "no module sizes from mlgo-eval"
-if [ "$policy" = pipeline ]; then
+if [ "$policy" = pipeline ] || [ "$policy" = choice ]; then
   evaluate neutral >neutral.txt
-  ! cmp -s expected.txt neutral.txt || fail "the pipeline policy compiles every module as -Oz does"
+  ! cmp -s expected.txt neutral.txt || fail "the $policy policy compiles every module as -Oz does"
+fi
+if [ "$policy" = choice ]; then
+  evaluate pipeline.json >alone.txt
+  ! cmp -s expected.txt alone.txt || fail "the choice compiles every module as the pipeline does"
+  # One neighbour on its own training modules: each module's own best, the
+  # total the learning claimed.
+  claimed=$(sed -n 's/^each module with its best of the set: \([0-9]*\) .*/\1/p' choice.md)
+  total=$(awk '{s += $2} END {print s}' expected.txt)
+  [ "$claimed" = "$total" ] || fail "the choice compiles $total bytes, its learning claimed $claimed"
 fi
 if [ "$policy" = mixed ]; then
   for other in heuristic never always; do

@@ -25,14 +25,8 @@ run() { # NAME ARGS...: one ES run, its steps in NAME.md, its policy NAME.json
     >>"$out/$name.log" 2>&1
   mv "$out/$name.md.part" "$out/$name.md"
 }
-judge() { # NAME SET: the policy's report on a set of the split
-  local name=$1 set=$2
-  [ -s "$out/$name.$set.md" ] && return 0
-  "$eval" report "$out/$name.json" --task pass-pipeline --split configs/inlining-split.toml \
-    --set "$set" --markdown "$out/$name.$set.md.part" --values "$out/$name.$set.values" \
-    >"$out/$name.$set.log" 2>&1 || true
-  mv "$out/$name.$set.md.part" "$out/$name.$set.md"
-}
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 run cma-oz --steps 8 --seed 1
 judge cma-oz validation
 run cma-from-greedy --steps 4 --seed 1 --start pipeline-oz

@@ -28,14 +28,8 @@ search() { # NAME ARGS...: a program search on the training code, NAME.json and 
     --markdown "$out/$name.md.part" "$@" >>"$out/$name.log" 2>&1
   mv "$out/$name.md.part" "$out/$name.md"
 }
-judge() { # NAME SET: the policy's report on a set of the split
-  local name=$1 set=$2
-  [ -s "$out/$name.$set.md" ] && return 0
-  "$eval" report "$out/$name.json" --task pass-pipeline --split configs/inlining-split.toml \
-    --set "$set" --markdown "$out/$name.$set.md.part" --values "$out/$name.$set.values" \
-    >"$out/$name.$set.log" 2>&1 || true
-  mv "$out/$name.$set.md.part" "$out/$name.$set.md"
-}
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 # The program's pipeline after each of its steps, as policy files (the
 # markdown's step rows: "| N | `-Oz -X +point=passes` | …").
 steps_as_policies() {

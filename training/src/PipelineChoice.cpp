@@ -1,10 +1,10 @@
 #include "mlgo/training/PipelineChoice.h"
 
 #include "mlgo/policies/ModuleFeatures.h"
+#include "mlgo/training/PipelineSearch.h"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace mlgo::training {
 
@@ -137,25 +137,8 @@ learnPipelineChoice(evaluators::Scorer& evaluator,
                     const std::vector<std::vector<double>>& features,
                     const std::vector<PassPipeline>& pool, const PipelineChoiceOptions& options) {
   MLGO_TRY(options.validate());
-  std::vector<policies::PipelinePolicy> policies;
-  policies.reserve(pool.size());
-  for (const PassPipeline& pipeline : pool)
-    policies.emplace_back(pipeline);
-  evaluators::EvaluationRequest request;
-  request.modules.assign(modules.begin(), modules.end());
-  request.showProgress = true;
-  for (const policies::PipelinePolicy& policy : policies)
-    request.candidates.push_back(&policy);
-  evaluators::EvaluationResult evaluated = evaluator.evaluate(request);
-  const double failed = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::vector<double>> measures(pool.size(),
-                                            std::vector<double>(modules.size(), failed));
-  for (size_t p = 0; p < pool.size(); ++p)
-    for (size_t m = 0; m < modules.size(); ++m) {
-      const evaluators::JobResult& job = evaluated.job(p, m);
-      if (job.ok())
-        measures[p][m] = evaluated.measured(job);
-    }
+  const PipelineMatrix matrix = measurePipelines(evaluator, modules, pool);
+  const std::vector<std::vector<double>>& measures = matrix.measures;
   MLGO_ASSIGN_OR_RETURN(PipelineChoiceResult result,
                         choosePipelineSet(measures, features, pool, options));
   result.compiled = pool.size() * modules.size();

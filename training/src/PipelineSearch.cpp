@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 namespace mlgo::training {
 
@@ -274,11 +276,10 @@ std::vector<ProgramMove> programMoves(const PassPipeline& start) {
 
 } // namespace
 
-ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
-                                           std::span<const corpus::ModuleSpec* const> modules,
-                                           const std::vector<PassPipeline>& pipelines,
-                                           double regressionWeight,
-                                           std::shared_ptr<const policies::Policy> inliner) {
+PipelineMatrix measurePipelines(evaluators::Scorer& evaluator,
+                                std::span<const corpus::ModuleSpec* const> modules,
+                                const std::vector<PassPipeline>& pipelines,
+                                std::shared_ptr<const policies::Policy> inliner) {
   std::vector<policies::PipelinePolicy> policies;
   policies.reserve(pipelines.size());
   for (const PassPipeline& pipeline : pipelines)
@@ -289,20 +290,39 @@ ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
   for (const policies::PipelinePolicy& policy : policies)
     request.candidates.push_back(&policy);
   evaluators::EvaluationResult result = evaluator.evaluate(request);
+  PipelineMatrix matrix;
+  for (size_t m = 0; m < modules.size(); ++m)
+    matrix.baselines.push_back(result.baselineMeasure(m));
+  matrix.measures.assign(
+      pipelines.size(),
+      std::vector<double>(modules.size(), std::numeric_limits<double>::quiet_NaN()));
+  for (size_t c = 0; c < pipelines.size(); ++c)
+    for (size_t m = 0; m < modules.size(); ++m)
+      if (const evaluators::JobResult& job = result.job(c, m); job.ok())
+        matrix.measures[c][m] = result.measured(job);
+  return matrix;
+}
+
+ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
+                                           std::span<const corpus::ModuleSpec* const> modules,
+                                           const std::vector<PassPipeline>& pipelines,
+                                           double regressionWeight,
+                                           std::shared_ptr<const policies::Policy> inliner) {
+  const PipelineMatrix matrix = measurePipelines(evaluator, modules, pipelines, std::move(inliner));
   ProgramEvaluation evaluation;
   for (size_t m = 0; m < modules.size(); ++m)
-    evaluation.baseline += result.baselineMeasure(m).value_or(0);
-  for (size_t c = 0; c < policies.size(); ++c) {
+    evaluation.baseline += matrix.baselines[m].value_or(0);
+  for (size_t c = 0; c < pipelines.size(); ++c) {
     ProgramPipelineStep step{pipelines[c], 0, 0, 0};
     bool ok = true;
     for (size_t m = 0; m < modules.size(); ++m) {
-      if (!result.baselineMeasure(m))
+      if (!matrix.baselines[m])
         continue;
-      const evaluators::JobResult& job = result.job(c, m);
-      ok = ok && job.ok();
-      if (!job.ok())
+      const double measured = matrix.measures[c][m], baseline = *matrix.baselines[m];
+      if (std::isnan(measured)) {
+        ok = false;
         continue;
-      const double measured = result.measured(job), baseline = *result.baselineMeasure(m);
+      }
       step.total += measured;
       step.objective += measured + regressionWeight * std::max(0.0, measured - baseline);
       step.larger += measured > baseline;

@@ -124,6 +124,16 @@ struct ProgramEvaluation {
   std::vector<std::optional<ProgramPipelineStep>> pipelines;
   size_t compiled = 0;
 };
+// Each of `pipelines` on every module (one evaluation): measures[p][m],
+// NaN where the job failed, and -Oz's measure per module (none: failed).
+struct PipelineMatrix {
+  std::vector<std::optional<double>> baselines;
+  std::vector<std::vector<double>> measures;
+};
+PipelineMatrix measurePipelines(evaluators::Scorer& evaluator,
+                                std::span<const corpus::ModuleSpec* const> modules,
+                                const std::vector<policies::PassPipeline>& pipelines,
+                                std::shared_ptr<const policies::Policy> inliner = nullptr);
 ProgramEvaluation evaluateProgramPipelines(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
     const std::vector<policies::PassPipeline>& pipelines, double regressionWeight,

@@ -847,6 +847,11 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                    "--program-search choice: training modules that vote for a module's pipeline")
       ->capture_default_str();
   command
+      ->add_option("--agreement", args.choice.agreement,
+                   "--program-search choice: the share of the neighbours' votes a pipeline "
+                   "other than the fallback needs (else the fallback)")
+      ->capture_default_str();
+  command
       ->add_option("--minimum-gain", args.choice.minimumGain,
                    "--program-search choice: a pipeline joins the set only if it shrinks the "
                    "training total by this share more")

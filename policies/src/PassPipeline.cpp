@@ -230,7 +230,13 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
   std::vector<double> votes(pipelines.size(), 0.0);
   for (size_t i = 0; i < k; ++i)
     votes[examples[distances[i].second].pipeline] += 1 / (distances[i].first + 1e-9);
-  return static_cast<size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+  const auto best = std::max_element(votes.begin(), votes.end());
+  double sum = 0;
+  for (double vote : votes)
+    sum += vote;
+  if (sum <= 0 || *best < agreement * sum)
+    return 0;
+  return static_cast<size_t>(best - votes.begin());
 }
 
 Status PipelineChoice::validate() const {
@@ -254,6 +260,8 @@ Status PipelineChoice::validate() const {
       return makeError("scale: every value must be positive");
   if (neighbours == 0)
     return makeError("neighbours must be at least 1");
+  if (!(agreement >= 0 && agreement <= 1))
+    return makeError("agreement must be between 0 and 1");
   if (examples.empty())
     return makeError("a choice needs examples");
   for (size_t e = 0; e < examples.size(); ++e)

@@ -147,6 +147,8 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
     writeNumbers(out, choice.scale);
     out.attributeEnd();
     out.attribute("neighbours", static_cast<int64_t>(choice.neighbours));
+    if (choice.agreement > 0)
+      out.attribute("agreement", choice.agreement);
     out.attributeArray("examples", [&] {
       for (const PipelineChoice::Example& example : choice.examples)
         out.object([&] {
@@ -407,6 +409,12 @@ public:
     if (neighbours < 1)
       return error("choice.neighbours", "must be at least 1");
     choice.neighbours = static_cast<size_t>(neighbours);
+    if (const llvm::json::Value* agreement = object->get("agreement")) {
+      std::optional<double> share = agreement->getAsNumber();
+      if (!share)
+        return error("choice.agreement", "must be a number");
+      choice.agreement = *share;
+    }
     MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* examples, array(*object, "examples", "choice"));
     for (size_t i = 0; i < examples->size(); ++i) {
       const std::string path = "choice.examples[" + std::to_string(i) + "]";

@@ -121,6 +121,7 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   farPoint[0] = 21; // scaled 10
   EXPECT_EQ(choice->choose(farPoint), 0u);
 
+  choice->agreement = 0.5;
   PipelinePolicy policy(PassPipeline{}, nullptr, choice);
   Expected<std::string> json = policyToJson(policy);
   ASSERT_TRUE(json) << json.error().message;
@@ -130,6 +131,7 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   ASSERT_TRUE(back && back->choice());
   EXPECT_EQ(back->choice()->pipelines, choice->pipelines);
   EXPECT_EQ(back->choice()->examples.size(), 5u);
+  EXPECT_EQ(back->choice()->agreement, 0.5);
   EXPECT_EQ(*policyToJson(*back), *json);
 
   PipelineChoice renamed = *choice;

@@ -62,6 +62,17 @@ TEST(PipelineChoice, TheSetCoversTheModulesAndNeighboursChooseWell) {
         << "module " << m;
   // The learned choice reads unscaled features as the compiler gives them.
   EXPECT_EQ(result->choice.pipelines[result->choice.choose(f.features[4])], f.pool[2]);
+
+  // Between the clusters the votes split: with an agreement of 0.9 the
+  // fallback takes the module, without it the nearer side does.
+  std::vector<double> between = f.features[0];
+  between[0] = 3.2;
+  policies::PipelineChoice choice = result->choice;
+  choice.neighbours = 6;
+  EXPECT_NE(choice.choose(between), 0u);
+  choice.agreement = 0.9;
+  EXPECT_EQ(choice.choose(between), 0u);
+  EXPECT_NE(choice.choose(f.features[4]), 0u); // a module inside a cluster keeps its choice
 }
 
 TEST(PipelineChoice, SmallGainsAndFailuresStayWithTheFallback) {

@@ -17,6 +17,8 @@ Status PipelineChoiceOptions::validate() const {
     return makeError("neighbours must be at least 1");
   if (!(minimumGain >= 0))
     return makeError("the minimum gain must be at least 0");
+  if (!(agreement >= 0 && agreement <= 1))
+    return makeError("the agreement must be between 0 and 1");
   return Status::ok();
 }
 
@@ -91,6 +93,7 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
     choice.pipelines.push_back(pool[p]);
   choice.features = policies::moduleFeatureNames();
   choice.neighbours = options.neighbours;
+  choice.agreement = options.agreement;
   choice.mean.assign(width, 0.0);
   choice.scale.assign(width, 0.0);
   for (size_t m : counted)

@@ -97,7 +97,8 @@ bool isInlinerPass(std::string_view passClass);
 // as Coreset-NVP's): the `neighbours` training modules nearest to a module
 // in the scaled feature space (ModuleFeatures.h) vote for the pipeline that
 // was best on them, each with weight 1 / (distance + 1e-9); the most voted
-// wins, the lower index on a tie. The compiler side computes the features
+// wins, the lower index on a tie, unless its share of the votes is below
+// `agreement`: then pipeline 0 (the fallback) does. The compiler side computes the features
 // when the pipeline starts, so a build chooses what the evaluator chose.
 struct PipelineChoice {
   struct Example {
@@ -108,6 +109,7 @@ struct PipelineChoice {
   std::vector<std::string> features;   // moduleFeatureNames() when written
   std::vector<double> mean, scale;     // scaled = (x - mean) / scale
   size_t neighbours = 5;
+  double agreement = 0; // in [0, 1]; 0: the most voted always wins
   std::vector<Example> examples;
 
   std::vector<double> scaled(const std::vector<double>& features) const;

@@ -26,6 +26,9 @@ struct PipelineChoiceOptions {
   size_t setSize = 4;
   // Training modules that vote for a module's pipeline.
   size_t neighbours = 5;
+  // The share of their votes a pipeline other than the fallback needs
+  // (PipelineChoice::agreement); 0: the most voted wins.
+  double agreement = 0;
   // A candidate joins the set only if it shrinks the set's best-of total by
   // at least this share of the fallback's total (noise guard).
   double minimumGain = 0.0005;

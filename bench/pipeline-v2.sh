@@ -6,10 +6,11 @@
 # run again, so the script resumes where it stopped:
 #   1. program: the greedy program search without gvn-sink (weight 1) on the
 #      training code, judged on validation and test;
-#   2. choice-oz, choice-v2: a per-module choice learned from a pool (-Oz,
-#      the shipped pipeline-oz, the program search's pipeline after each of
-#      its steps), with -Oz or the program's pipeline as the fallback,
-#      judged on validation and test;
+#   2. choice-oz, choice-v2: a per-module choice learned from a pool (-Oz
+#      and the program search's pipeline after each of its steps; not the
+#      first pipeline-oz, whose gvn-sink the worker cannot measure exactly),
+#      with -Oz or the program's pipeline as the fallback, judged on
+#      validation and test;
 #   3. combined: the program search continued from step 1's pipeline with
 #      the shipped inlining policy in every candidate, judged on both sets.
 set -euo pipefail
@@ -55,7 +56,7 @@ search program --regression-weight 1
 judge program validation
 judge program test
 
-pool=(--pool pipeline-oz)
+pool=()
 for file in $(steps_as_policies); do pool+=(--pool "$file"); done
 echo '{"format": "mlgo-es-policy", "version": 2, "kind": "pipeline", "pipeline": {}}' >"$out/oz.json"
 search choice-oz --program-search choice "${pool[@]}"

@@ -3,8 +3,11 @@
 #include "mlgo/policies/PassPipeline.h"
 #include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/PolicyFile.h"
+#include "mlgo/policies/PolicyLocation.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 namespace mlgo::policies {
 namespace {
@@ -146,6 +149,27 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("choice.json: choice.neighbours"), std::string::npos)
       << bad.error().message;
+}
+
+// Every shipped policy loads, and a shipped pipeline policy's choice reads
+// the features this build computes (a change to the features must come with
+// a retrained policy).
+TEST(PassPipeline, EveryShippedPolicyLoads) {
+  size_t pipelines = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shippedPolicyDirectory())) {
+    if (entry.path().extension() != ".json")
+      continue;
+    Expected<std::unique_ptr<Policy>> loaded = loadPolicy(entry.path());
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    if (entry.path().filename().string().find("pipeline") == std::string::npos)
+      continue;
+    const auto* pipeline = dynamic_cast<const PipelinePolicy*>(loaded->get());
+    ASSERT_NE(pipeline, nullptr) << entry.path() << ": not a pipeline policy";
+    if (pipeline->choice())
+      EXPECT_TRUE(pipeline->choice()->validate()) << entry.path();
+    ++pipelines;
+  }
+  EXPECT_GE(pipelines, 1u);
 }
 
 TEST(PassPipeline, FileErrorsNameTheField) {

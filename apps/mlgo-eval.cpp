@@ -526,13 +526,13 @@ moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* co
 
 // --program --program-search choice: a set of pipelines learned from a pool
 // (--start or -Oz first, --pool policies, --pool-singles), chosen per module.
+// With --inliner every pool pipeline comes twice, with LLVM's heuristic and
+// with the inliner policy, so the choice also picks who inlines; the
+// fallback keeps the heuristic.
 int runProgramPipelineChoice(PipelineSearchArgs& args,
                              std::span<const corpus::ModuleSpec* const> modules, size_t codeBases,
                              evaluators::Evaluator& evaluator) {
-  if (args.options.inliner)
-    return fail(makeError("--program-search choice: pipelines without an inliner policy only "
-                          "(--inliner and a --start carrying one are for greedy and es)"));
-  std::vector<policies::PassPipeline> pool{args.options.start.canonical()};
+  std::vector<policies::PassPipeline> pipelines{args.options.start.canonical()};
   for (const std::string& name : args.pool) {
     Expected<std::unique_ptr<policies::Policy>> loaded = loadPolicyFor("--pool", name);
     if (!loaded)
@@ -540,22 +540,26 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
     const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(loaded->get());
     if (!pipeline || pipeline->choice() || pipeline->inliner())
       return fail(makeError("--pool " + name + ": not a single pipeline without an inliner"));
-    pool.push_back(pipeline->pipeline().canonical());
+    pipelines.push_back(pipeline->pipeline().canonical());
   }
   if (args.poolSingles)
     for (const policies::PassPipeline& move : training::structuredMoves())
-      pool.push_back(training::combinedPipeline(pool.front(), move));
-  for (size_t i = 1; i < pool.size(); ++i) // one row per distinct pipeline
-    if (std::find(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(i), pool[i]) !=
-        pool.begin() + static_cast<std::ptrdiff_t>(i))
-      pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i--));
+      pipelines.push_back(training::combinedPipeline(pipelines.front(), move));
+  std::vector<training::ChoiceCandidate> pool;
+  for (size_t i = 0; i < pipelines.size(); ++i) // one row per distinct pipeline
+    if (std::find(pipelines.begin(), pipelines.begin() + static_cast<std::ptrdiff_t>(i),
+                  pipelines[i]) == pipelines.begin() + static_cast<std::ptrdiff_t>(i))
+      pool.emplace_back(pipelines[i]);
+  if (args.options.inliner)
+    for (size_t i = 0, heuristic = pool.size(); i < heuristic; ++i)
+      pool.emplace_back(pool[i].pipeline, true);
   Expected<std::vector<std::vector<double>>> features =
       moduleFeatures(args.where.evaluator.inprocessWorker, modules);
   if (!features)
     return fail(features.error());
   std::fprintf(stderr, "a pool of %zu pipelines on %zu modules\n", pool.size(), modules.size());
-  Expected<training::PipelineChoiceResult> learned =
-      training::learnPipelineChoice(evaluator, modules, *features, pool, args.choice);
+  Expected<training::PipelineChoiceResult> learned = training::learnPipelineChoice(
+      evaluator, modules, *features, pool, args.options.inliner, args.choice);
   if (!learned)
     return fail(learned.error());
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
@@ -578,9 +582,13 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
                 measure.format(learned->chosenTotal).c_str(),
                 percentOf(learned->chosenTotal, fallback), learned->compiled);
   text += totals;
-  return finishProgramPipeline(
-      args, text, pool.front(),
-      std::make_shared<const policies::PipelineChoice>(std::move(learned->choice)));
+  policies::PipelineChoice& choice = learned->choice;
+  if (choice.heuristicInliner.size() == choice.pipelines.size()) { // no set member runs it
+    choice.heuristicInliner.clear();
+    args.options.inliner = nullptr;
+  }
+  return finishProgramPipeline(args, text, pool.front().pipeline,
+                               std::make_shared<const policies::PipelineChoice>(std::move(choice)));
 }
 
 // --program: one pipeline for every module of the code bases, written as a
@@ -864,7 +872,9 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                       "its inliner with it; default: -Oz");
   command->add_option("--inliner", args.inliner,
                       "--program: an inliner policy (file or name) every candidate carries and "
-                      "the written policy embeds; default: LLVM's heuristic");
+                      "the written policy embeds (with --program-search choice: every pool "
+                      "pipeline twice, with it and with LLVM's heuristic, chosen per module); "
+                      "default: LLVM's heuristic");
   command
       ->add_option("--start-margin", args.es.startMargin,
                    "--program-search es: |parameter| of each change at the start (on: +, off: -)")

@@ -209,6 +209,9 @@ struct SearchLookupPass : llvm::PassInfoMixin<SearchLookupPass> {
 // analyses. lld runs ThinLTO backends on parallel threads, each with its
 // own pipeline, hence per thread.
 thread_local llvm::ModuleAnalysisManager* moduleAnalyses = nullptr;
+// The pipeline policy's run in the pipeline being built on this thread (null:
+// no pipeline policy): its choice may give a module LLVM's heuristic.
+thread_local const mlgo::inprocess::PipelineRun* pipelineRun = nullptr;
 
 void reportError(llvm::Module& module, const std::string& message) {
   module.getContext().diagnose(llvm::DiagnosticInfoGeneric("mlgo-inliner: " + message));
@@ -243,6 +246,11 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
   const ProcessPolicy& loaded = lookup.active ? none : processPolicy();
   if (!lookup.active && !loaded.policy)
     return refuse(module, functions, params, context, loaded.problem);
+  // A choice whose alternative for this module keeps LLVM's heuristic (only
+  // a pipeline policy's own inliner can be switched off so; chosenPipeline
+  // refuses an inliner policy beside one that carries an inliner).
+  if (!lookup.active && pipelineRun && !pipelineRun->inlinerPolicyDecides())
+    return new llvm::DefaultInlineAdvisor(module, functions, params, context);
   if (!moduleAnalyses)
     return refuse(module, functions, params, context,
                   "no module analyses registered on this thread (a pipeline not built by "
@@ -307,6 +315,7 @@ const policies::PipelinePolicy* chosenPipeline(std::string& problem) {
 // The pipeline's changes on this pass builder; each pipeline built keeps its
 // own run (lld builds one per ThinLTO backend thread).
 void registerPipeline(llvm::PassBuilder& builder) {
+  pipelineRun = nullptr;
   std::string problem;
   const policies::PipelinePolicy* pipeline = chosenPipeline(problem);
   if (!problem.empty()) {
@@ -321,6 +330,7 @@ void registerPipeline(llvm::PassBuilder& builder) {
   static thread_local std::vector<std::unique_ptr<mlgo::inprocess::PipelineRun>> runs;
   runs.push_back(std::make_unique<mlgo::inprocess::PipelineRun>(*pipeline));
   mlgo::inprocess::applyPipeline(builder, *runs.back());
+  pipelineRun = runs.back().get();
 }
 
 // Whether the inliner is ours: not when the only policy is a pipeline.

@@ -29,13 +29,14 @@ namespace {
 struct InlinerSession {
   AdvisorSession advisor;
   llvm::ModuleAnalysisManager* moduleAnalyses = nullptr;
+  const PipelineRun* run = nullptr; // its choice may give this module LLVM's heuristic
 };
 thread_local InlinerSession* activeInliner = nullptr;
 
 llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
                                    llvm::InlineParams params, llvm::InlineContext context) {
   InlinerSession* session = activeInliner;
-  if (!session || !session->moduleAnalyses)
+  if (!session || !session->moduleAnalyses || !session->run->inlinerPolicyDecides())
     return new llvm::DefaultInlineAdvisor(module, functions, params, context);
   return createPolicyAdvisor(module, *session->moduleAnalyses, params, session->advisor);
 }
@@ -86,6 +87,7 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
       [&run](llvm::PassBuilder& builder) { applyPipeline(builder, run); });
   // The inliner policy it carries, as the inlining task's worker runs it.
   InlinerSession inliner;
+  inliner.run = &run;
   const policies::Policy* inlinerPolicy = pipelinePolicy->inliner().get();
   if (inlinerPolicy) {
     inliner.advisor.policy = inlinerPolicy;

@@ -50,6 +50,10 @@ struct PipelineRun {
   bool choiceMade = false;
   policies::ModuleCounts counted{}; // what the choice read
   const policies::PassPipeline& pipeline() const { return *alternatives[chosen]; }
+  // Whether the pipeline policy's inliner (if it has one) decides in the
+  // chosen alternative; false: LLVM's heuristic (PipelineChoice::
+  // heuristicInliner). Asked when the inliner starts, after the choice.
+  bool inlinerPolicyDecides() const { return !choice || choice->inlinerPolicyIn(chosen); }
   policies::PipelinePhase phase = policies::PipelinePhase::Early;
   int insideAddition = 0;        // > 0 while added passes run
   size_t additionOf = 0;         // the alternative whose added passes run

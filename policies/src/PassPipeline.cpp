@@ -205,6 +205,10 @@ PassPipeline PassPipeline::canonical() const {
   return result;
 }
 
+bool PipelineChoice::inlinerPolicyIn(size_t pipeline) const {
+  return !std::binary_search(heuristicInliner.begin(), heuristicInliner.end(), pipeline);
+}
+
 std::vector<double> PipelineChoice::scaled(const std::vector<double>& values) const {
   std::vector<double> result(values.size());
   for (size_t i = 0; i < values.size() && i < mean.size(); ++i)
@@ -268,6 +272,10 @@ Status PipelineChoice::validate() const {
     if (examples[e].features.size() != known.size() || examples[e].pipeline >= pipelines.size())
       return makeError("examples[" + std::to_string(e) +
                        "]: one value per feature and a pipeline index in range");
+  for (size_t i = 0; i < heuristicInliner.size(); ++i)
+    if (heuristicInliner[i] >= pipelines.size() ||
+        (i > 0 && heuristicInliner[i] <= heuristicInliner[i - 1]))
+      return makeError("heuristic_inliner: pipeline indices in range, ascending, each once");
   return Status::ok();
 }
 
@@ -278,9 +286,13 @@ Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
     return valid.error();
   if (inliner && dynamic_cast<const PipelinePolicy*>(inliner.get()))
     return makeError("the inliner policy of a pipeline policy is itself a pipeline policy");
-  if (choice)
+  if (choice) {
     if (Status valid = choice->validate(); !valid)
       return makeError("choice: " + valid.error().message);
+    if (!choice->heuristicInliner.empty() && !inliner)
+      return makeError("choice: heuristic_inliner names the pipelines where LLVM's heuristic "
+                       "inlines instead of the policy's inliner, but the policy carries none");
+  }
   return std::unique_ptr<Policy>(
       std::make_unique<PipelinePolicy>(std::move(pipeline), std::move(inliner), std::move(choice)));
 }

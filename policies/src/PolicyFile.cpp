@@ -149,6 +149,11 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
     out.attribute("neighbours", static_cast<int64_t>(choice.neighbours));
     if (choice.agreement > 0)
       out.attribute("agreement", choice.agreement);
+    if (!choice.heuristicInliner.empty())
+      out.attributeArray("heuristic_inliner", [&] {
+        for (size_t pipeline : choice.heuristicInliner)
+          out.value(static_cast<int64_t>(pipeline));
+      });
     out.attributeArray("examples", [&] {
       for (const PipelineChoice::Example& example : choice.examples)
         out.object([&] {
@@ -377,7 +382,8 @@ public:
   }
 
   // "choice": {"pipelines": [pipeline objects], "features": [names],
-  // "mean": […], "scale": […], "neighbours": k,
+  // "mean": […], "scale": […], "neighbours": k, optional "agreement": share
+  // and "heuristic_inliner": [pipeline indices],
   // "examples": [{"pipeline": index, "features": […]}, …]}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
@@ -414,6 +420,17 @@ public:
       if (!share)
         return error("choice.agreement", "must be a number");
       choice.agreement = *share;
+    }
+    if (object->get("heuristic_inliner")) {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* indices,
+                            array(*object, "heuristic_inliner", "choice"));
+      for (size_t i = 0; i < indices->size(); ++i) {
+        std::optional<int64_t> index = (*indices)[i].getAsInteger();
+        if (!index || *index < 0)
+          return error("choice.heuristic_inliner[" + std::to_string(i) + "]",
+                       "must be a pipeline index");
+        choice.heuristicInliner.push_back(static_cast<size_t>(*index));
+      }
     }
     MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* examples, array(*object, "examples", "choice"));
     for (size_t i = 0; i < examples->size(); ++i) {

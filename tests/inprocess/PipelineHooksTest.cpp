@@ -196,6 +196,48 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
                         << " modules: the test shows nothing";
 }
 
+// A choice whose alternatives differ only in who inlines: the one with the
+// pipeline policy's inliner compiles what the pipeline with that inliner
+// compiles, the one listed in heuristicInliner what the pipeline alone
+// (LLVM's heuristic) compiles, and asks the policy nothing.
+TEST_F(PipelineHooks, AChoiceCanGiveAModuleLlvmsInliner) {
+  PassPipeline a;
+  a.skipped = {{"JumpThreadingPass", std::nullopt}};
+  std::shared_ptr<const policies::Policy> never = policies::makeConstantPolicy(0);
+  auto always = [&](size_t label) {
+    auto choice = std::make_shared<policies::PipelineChoice>();
+    choice->pipelines = {a, a};
+    choice->heuristicInliner = {1};
+    choice->features = policies::moduleFeatureNames();
+    choice->mean.assign(choice->features.size(), 0.0);
+    choice->scale.assign(choice->features.size(), 1.0);
+    choice->neighbours = 1;
+    choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label}};
+    EXPECT_TRUE(choice->validate());
+    return policies::PipelinePolicy(PassPipeline{}, never, choice);
+  };
+  const policies::PipelinePolicy withPolicy = always(0), withHeuristic = always(1);
+  const policies::PipelinePolicy aloneNever(a, never), alone(a);
+  size_t differ = 0;
+  for (const auto& corpus : corpora())
+    for (size_t m = 0; m < corpus->modules().size(); m += 3) {
+      const corpus::ModuleSpec& module = corpus->modules()[m];
+      std::vector<protocol::ResultMessage> results;
+      for (const policies::PipelinePolicy* policy :
+           {&aloneNever, &withPolicy, &alone, &withHeuristic}) {
+        results.push_back(compilePipeline(job(module), policy, nullptr));
+        ASSERT_EQ(results.back().status, protocol::WorkerStatus::Ok)
+            << module.name << ": " << results.back().message;
+      }
+      EXPECT_EQ(results[0].codeHash, results[1].codeHash) << module.name;
+      EXPECT_EQ(results[0].decisions, results[1].decisions) << module.name;
+      EXPECT_EQ(results[2].codeHash, results[3].codeHash) << module.name;
+      EXPECT_EQ(results[3].decisions, 0u) << module.name << ": the policy was asked";
+      differ += results[0].codeHash != results[2].codeHash;
+    }
+  EXPECT_GT(differ, 0u) << "never inlining changed no module: the test shows nothing";
+}
+
 TEST_F(PipelineHooks, AReplacementLeavesOzsOwnPassesOut) {
   PassPipeline replaced;
   replaced.replacement = "function(sroa)";

@@ -151,6 +151,43 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
       << bad.error().message;
 }
 
+// Who inlines in each alternative: heuristic_inliner round-trips with the
+// policy's inliner, and is refused without one or out of order.
+TEST(PassPipeline, AChoiceSaysWhereLlvmsInlinerRuns) {
+  auto choice = std::make_shared<PipelineChoice>();
+  choice->pipelines = {PassPipeline{}, structured(), structured()};
+  choice->features = moduleFeatureNames();
+  const size_t n = choice->features.size();
+  choice->mean.assign(n, 0.0);
+  choice->scale.assign(n, 1.0);
+  choice->examples = {{std::vector<double>(n, 0.0), 2}};
+  choice->heuristicInliner = {0, 1};
+  ASSERT_TRUE(choice->validate());
+  EXPECT_FALSE(choice->inlinerPolicyIn(0));
+  EXPECT_FALSE(choice->inlinerPolicyIn(1));
+  EXPECT_TRUE(choice->inlinerPolicyIn(2));
+  std::shared_ptr<const Policy> inliner = makeConstantPolicy(1);
+  EXPECT_FALSE(makePipelinePolicy(PassPipeline{}, nullptr, choice))
+      << "a heuristic set without an inliner policy";
+  Expected<std::unique_ptr<Policy>> policy = makePipelinePolicy(PassPipeline{}, inliner, choice);
+  ASSERT_TRUE(policy) << policy.error().message;
+  Expected<std::string> json = policyToJson(**policy);
+  ASSERT_TRUE(json) << json.error().message;
+  Expected<std::unique_ptr<Policy>> loaded = policyFromJson(*json, "both.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const auto* back = dynamic_cast<const PipelinePolicy*>(loaded->get());
+  ASSERT_TRUE(back && back->choice() && back->inliner());
+  EXPECT_EQ(back->choice()->heuristicInliner, choice->heuristicInliner);
+  EXPECT_EQ(*policyToJson(*back), *json);
+
+  PipelineChoice unordered = *choice;
+  unordered.heuristicInliner = {1, 0};
+  EXPECT_FALSE(unordered.validate());
+  PipelineChoice outside = *choice;
+  outside.heuristicInliner = {3};
+  EXPECT_FALSE(outside.validate());
+}
+
 // Every shipped policy loads, and a shipped pipeline policy's choice reads
 // the features this build computes (a change to the features must come with
 // a retrained policy).

@@ -23,8 +23,8 @@ PassPipeline skipping(const std::string& passClass) {
 // Six modules in two clusters of features; A wins on the first by 10 a
 // module, B on the second, C only on module 0 and by less than A.
 struct Fixture {
-  std::vector<PassPipeline> pool{PassPipeline{}, skipping("LICMPass"), skipping("GVNPass"),
-                                 skipping("SROAPass")};
+  std::vector<ChoiceCandidate> pool{PassPipeline{}, skipping("LICMPass"), skipping("GVNPass"),
+                                    skipping("SROAPass")};
   std::vector<std::vector<double>> measures{
       {100, 100, 100, 100, 100, 100}, // -Oz
       {90, 90, 90, 104, 104, 104},    // A
@@ -58,10 +58,12 @@ TEST(PipelineChoice, TheSetCoversTheModulesAndNeighboursChooseWell) {
   // Each module's neighbours are its cluster's: the estimate is the oracle.
   EXPECT_EQ(result->chosenTotal, 540);
   for (size_t m = 0; m < 6; ++m)
-    EXPECT_EQ(result->choice.pipelines[result->leaveOneOut[m]], m < 3 ? f.pool[1] : f.pool[2])
+    EXPECT_EQ(result->choice.pipelines[result->leaveOneOut[m]],
+              m < 3 ? f.pool[1].pipeline : f.pool[2].pipeline)
         << "module " << m;
   // The learned choice reads unscaled features as the compiler gives them.
-  EXPECT_EQ(result->choice.pipelines[result->choice.choose(f.features[4])], f.pool[2]);
+  EXPECT_EQ(result->choice.pipelines[result->choice.choose(f.features[4])], f.pool[2].pipeline);
+  EXPECT_TRUE(result->choice.heuristicInliner.empty()) << "no candidate runs an inliner policy";
 
   // Between the clusters the votes split: with an agreement of 0.9 the
   // fallback takes the module, without it the nearer side does.
@@ -93,12 +95,32 @@ TEST(PipelineChoice, SmallGainsAndFailuresStayWithTheFallback) {
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->fallbackTotal, 500);
   EXPECT_EQ(result->choice.examples.size(), 5u);
-  EXPECT_NE(result->choice.pipelines[result->labels[0]], f.pool[1]);
+  EXPECT_NE(result->choice.pipelines[result->labels[0]], f.pool[1].pipeline);
 
   options = PipelineChoiceOptions{};
   options.neighbours = 0;
   EXPECT_FALSE(choosePipelineSet(f.measures, f.features, f.pool, options));
   EXPECT_FALSE(choosePipelineSet(f.measures, {}, f.pool, PipelineChoiceOptions{}));
+}
+
+// Candidates that run the inliner policy: the set's others are listed as
+// keeping LLVM's heuristic, so the written choice knows who inlines where.
+TEST(PipelineChoice, TheSetSaysWhereTheInlinerPolicyRuns) {
+  Fixture f;
+  f.pool[1].withInliner = true; // A: with the inliner policy
+  f.pool[3].withInliner = true;
+  Expected<PipelineChoiceResult> result =
+      choosePipelineSet(f.measures, f.features, f.pool, PipelineChoiceOptions{});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->setInPool.size(), 3u); // -Oz, then A and B (either order)
+  std::vector<size_t> heuristic;
+  for (size_t s = 0; s < result->setInPool.size(); ++s)
+    if (!f.pool[result->setInPool[s]].withInliner)
+      heuristic.push_back(s);
+  EXPECT_EQ(result->choice.heuristicInliner, heuristic);
+  EXPECT_EQ(heuristic.size(), 2u); // -Oz and B
+  for (size_t s = 0; s < result->setInPool.size(); ++s)
+    EXPECT_EQ(result->choice.inlinerPolicyIn(s), f.pool[result->setInPool[s]].withInliner);
 }
 
 } // namespace

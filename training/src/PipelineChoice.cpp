@@ -10,6 +10,10 @@ namespace mlgo::training {
 
 using policies::PassPipeline;
 
+std::string ChoiceCandidate::describe() const {
+  return pipeline.describe() + (withInliner ? ", inliner policy" : "");
+}
+
 Status PipelineChoiceOptions::validate() const {
   if (setSize < 1)
     return makeError("the set needs at least one pipeline (the fallback)");
@@ -64,7 +68,7 @@ std::vector<size_t> greedySet(const std::vector<std::vector<double>>& measures,
 
 Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<double>>& measures,
                                                  const std::vector<std::vector<double>>& features,
-                                                 const std::vector<PassPipeline>& pool,
+                                                 const std::vector<ChoiceCandidate>& pool,
                                                  const PipelineChoiceOptions& options) {
   MLGO_TRY(options.validate());
   if (pool.empty() || measures.size() != pool.size())
@@ -89,8 +93,13 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   result.setInPool = greedySet(measures, options, result.fallbackTotal);
 
   policies::PipelineChoice& choice = result.choice;
-  for (size_t p : result.setInPool)
-    choice.pipelines.push_back(pool[p]);
+  const bool anyInliner =
+      std::any_of(pool.begin(), pool.end(), [](const ChoiceCandidate& c) { return c.withInliner; });
+  for (size_t p : result.setInPool) {
+    if (anyInliner && !pool[p].withInliner)
+      choice.heuristicInliner.push_back(choice.pipelines.size());
+    choice.pipelines.push_back(pool[p].pipeline);
+  }
   choice.features = policies::moduleFeatureNames();
   choice.neighbours = options.neighbours;
   choice.agreement = options.agreement;
@@ -134,13 +143,19 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   return result;
 }
 
-Expected<PipelineChoiceResult>
-learnPipelineChoice(evaluators::Scorer& evaluator,
-                    std::span<const corpus::ModuleSpec* const> modules,
-                    const std::vector<std::vector<double>>& features,
-                    const std::vector<PassPipeline>& pool, const PipelineChoiceOptions& options) {
+Expected<PipelineChoiceResult> learnPipelineChoice(
+    evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+    const std::vector<std::vector<double>>& features, const std::vector<ChoiceCandidate>& pool,
+    std::shared_ptr<const policies::Policy> inliner, const PipelineChoiceOptions& options) {
   MLGO_TRY(options.validate());
-  const PipelineMatrix matrix = measurePipelines(evaluator, modules, pool);
+  std::vector<policies::PipelinePolicy> policies;
+  policies.reserve(pool.size());
+  for (const ChoiceCandidate& candidate : pool) {
+    if (candidate.withInliner && !inliner)
+      return makeError("pool candidate " + candidate.describe() + ": no inliner policy given");
+    policies.emplace_back(candidate.pipeline, candidate.withInliner ? inliner : nullptr);
+  }
+  const PipelineMatrix matrix = measurePipelinePolicies(evaluator, modules, policies);
   const std::vector<std::vector<double>>& measures = matrix.measures;
   MLGO_ASSIGN_OR_RETURN(PipelineChoiceResult result,
                         choosePipelineSet(measures, features, pool, options));

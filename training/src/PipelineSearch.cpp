@@ -284,6 +284,12 @@ PipelineMatrix measurePipelines(evaluators::Scorer& evaluator,
   policies.reserve(pipelines.size());
   for (const PassPipeline& pipeline : pipelines)
     policies.emplace_back(pipeline, inliner);
+  return measurePipelinePolicies(evaluator, modules, policies);
+}
+
+PipelineMatrix measurePipelinePolicies(evaluators::Scorer& evaluator,
+                                       std::span<const corpus::ModuleSpec* const> modules,
+                                       std::span<const policies::PipelinePolicy> policies) {
   evaluators::EvaluationRequest request;
   request.modules.assign(modules.begin(), modules.end());
   request.showProgress = true;
@@ -294,9 +300,9 @@ PipelineMatrix measurePipelines(evaluators::Scorer& evaluator,
   for (size_t m = 0; m < modules.size(); ++m)
     matrix.baselines.push_back(result.baselineMeasure(m));
   matrix.measures.assign(
-      pipelines.size(),
+      policies.size(),
       std::vector<double>(modules.size(), std::numeric_limits<double>::quiet_NaN()));
-  for (size_t c = 0; c < pipelines.size(); ++c)
+  for (size_t c = 0; c < policies.size(); ++c)
     for (size_t m = 0; m < modules.size(); ++m)
       if (const evaluators::JobResult& job = result.job(c, m); job.ok())
         matrix.measures[c][m] = result.measured(job);

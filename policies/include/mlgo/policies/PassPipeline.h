@@ -100,6 +100,12 @@ bool isInlinerPass(std::string_view passClass);
 // wins, the lower index on a tie, unless its share of the votes is below
 // `agreement`: then pipeline 0 (the fallback) does. The compiler side computes the features
 // when the pipeline starts, so a build chooses what the evaluator chose.
+//
+// With an inliner policy in the pipeline policy, each alternative also says
+// who inlines: the policy's inliner, or (listed in `heuristicInliner`)
+// LLVM's own heuristic, so that a choice can run the inliner policy only on
+// the modules that look like those where it helped (the inliner is
+// consulted after the pipeline's start, when the choice is made).
 struct PipelineChoice {
   struct Example {
     std::vector<double> features; // scaled
@@ -111,11 +117,19 @@ struct PipelineChoice {
   size_t neighbours = 5;
   double agreement = 0; // in [0, 1]; 0: the most voted always wins
   std::vector<Example> examples;
+  // The alternatives (indices, sorted, unique) in which LLVM's inlining
+  // heuristic decides rather than the pipeline policy's inliner. Only with
+  // an inliner policy (makePipelinePolicy refuses it otherwise).
+  std::vector<size_t> heuristicInliner;
 
+  // Whether alternative `pipeline` runs the policy's inliner (when the
+  // policy has one).
+  bool inlinerPolicyIn(size_t pipeline) const;
   std::vector<double> scaled(const std::vector<double>& features) const;
   size_t choose(const std::vector<double>& features) const; // unscaled features in
   // Pipelines valid and structured, the features the compiler computes,
-  // the examples' sizes and labels in range.
+  // the examples' sizes and labels in range, heuristicInliner sorted,
+  // unique and in range.
   Status validate() const;
 };
 

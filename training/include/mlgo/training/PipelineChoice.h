@@ -8,6 +8,12 @@
 //
 // The pool's first pipeline is the fallback every set starts with (-Oz, or
 // a shipped program pipeline), so the set's best-of never exceeds it.
+//
+// With an inliner policy, a pool pipeline may run it or LLVM's heuristic:
+// the choice then picks per module both the pipeline and who inlines
+// (PipelineChoice::heuristicInliner), so the two tasks are chosen together
+// and an inliner policy that makes some code larger runs only where it
+// looked good.
 #pragma once
 
 #include "mlgo/evaluators/Scorer.h"
@@ -15,6 +21,7 @@
 #include "mlgo/support/Expected.h"
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +42,16 @@ struct PipelineChoiceOptions {
   Status validate() const;
 };
 
+// A pool pipeline, and whether the inliner policy given to learning runs in it.
+struct ChoiceCandidate {
+  ChoiceCandidate(policies::PassPipeline pipeline, bool withInliner = false)
+      : pipeline(std::move(pipeline)), withInliner(withInliner) {}
+  policies::PassPipeline pipeline;
+  bool withInliner = false;
+  std::string describe() const; // "-Oz -GVNPass", "-Oz -GVNPass, inliner policy"
+  bool operator==(const ChoiceCandidate&) const = default;
+};
+
 struct PipelineChoiceResult {
   policies::PipelineChoice choice;
   std::vector<size_t> setInPool;   // the set's pipelines as pool indices
@@ -49,17 +66,20 @@ struct PipelineChoiceResult {
 // `features`: per module, moduleFeatureVector() of its counts (the
 // bitcode's, equal to what the pipeline start reads). `pool[0]` is the
 // fallback. Modules where some pool pipeline fails keep only the pipelines
-// that compiled as labels.
+// that compiled as labels. `inliner` runs in the candidates withInliner
+// (needed if any is).
 Expected<PipelineChoiceResult> learnPipelineChoice(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
-    const std::vector<std::vector<double>>& features,
-    const std::vector<policies::PassPipeline>& pool, const PipelineChoiceOptions& options);
+    const std::vector<std::vector<double>>& features, const std::vector<ChoiceCandidate>& pool,
+    std::shared_ptr<const policies::Policy> inliner, const PipelineChoiceOptions& options);
 
 // The same from a measured matrix (measures[p][m]: pool pipeline p on
-// module m; NaN where it failed): the set, labels and the choice.
+// module m; NaN where it failed): the set, labels and the choice. When any
+// pool candidate runs the inliner policy, the choice's heuristicInliner
+// lists the set's candidates that do not.
 Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<double>>& measures,
                                                  const std::vector<std::vector<double>>& features,
-                                                 const std::vector<policies::PassPipeline>& pool,
+                                                 const std::vector<ChoiceCandidate>& pool,
                                                  const PipelineChoiceOptions& options);
 
 } // namespace mlgo::training

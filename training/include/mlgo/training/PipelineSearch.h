@@ -134,6 +134,10 @@ PipelineMatrix measurePipelines(evaluators::Scorer& evaluator,
                                 std::span<const corpus::ModuleSpec* const> modules,
                                 const std::vector<policies::PassPipeline>& pipelines,
                                 std::shared_ptr<const policies::Policy> inliner = nullptr);
+// The same for whole pipeline policies (each with its own inliner, or none).
+PipelineMatrix measurePipelinePolicies(evaluators::Scorer& evaluator,
+                                       std::span<const corpus::ModuleSpec* const> modules,
+                                       std::span<const policies::PipelinePolicy> policies);
 ProgramEvaluation evaluateProgramPipelines(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
     const std::vector<policies::PassPipeline>& pipelines, double regressionWeight,

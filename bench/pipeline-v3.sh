@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench/pipeline-v3.sh [OUT]
+#
+# The pass-pipeline task's third round (docs/pass-pipeline.md, "Choosing
+# who inlines too"): a per-module choice whose pool holds every pipeline
+# twice, with LLVM's inlining heuristic and with the shipped inlining policy
+# (`--inliner inlining-oz`), so that the choice picks per module both the
+# pipeline and who inlines. One step after the other (2 cores); a finished
+# step (its OUT/NAME.md exists) is not run again, so the script resumes.
+#   1. the pool: -Oz and the program search's pipeline after each of its six
+#      steps (docs, "Without gvn-sink"; the sixth is pipeline-oz-single),
+#      written here as policy files so that the 35-minute search need not
+#      run again;
+#   2. choice-inl4, choice-inl6: the choice with sets of 4 and 6 pipelines,
+#      learned on the training code (127 modules), judged on validation and
+#      test; the baselines beside them: the shipped pipeline-oz with
+#      inlining-oz embedded (pipeline-oz+inl), and the same learning without
+#      the inliner (choice-noinl4).
+# The validation rule (fixed before the runs, as for pipeline-oz): among the
+# candidates with no validation code base above -Oz, the fewest modules
+# larger.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${MLGO_BUILD_DIR:-build}"
+out="${1:-$build/pipeline-v3}"
+mkdir -p "$out"
+eval="$build/apps/mlgo-eval"
+train=(bzip2 libpng lz4 expat zstd yaml-cpp zlib)
+search() { # NAME ARGS...: a program search on the training code, NAME.json and NAME.md
+  local name=$1
+  shift
+  [ -s "$out/$name.md" ] && { echo "$name: done before"; return 0; }
+  echo "$name: mlgo-eval pipeline-search ${train[*]} --program $*"
+  "$eval" pipeline-search "${train[@]}" --program -o "$out/$name.json" \
+    --markdown "$out/$name.md.part" "$@" >>"$out/$name.log" 2>&1
+  mv "$out/$name.md.part" "$out/$name.md"
+}
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
+
+# The program search's steps (docs/pass-pipeline.md, "Without gvn-sink").
+python3 - "$out" <<'PY'
+import json, sys
+steps = [
+    (["InstSimplifyPass"], []),
+    (["IndVarSimplifyPass"], []),
+    (["LowerExpectIntrinsicPass"], []),
+    ([], [{"at": "optimizer-last", "passes": "mergefunc"}]),
+    ([], [{"at": "scalar-optimizer-late", "passes": "gvn-hoist,simplifycfg"}]),
+    ([], [{"at": "optimizer-last", "passes": "ipsccp,globalopt,deadargelim,globaldce"}]),
+]
+skip, add = [], []
+for n, (s, a) in enumerate(steps, 1):
+    skip += s
+    add += a
+    policy = {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
+              "pipeline": {"skip": list(skip), "add": list(add)}}
+    json.dump(policy, open(f"{sys.argv[1]}/program-step{n}.json", "w"), indent=1)
+PY
+pool=()
+for n in 1 2 3 4 5 6; do pool+=(--pool "$out/program-step$n.json"); done
+
+search choice-noinl4 --program-search choice "${pool[@]}"
+search choice-inl4 --program-search choice --inliner inlining-oz "${pool[@]}"
+search choice-inl6 --program-search choice --inliner inlining-oz --set-size 6 "${pool[@]}"
+# The shipped choice with the shipped inliner in all its pipelines.
+if [ ! -s "$out/pipeline-oz+inl.json" ]; then
+  python3 - configs/policies/pipeline-oz.json configs/policies/inlining-oz.json \
+    "$out/pipeline-oz+inl.json" <<'PY'
+import json, sys
+pipeline, inliner = (json.load(open(p)) for p in sys.argv[1:3])
+pipeline["inliner"] = inliner
+json.dump(pipeline, open(sys.argv[3], "w"))
+PY
+fi
+for name in choice-noinl4 choice-inl4 choice-inl6 pipeline-oz+inl; do
+  judge "$name" validation
+done
+for name in choice-noinl4 choice-inl4 choice-inl6 pipeline-oz+inl; do
+  judge "$name" test
+done
+echo "tables in $out/*.md"

@@ -6,7 +6,9 @@
 # "pipeline": a pass-pipeline policy with skipped and added passes, given as
 # MLGO_PIPELINE_POLICY with no inliner policy, or "choice": a per-module
 # choice between -Oz and that pipeline, learned here on the recipe's corpus
-# with one neighbour, so that each module gets its own best of the two) and
+# with one neighbour, so that each module gets its own best of the two, or
+# "choice-inliner": the same with every pipeline also under a constant
+# never-inline policy, so that the choice also picks who inlines) and
 # checks
 #   - parity: per object, the .text bytes equal what `mlgo-eval run POLICY`
 #     reports for that module of the extracted corpus;
@@ -42,7 +44,7 @@ case "$policy" in
     "$apps/mlgo-eval" vocab trace.h5 -o vocab --quantiles 100 >/dev/null
     "$apps/mlgo-eval" init-mlp --trace trace.h5 --vocab vocab -o policy.json --hidden 8 --seed 1 >/dev/null
     ;;
-  pipeline | choice)
+  pipeline | choice | choice-inliner)
     cat >policy.json <<'EOF2'
 {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
  "pipeline": {"skip": ["GVNPass", "LoopRotatePass@late", "InstSimplifyPass"],
@@ -51,12 +53,19 @@ case "$policy" in
 EOF2
     task=(--task pass-pipeline)
     policy_variable=MLGO_PIPELINE_POLICY
-    if [ "$policy" = choice ]; then
+    if [ "$policy" != pipeline ]; then
       mv policy.json pipeline.json
+      learn=(--set-size 2)
+      echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
+      [ "$policy" = choice ] || learn=(--set-size 4 --inliner "$scratch/never.json")
       "$apps/mlgo-eval" pipeline-search "$corpus" --program --program-search choice \
-        --pool "$scratch/pipeline.json" --set-size 2 --neighbours 1 --minimum-gain 0 \
+        --pool "$scratch/pipeline.json" "${learn[@]}" --neighbours 1 --minimum-gain 0 \
         -o policy.json --markdown choice.md >choice.log 2>&1 ||
         fail "learning the choice failed: $(tail -n 5 choice.log)"
+    fi
+    if [ "$policy" = choice-inliner ]; then
+      grep -q '"heuristic_inliner"' policy.json && grep -q '"inliner"' policy.json ||
+        fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
     fi
     ;;
   *) cp "$policy" policy.json ;;
@@ -65,11 +74,11 @@ esac
 evaluate policy.json >expected.txt
 ! grep -q '^BAD' expected.txt || fail "the evaluator failed modules: $(grep '^BAD' expected.txt)"
 [ -s expected.txt ] || fail "no module sizes from mlgo-eval"
-if [ "$policy" = pipeline ] || [ "$policy" = choice ]; then
+if [ "$policy" != heuristic ] && [ "$policy" != mixed ]; then
   evaluate neutral >neutral.txt
   ! cmp -s expected.txt neutral.txt || fail "the $policy policy compiles every module as -Oz does"
 fi
-if [ "$policy" = choice ]; then
+if [ "$policy" = choice ] || [ "$policy" = choice-inliner ]; then
   evaluate pipeline.json >alone.txt
   ! cmp -s expected.txt alone.txt || fail "the choice compiles every module as the pipeline does"
   # One neighbour on its own training modules: each module's own best, the

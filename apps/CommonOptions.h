@@ -82,7 +82,9 @@ struct EvaluatorArgs {
           "measure",
           "What jobs are measured and rewarded by (lower is better), one of " +
               evaluators::alternatives(evaluators::measureNames()) + "; default: the task's (" +
-              taskMeasures() + ")",
+              taskMeasures() +
+              "); report also takes run-cost (benchmark programs, "
+              "mlgo-eval run-cost)",
           [](auto& a) -> auto& { return a.measure; });
       s.value(
           "ir2vec-vocabulary",

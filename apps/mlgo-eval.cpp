@@ -26,6 +26,7 @@
 #include "mlgo/training/TraceRecording.h"
 
 #include "CommonOptions.h"
+#include "RunCostCommand.h"
 
 #include <CLI/CLI.hpp>
 
@@ -289,7 +290,23 @@ std::string recipeCommand(const std::string& codeBase) {
   return "corpus/recipes/" + codeBase + ".sh";
 }
 
+// report --measure run-cost: the code bases are benchmark programs, judged
+// by run-cost (RunCostCommand.h) with the report's policy, split and task.
+int runRunCostReport(const ReportArgs& args) {
+  mlgo::apps::RunCostArgs runCost;
+  runCost.policy = args.policy;
+  runCost.programs = args.codeBases;
+  runCost.split = args.split;
+  runCost.set = args.set;
+  if (!args.evaluator.task.empty())
+    runCost.task = args.evaluator.task;
+  runCost.markdown = args.markdown;
+  return mlgo::apps::runRunCost(runCost);
+}
+
 int runReport(const ReportArgs& args) {
+  if (args.evaluator.measure == "run-cost")
+    return runRunCostReport(args);
   Expected<std::vector<std::string>> codeBases = reportCodeBases(args);
   if (!codeBases)
     return fail(codeBases.error());
@@ -1545,6 +1562,7 @@ int main(int argc, char** argv) {
   MarginArgs margin;
   ConsistentArgs consistent;
   PipelineSearchArgs pipelineSearch;
+  mlgo::apps::RunCostArgs runCost;
   // Each subcommand and what runs it, in --help's order.
   const std::pair<CLI::App*, std::function<int()>> commands[] = {
       {defineRunCommand(app, run), [&] { return runEvaluate(run); }},
@@ -1559,6 +1577,8 @@ int main(int argc, char** argv) {
       {defineEnsembleCommand(app, ensemble), [&] { return runEnsemble(ensemble); }},
       {defineMarginCommand(app, margin), [&] { return runMargin(margin); }},
       {defineConsistentCommand(app, consistent), [&] { return runConsistent(consistent); }},
+      {mlgo::apps::defineRunCostCommand(app, runCost),
+       [&] { return mlgo::apps::runRunCost(runCost); }},
   };
   CLI11_PARSE(app, argc, argv);
   for (const auto& [command, body] : commands)

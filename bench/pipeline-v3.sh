@@ -79,4 +79,23 @@ done
 for name in choice-noinl4 choice-inl4 choice-inl6 pipeline-oz+inl; do
   judge "$name" test
 done
+
+# 3. The program search continued from pipeline-oz-single with inlining-oz in
+#    every candidate (as bench/pipeline-v2.sh's "combined"), then a choice
+#    whose pool also holds that pipeline (with either inliner).
+search combined --start pipeline-oz-single --inliner inlining-oz --regression-weight 1
+if [ ! -s "$out/combined-pipeline.json" ]; then # its pipeline without the inliner
+  python3 - "$out/combined.json" "$out/combined-pipeline.json" <<'PY'
+import json, sys
+policy = json.load(open(sys.argv[1]))
+policy.pop("inliner", None)
+json.dump(policy, open(sys.argv[2], "w"), indent=1)
+PY
+fi
+search choice-comb4 --program-search choice --inliner inlining-oz "${pool[@]}" \
+  --pool "$out/combined-pipeline.json"
+for name in combined choice-comb4; do
+  judge "$name" validation
+  judge "$name" test
+done
 echo "tables in $out/*.md"

@@ -21,4 +21,21 @@ recipe_build() {
   run_make -C _b -j"$JOBS" box2d
 }
 
+# The benchmark: our driver (corpus/benchmarks/box2d/bench.cpp) with
+# libbox2d.a, simulating a pyramid of boxes, a jointed chain and falling
+# circles and triangles; the file "params" holds the scene's rows, the
+# number of falling bodies and the steps (docs/run-cost.md).
+recipe_benchmark_link() {
+  # shellcheck disable=SC2086  # MLGO_CXXFLAGS is a list of flags
+  run_logged nice -n 10 "$CXX" -std=c++17 $MLGO_CXXFLAGS -Iinclude \
+    -c "$BENCHMARKS_DIR/box2d/bench.cpp" -o bench-box2d.o
+  run_logged nice -n 10 "$CXX" bench-box2d.o _b/bin/libbox2d.a -lm -o bench-box2d
+}
+recipe_benchmark_input() {
+  if [ "$2" = full ]; then echo "20 80 300" >"$1/params"; else echo "5 5 20" >"$1/params"; fi
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-box2d" params
+}
+
 run_recipe "$@"

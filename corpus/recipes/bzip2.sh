@@ -22,4 +22,20 @@ recipe_build() {
     libbz2.a bzip2.o bzip2recover.o
 }
 
+# The benchmark: the bzip2 program on generated mixed data, compressing and
+# decompressing (docs/run-cost.md).
+recipe_benchmark_link() {
+  run_logged "$CC" bzip2.o libbz2.a -o bench-bzip2
+}
+recipe_benchmark_input() {
+  local bytes=1500000
+  [ "$2" = full ] || bytes=20000
+  workload_file mixed "$bytes" 2 "$1/input"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-bzip2" -c <input >input.bz2
+  bench_exec "$OBJDIR/bench-bzip2" -d -c <input.bz2 | cksum
+  cksum <input.bz2
+}
+
 run_recipe "$@"

@@ -8,7 +8,18 @@
 #                  every C or C++ file with $CC $MLGO_CFLAGS or $CXX $MLGO_CXXFLAGS,
 #                  one object per source file
 #   recipe_prune   optional: delete objects that merge other objects (ld -r)
-# and ends with `run_recipe "$@"`.
+# and ends with `run_recipe "$@"`. A recipe may also declare a benchmark (a
+# program built from the code base and a workload it runs; docs/run-cost.md):
+#   recipe_benchmark_link    in $OBJDIR after recipe_build: link the
+#                            program(s) with $CC / $CXX $MLGO_CFLAGS (our own
+#                            drivers live in corpus/benchmarks/NAME/)
+#   recipe_benchmark_input DIR SCALE
+#                            write the workload into DIR, the same bytes on
+#                            every machine (SCALE: tiny for tests, full)
+#   recipe_benchmark_run DIR run the workload in DIR (the working directory),
+#                            each program started as `bench_exec PROGRAM …`;
+#                            what it prints is the output every build of the
+#                            benchmark must reproduce
 #
 # Layout, all under $MLGO_BUILD_DIR/corpora:
 #   _downloads/NAME/          cached downloads (.complete marks a finished one)
@@ -64,6 +75,16 @@ Options:
   --opt-level O2
                 the -O2 flavour (register-allocation tasks): every file with -O2
                 instead of -Oz, in \$MLGO_BUILD_DIR/corpora/$RECIPE_NAME-O2
+  --benchmark   build the recipe's benchmark program in --work-dir (as
+                --build-only, with '-Oz -w' or MLGO_RECIPE_CFLAGS, through
+                --launcher if given) and link it; a finished one is kept
+  --benchmark-input DIR
+                write the benchmark's workload into DIR (--workload tiny|full,
+                default full); needs no build
+  --benchmark-run DIR
+                run the benchmark built in --work-dir on the workload in DIR,
+                each program under \$MLGO_BENCH_EXEC (e.g. valgrind …); prints
+                the benchmark's output
   --help        show this help
 
 Environment:
@@ -360,6 +381,48 @@ count_modules() {
     "$CORPUSDIR/corpus_description.json"
 }
 
+# --- benchmarks ------------------------------------------------------------
+
+BENCHMARKS_DIR="$REPO_ROOT/corpus/benchmarks"
+
+# Links the benchmark in OBJDIR once per build (benchmark.stamp).
+benchmark_link() {
+  local stamp="$WORK_DIR/benchmark.stamp"
+  if [ ! -f "$stamp" ] || [ "$BUILD_STAMP" -nt "$stamp" ]; then
+    log "linking the benchmark"
+    (
+      cd "$OBJDIR" || exit 1
+      recipe_benchmark_link
+    )
+    echo "$RECIPE_NAME benchmark linked $(date -u +%FT%TZ)" >"$stamp"
+  fi
+  echo "benchmark: $OBJDIR"
+}
+
+# bench_exec PROGRAM ARGS…: a benchmark's program, under $MLGO_BENCH_EXEC
+# (word-split: a measuring tool and its flags) when set.
+bench_exec() {
+  # shellcheck disable=SC2086  # a command and its flags
+  ${MLGO_BENCH_EXEC:-} "$@"
+}
+
+# Runs the benchmark built in OBJDIR on the workload in DIR (its working
+# directory), with the toolchain's environment; what it prints is the output.
+benchmark_run() {
+  local dir="$1"
+  [ -f "$WORK_DIR/benchmark.stamp" ] || die "no benchmark built in $WORK_DIR (--benchmark first)"
+  [ -d "$dir" ] || die "--benchmark-run $dir: no such directory (--benchmark-input makes it)"
+  cd "$dir" || exit 1
+  recipe_benchmark_run "$dir"
+  exit 0
+}
+
+# A deterministic workload file (corpus/benchmarks/workload.py): KIND is
+# text, binary or mixed, BYTES its size, SEED the stream.
+workload_file() {
+  python3 "$BENCHMARKS_DIR/workload.py" "$@"
+}
+
 # --- the recipe ------------------------------------------------------------
 
 run_recipe() {
@@ -367,7 +430,7 @@ run_recipe() {
   BUILD_ONLY=0
   VERBOSE=0
   LAUNCHER=""
-  local work_dir=""
+  local work_dir="" opt_level="" benchmark="" benchmark_dir="" workload=full
   setup_environment
   while [ $# -gt 0 ]; do
     case "$1" in
@@ -389,12 +452,23 @@ run_recipe() {
           Oz) ;;
           O2 | O3 | Os | O1)
             # Its own corpus beside the -Oz one; downloads are shared.
-            MLGO_CFLAGS="${MLGO_CFLAGS/-Oz/-$2}"
-            MLGO_CXXFLAGS="$MLGO_CFLAGS"
+            opt_level="$2"
             set_work_dir "$CORPORA_DIR/$RECIPE_NAME-$2"
             ;;
           *) die "--opt-level $2: expected Oz, Os, O1, O2 or O3" ;;
         esac
+        shift
+        ;;
+      --benchmark) benchmark=build ;;
+      --benchmark-input | --benchmark-run)
+        [ $# -ge 2 ] || die "$1 needs a directory"
+        benchmark="${1#--benchmark-}"
+        benchmark_dir="$(realpath -m "$2")"
+        shift
+        ;;
+      --workload)
+        [ $# -ge 2 ] || die "--workload needs tiny or full"
+        case "$2" in tiny | full) workload="$2" ;; *) die "--workload $2: expected tiny or full" ;; esac
         shift
         ;;
       --build-only) BUILD_ONLY=1 ;;
@@ -411,6 +485,25 @@ run_recipe() {
     shift
   done
   [ -z "$work_dir" ] || set_work_dir "$work_dir"
+  if [ -n "$benchmark" ]; then
+    declare -F recipe_benchmark_link >/dev/null || die "this recipe declares no benchmark"
+    # A program to run, not a corpus: no embedded bitcode unless asked for.
+    [ -n "${MLGO_RECIPE_CFLAGS:-}" ] || MLGO_CFLAGS="-Oz -w"
+    [ "$benchmark" = input ] || [ -n "$work_dir" ] || die "--benchmark${benchmark_dir:+-$benchmark} needs --work-dir"
+  fi
+  if [ -n "$opt_level" ]; then
+    MLGO_CFLAGS="${MLGO_CFLAGS/-Oz/-$opt_level}"
+  fi
+  MLGO_CXXFLAGS="$MLGO_CFLAGS"
+  case "$benchmark" in
+    input)
+      mkdir -p "$benchmark_dir"
+      recipe_benchmark_input "$benchmark_dir" "$workload"
+      exit 0
+      ;;
+    run) benchmark_run "$benchmark_dir" ;;
+    build) BUILD_ONLY=1 ;;
+  esac
   if [ -n "$LAUNCHER" ]; then
     # Never in place of the corpus build: its objects are not the corpus's.
     [ -n "$work_dir" ] || die "--launcher needs --work-dir"
@@ -462,12 +555,16 @@ run_recipe() {
       )
     fi
     # Objects without embedded bitcode are pruned, unless the flags made none
-    # (MLGO_RECIPE_CFLAGS: a timed build, nothing to extract).
-    [ -n "${MLGO_RECIPE_CFLAGS:-}" ] || prune_objdir
+    # (MLGO_RECIPE_CFLAGS: a timed build, nothing to extract; a benchmark).
+    [ -n "${MLGO_RECIPE_CFLAGS:-}" ] || [ -n "$benchmark" ] || prune_objdir
     echo "$RECIPE_NAME built $(date -u +%FT%TZ) with $("$CC" --version | head -n1)" >"$BUILD_STAMP"
     log "build finished in $((SECONDS - start)) s"
   fi
 
+  if [ "$benchmark" = build ]; then
+    benchmark_link
+    exit 0
+  fi
   if [ "$BUILD_ONLY" = 1 ]; then
     echo "objects: $OBJDIR"
     exit 0

@@ -24,4 +24,17 @@ recipe_build() {
     liblua.a lua.o luac.o
 }
 
+# The benchmark: the interpreter (lua.o with liblua.a) running our script
+# set, corpus/benchmarks/lua/bench.lua (docs/run-cost.md).
+recipe_benchmark_link() {
+  run_logged "$CC" -o bench-lua src/lua.o src/liblua.a -lm -ldl
+}
+recipe_benchmark_input() {
+  cp "$BENCHMARKS_DIR/lua/bench.lua" "$1/bench.lua"
+  if [ "$2" = full ]; then echo 20 >"$1/scale"; else echo 1 >"$1/scale"; fi
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-lua" bench.lua "$(cat scale)"
+}
+
 run_recipe "$@"

@@ -21,4 +21,22 @@ recipe_build() {
   run_make -C programs -j"$JOBS" CC="$CC" CFLAGS="$MLGO_CFLAGS" lz4
 }
 
+# The benchmark: the lz4 program on generated mixed data: fast and high
+# compression, then decompression (docs/run-cost.md).
+recipe_benchmark_link() {
+  run_logged cp programs/lz4 bench-lz4
+}
+recipe_benchmark_input() {
+  local bytes=8000000
+  [ "$2" = full ] || bytes=100000
+  workload_file mixed "$bytes" 3 "$1/input"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-lz4" -q -1 -c <input >input.1.lz4
+  bench_exec "$OBJDIR/bench-lz4" -q -9 -c <input >input.9.lz4
+  bench_exec "$OBJDIR/bench-lz4" -q -d -c <input.9.lz4 | cksum
+  cksum <input.1.lz4
+  cksum <input.9.lz4
+}
+
 run_recipe "$@"

@@ -24,4 +24,21 @@ recipe_build() {
   run_make -C _b -j"$JOBS" ninja
 }
 
+# The benchmark: ninja on a generated build graph (corpus/benchmarks/ninja/
+# graph.py): loading the manifest, then a dry run that plans every edge, and
+# two queries (docs/run-cost.md).
+recipe_benchmark_link() {
+  run_logged cp _b/ninja bench-ninja
+}
+recipe_benchmark_input() {
+  local targets=6000
+  [ "$2" = full ] || targets=150
+  python3 "$BENCHMARKS_DIR/ninja/graph.py" "$targets" "$1"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-ninja" -n -j1 | cksum
+  bench_exec "$OBJDIR/bench-ninja" -t commands | cksum
+  bench_exec "$OBJDIR/bench-ninja" -t query app | cksum
+}
+
 run_recipe "$@"

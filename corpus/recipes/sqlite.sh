@@ -34,4 +34,22 @@ recipe_build() {
     -c deps/sqlite3/sqlite3.c -o deps/sqlite3/sqlite3.o
 }
 
+# The benchmark: our driver (corpus/benchmarks/sqlite/bench.c) with
+# sqlite3.o: an in-memory database filled, indexed and queried; the file
+# "orders" holds the number of rows (docs/run-cost.md).
+recipe_benchmark_link() {
+  # shellcheck disable=SC2086  # MLGO_CFLAGS is a list of flags
+  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -Ideps/sqlite3 \
+    -c "$BENCHMARKS_DIR/sqlite/bench.c" -o bench-sqlite.o
+  run_logged nice -n 10 "$CC" bench-sqlite.o deps/sqlite3/sqlite3.o -lpthread -ldl -lm -o bench-sqlite
+}
+recipe_benchmark_input() {
+  local orders=60000
+  [ "$2" = full ] || orders=200
+  echo "$orders" >"$1/orders"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-sqlite" orders
+}
+
 run_recipe "$@"

@@ -27,4 +27,23 @@ recipe_build() {
   run_make -C src/liblzma -j"$JOBS" liblzma.la
 }
 
+# The benchmark: our driver (corpus/benchmarks/xz/bench.c) with liblzma.a,
+# compressing generated mixed data at presets 1 and 6 and decompressing it
+# again (docs/run-cost.md).
+recipe_benchmark_link() {
+  # shellcheck disable=SC2086  # MLGO_CFLAGS is a list of flags
+  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -Isrc/liblzma/api \
+    -c "$BENCHMARKS_DIR/xz/bench.c" -o bench-xz.o
+  # liblzma is multi-threaded (MYTHREAD_POSIX): it needs -lpthread.
+  run_logged nice -n 10 "$CC" bench-xz.o src/liblzma/.libs/liblzma.a -lpthread -o bench-xz
+}
+recipe_benchmark_input() {
+  local bytes=250000
+  [ "$2" = full ] || bytes=10000
+  workload_file mixed "$bytes" 4 "$1/input"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-xz" input
+}
+
 run_recipe "$@"

@@ -22,4 +22,22 @@ recipe_build() {
   run_make -C _b -j"$JOBS" yaml-cpp
 }
 
+# The benchmark: our driver (corpus/benchmarks/yaml-cpp/bench.cpp) with
+# libyaml-cpp.a: a generated document parsed, walked, emitted and parsed
+# again; the file "records" holds its size (docs/run-cost.md).
+recipe_benchmark_link() {
+  # shellcheck disable=SC2086  # MLGO_CXXFLAGS is a list of flags
+  run_logged nice -n 10 "$CXX" -std=c++17 $MLGO_CXXFLAGS -Iinclude \
+    -c "$BENCHMARKS_DIR/yaml-cpp/bench.cpp" -o bench-yaml-cpp.o
+  run_logged nice -n 10 "$CXX" bench-yaml-cpp.o _b/libyaml-cpp.a -o bench-yaml-cpp
+}
+recipe_benchmark_input() {
+  local records=400
+  [ "$2" = full ] || records=20
+  echo "$records" >"$1/records"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-yaml-cpp" records
+}
+
 run_recipe "$@"

@@ -20,4 +20,24 @@ recipe_build() {
   run_make -j"$JOBS" libz.a
 }
 
+# The benchmark: zlib's own minigzip (test/minigzip.c) on generated mixed
+# data: compression at levels 6 and 9, then decompression (docs/run-cost.md).
+recipe_benchmark_link() {
+  # shellcheck disable=SC2086  # MLGO_CFLAGS is a list of flags
+  run_logged nice -n 10 "$CC" $MLGO_CFLAGS -I. -c test/minigzip.c -o test/minigzip.o
+  run_logged "$CC" test/minigzip.o libz.a -o bench-zlib
+}
+recipe_benchmark_input() {
+  local bytes=3000000
+  [ "$2" = full ] || bytes=40000
+  workload_file mixed "$bytes" 1 "$1/input"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-zlib" -c <input >input.6.gz
+  bench_exec "$OBJDIR/bench-zlib" -9 -c <input >input.9.gz
+  bench_exec "$OBJDIR/bench-zlib" -d -c <input.6.gz | cksum
+  cksum <input.6.gz
+  cksum <input.9.gz
+}
+
 run_recipe "$@"

@@ -27,4 +27,23 @@ recipe_build() {
     libzstd.a-mt
 }
 
+# The benchmark: our driver (corpus/benchmarks/zstd/bench.c) with libzstd.a,
+# compressing generated mixed data at levels 3 and 9 and decompressing it
+# again (docs/run-cost.md).
+recipe_benchmark_link() {
+  # shellcheck disable=SC2086  # MLGO_CFLAGS is a list of flags
+  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -Ilib \
+    -c "$BENCHMARKS_DIR/zstd/bench.c" -o bench-zstd.o
+  # libzstd.a-mt is built with ZSTD_MULTITHREAD: it needs -lpthread.
+  run_logged nice -n 10 "$CC" bench-zstd.o lib/libzstd.a -lpthread -o bench-zstd
+}
+recipe_benchmark_input() {
+  local bytes=2000000
+  [ "$2" = full ] || bytes=50000
+  workload_file mixed "$bytes" 5 "$1/input"
+}
+recipe_benchmark_run() {
+  bench_exec "$OBJDIR/bench-zstd" input
+}
+
 run_recipe "$@"

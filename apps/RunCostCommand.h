@@ -1,0 +1,34 @@
+// mlgo-eval run-cost (and report --measure run-cost): a policy's run cost
+// on benchmark programs against the plain build (docs/run-cost.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mlgo::apps {
+
+struct RunCostArgs {
+  std::string policy; // a policy file or shipped name; heuristic/neutral: plain
+  std::vector<std::string>
+      programs;      // benchmark recipes (NAME or NAME-O2); default: --split's --set
+  std::string split; // a split file naming benchmark recipes
+  std::string set = "test";
+  std::string task = "inlining-size"; // how the policy is deployed, and the -O level
+  std::string pipelinePolicy;         // also deploy this pass-pipeline policy
+  std::string optLevel;               // default: the task's baseline level
+  std::string workload = "full";
+  size_t wallRuns = 5;
+  bool noCachegrind = false;
+  std::string workDir;    // default: $MLGO_BUILD_DIR/run-cost or build/run-cost
+  std::string repository; // default: the source tree this was built from
+  std::string launcher;   // default: the mlgo-cc built beside this
+  std::string markdown;
+  bool verbose = false;
+};
+
+CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args);
+int runRunCost(const RunCostArgs& args);
+
+} // namespace mlgo::apps

@@ -33,7 +33,8 @@ CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args) {
   command
       ->add_option("--task", args.task,
                    "How the policy is deployed and the baseline's -O level: inlining-size "
-                   "(MLGO_POLICY, -Oz), pass-pipeline (MLGO_PIPELINE_POLICY, -Oz)")
+                   "(MLGO_POLICY, -Oz), pass-pipeline (MLGO_PIPELINE_POLICY, -Oz), "
+                   "regalloc-eviction (MLGO_EVICTION_POLICY, -O2)")
       ->capture_default_str();
   command->add_option("--pipeline-policy", args.pipelinePolicy,
                       "Also deploy this pass-pipeline policy (with an inliner policy)");
@@ -88,10 +89,13 @@ Expected<deploy::DeployedPolicies> deployed(const RunCostArgs& args,
   } else if (task.name == "pass-pipeline") {
     if (!plain)
       policies.pipeline = args.policy;
+  } else if (task.name == "regalloc-eviction") {
+    if (!plain)
+      policies.eviction = args.policy;
   } else if (!plain) {
     return makeError("--task " + task.name +
-                     ": mlgo-cc cannot deploy this task's policies yet (inlining-size and "
-                     "pass-pipeline only)");
+                     ": mlgo-cc cannot deploy this task's policies (inlining-size, "
+                     "pass-pipeline and regalloc-eviction only)");
   }
   if (!args.pipelinePolicy.empty()) {
     if (policies.pipeline)

@@ -148,6 +148,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
   if (const char* pipeline = environment(policies::kPipelinePolicyEnvironment);
       pipeline && *pipeline)
     options.pipelinePolicy = pipeline;
+  if (const char* eviction = environment("MLGO_EVICTION_POLICY"); eviction && *eviction)
+    options.evictionPolicy = eviction;
   std::vector<std::string> rest;
   for (const std::string& a : arguments) {
     if (!a.starts_with("--mlgo-")) {
@@ -158,6 +160,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       options.policy = a.substr(a.find('=') + 1);
     else if (a.starts_with("--mlgo-pipeline-policy="))
       options.pipelinePolicy = a.substr(a.find('=') + 1);
+    else if (a.starts_with("--mlgo-eviction-policy="))
+      options.evictionPolicy = a.substr(a.find('=') + 1);
     else if (a.starts_with("--mlgo-plugin="))
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
@@ -276,6 +280,39 @@ std::string parentExecutable() {
   return fs::read_symlink("/proc/" + std::to_string(::getppid()) + "/exe", error).string();
 }
 
+// --mlgo-eviction-policy on a compile: the policy's file and the program
+// that runs the compile answering its channel. Not with the options that
+// run the compiler their own way.
+Status planEviction(LaunchPlan& plan, const std::string& launcherPath,
+                    const EnvironmentLookup& environment) {
+  const std::string& name = *plan.options.evictionPolicy;
+  for (const auto& [on, option] : {std::pair{plan.options.bestOf, "--mlgo-best-of"},
+                                   std::pair{plan.options.search.has_value(), "--mlgo-search"},
+                                   std::pair{plan.options.ccache, "--mlgo-ccache"}})
+    if (on)
+      return makeError(std::string("--mlgo-eviction-policy cannot be combined with ") + option +
+                       " yet");
+  Expected<fs::path> file = policies::policyFileFor(name);
+  if (!file)
+    return makeError("--mlgo-eviction-policy=" + name + ": " + file.error().message);
+  plan.evictionPolicyFile = fs::absolute(*file).string();
+  std::error_code error;
+  if (const char* program = environment("MLGO_CHANNEL_CC"); program && *program) {
+    if (!fs::is_regular_file(program, error))
+      return makeError(std::string("MLGO_CHANNEL_CC=") + program + ": no such file");
+    plan.channelProgram = program;
+    return Status::ok();
+  }
+  for (const fs::path& candidate : {fs::path(launcherPath).parent_path() / "mlgo-channel-cc",
+                                    fs::path(MLGO_DEFAULT_CHANNEL_CC)})
+    if (fs::is_regular_file(candidate, error)) {
+      plan.channelProgram = candidate.string();
+      return Status::ok();
+    }
+  return makeError("mlgo-channel-cc (which runs --mlgo-eviction-policy) not found beside " +
+                   launcherPath + "; set MLGO_CHANNEL_CC");
+}
+
 Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& launcherPath,
                                 const std::vector<std::string>& arguments,
                                 const EnvironmentLookup& environment,
@@ -319,6 +356,12 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
                      (bitcodeInput ? " (" + *bitcodeInput + " is LLVM bitcode)" : "") +
                      " runs the inliner in the linker, and only lld loads the policy plugin: add "
                      "-fuse-ld=lld");
+  if (plan.options.evictionPolicy && compiles)
+    if (Status eviction = planEviction(plan, launcherPath, environment); !eviction)
+      return eviction.error();
+  if (plan.evictionPolicyFile && !linksLto && !plan.options.policy &&
+      !plan.options.pipelinePolicy && !locatePolicy(plan.options, environment))
+    return plan; // the eviction policy alone: no plugin
   Expected<std::string> plugin = locatePlugin(plan.options, launcherPath, environment);
   if (!plugin)
     return plugin.error();
@@ -333,9 +376,10 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
                        "cannot be combined with --mlgo-pipeline-policy yet");
   }
   Expected<std::string> policy = locatePolicy(plan.options, environment);
-  // With a pipeline policy, the inliner's is optional: none found, LLVM's
-  // heuristic inlines (one given by name must still exist).
-  if (!policy && (!plan.pipelinePolicyFile || plan.options.policy))
+  // With a pipeline or eviction policy, the inliner's is optional: none
+  // found, LLVM's heuristic inlines (one given by name must still exist).
+  if (!policy &&
+      ((!plan.pipelinePolicyFile && !plan.options.evictionPolicy) || plan.options.policy))
     return policy.error();
   if (policy)
     plan.policyFile = policy.take();
@@ -360,6 +404,9 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
     plan.arguments.push_back("-fpass-plugin=" + *plugin);
   if (linksLto)
     plan.arguments.push_back("-Wl,--load-pass-plugin=" + *plugin);
+  if (linksLto && plan.options.evictionPolicy)
+    plan.warnings.push_back("--mlgo-eviction-policy reaches clang's compile steps only: the code "
+                            "this LTO link generates is allocated by LLVM's own advisor");
   plan.search = plan.options.search && plan.command.singleNativeObject() &&
                 !plan.command.saveTemps && !plan.options.ccache;
   if (plan.options.search && compiles && !plan.search)
@@ -415,6 +462,11 @@ std::string launcherHelp(const std::string& program) {
          "                      pass-pipeline) applied beside the inliner's; default:\n"
          "                      $MLGO_PIPELINE_POLICY; with it, no inliner policy found means\n"
          "                      LLVM's own inlining heuristic\n"
+         "  --mlgo-eviction-policy=FILE  a register-allocation eviction policy\n"
+         "                      (mlgo-eval --task regalloc-eviction): each compile runs under\n"
+         "                      mlgo-channel-cc, which answers clang's interactive channel with\n"
+         "                      it; default: $MLGO_EVICTION_POLICY; with it, no inliner policy\n"
+         "                      found means LLVM's own inlining heuristic\n"
          "  --mlgo-plugin=FILE  the pass plugin (default: $MLGO_INLINER_PLUGIN, else\n"
          "                      libmlgo-inliner.so beside " +
          name +

@@ -147,9 +147,10 @@ Status RunCostOptions::validate() const {
 std::string DeployedPolicies::describe() const {
   if (plain())
     return "plain clang";
-  std::string text = inliner ? *inliner : "";
-  if (pipeline)
-    text += (text.empty() ? "" : " + ") + *pipeline;
+  std::string text;
+  for (const std::optional<std::string>& policy : {inliner, pipeline, eviction})
+    if (policy)
+      text += (text.empty() ? "" : " + ") + *policy;
   return text;
 }
 
@@ -205,6 +206,11 @@ Expected<Paths> planPaths(const std::string& recipe, const DeployedPolicies& pol
     MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(*policies.pipeline, "pipeline policy"));
     paths.environment.emplace_back("MLGO_PIPELINE_POLICY", file.path);
     key += "pipeline\n" + file.bytes;
+  }
+  if (policies.eviction) {
+    MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(*policies.eviction, "eviction policy"));
+    paths.environment.emplace_back("MLGO_EVICTION_POLICY", file.path);
+    key += "eviction\n" + file.bytes;
   }
   if (!policies.plain()) {
     if (options.launcher.empty())

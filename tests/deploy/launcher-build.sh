@@ -8,7 +8,9 @@
 # choice between -Oz and that pipeline, learned here on the recipe's corpus
 # with one neighbour, so that each module gets its own best of the two, or
 # "choice-inliner": the same with every pipeline also under a constant
-# never-inline policy, so that the choice also picks who inlines) and
+# never-inline policy, so that the choice also picks who inlines, or
+# "eviction": a random register-allocation eviction policy, given as
+# MLGO_EVICTION_POLICY to an -O2 build, judged against the -O2 corpus) and
 # checks
 #   - parity: per object, the .text bytes equal what `mlgo-eval run POLICY`
 #     reports for that module of the extracted corpus;
@@ -19,8 +21,11 @@
 set -euo pipefail
 build="$(realpath "$1")" recipe="$2" policy="$3" scratch="$(realpath -m "$4")"
 apps="$build/apps"
-corpus="$build/corpora/$recipe/corpus"
-objects="$build/corpora/$recipe/build"
+level=()
+[ "$policy" != eviction ] || level=(--opt-level O2)
+flavour="$recipe${level[1]:+-${level[1]}}"
+corpus="$build/corpora/$flavour/corpus"
+objects="$build/corpora/$flavour/build"
 # shellcheck source=build-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
 enter_scratch "$scratch"
@@ -68,13 +73,27 @@ EOF2
         fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
     fi
     ;;
+  eviction)
+    # A random 8-unit candidate-scoring MLP (one ES step from its random
+    # start; never evicting is no test policy: some functions run out of
+    # registers).
+    "$apps/es-train" --corpus "$corpus" --task regalloc-eviction -j 2 --steps 1 --directions 1 \
+      --residual-margin 0 --modules-per-step 2 --hidden 8 --vocabulary-quantiles 20 --sigma 0.5 \
+      --seed 4 -o es.h5 >es.log 2>&1 || fail "es-train failed: $(tail -n 5 es.log)"
+    mv es.json policy.json
+    task=(--task regalloc-eviction --measure text-size)
+    policy_variable=MLGO_EVICTION_POLICY
+    ;;
   *) cp "$policy" policy.json ;;
 esac
 
 evaluate policy.json >expected.txt
 ! grep -q '^BAD' expected.txt || fail "the evaluator failed modules: $(grep '^BAD' expected.txt)"
 [ -s expected.txt ] || fail "no module sizes from mlgo-eval"
-if [ "$policy" != heuristic ] && [ "$policy" != mixed ]; then
+if [ "$policy" = eviction ]; then
+  evaluate heuristic >default.txt
+  ! cmp -s expected.txt default.txt || fail "the eviction policy compiles every module as -O2 does"
+elif [ "$policy" != heuristic ] && [ "$policy" != mixed ]; then
   evaluate neutral >neutral.txt
   ! cmp -s expected.txt neutral.txt || fail "the $policy policy compiles every module as -Oz does"
 fi
@@ -96,7 +115,7 @@ fi
 
 echo "building $recipe with $apps/mlgo-cc"
 env "$policy_variable=$scratch/policy.json" "$source_dir/corpus/recipes/$recipe.sh" \
-  --launcher "$apps/mlgo-cc" --work-dir "$scratch/work" --force >recipe.log 2>&1 ||
+  --launcher "$apps/mlgo-cc" --work-dir "$scratch/work" --force "${level[@]}" >recipe.log 2>&1 ||
   fail "the recipe failed with the launcher: $(tail -n 20 recipe.log)"
 built="$scratch/work/build"
 grep -q "mlgo-c" "$scratch/work/build.log" || fail "the build did not go through the launcher"
@@ -125,5 +144,5 @@ done <expected.txt
 echo "parity: $modules objects, .text as the evaluator reports$([ "$policy" != heuristic ] || echo ', byte-identical to -Oz')"
 
 # The code still works.
-export MLGO_POLICY="$scratch/policy.json"
+export "$policy_variable=$scratch/policy.json"
 check_programs "$recipe" "$built" "$apps"

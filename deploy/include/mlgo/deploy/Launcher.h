@@ -29,6 +29,12 @@ struct LauncherOptions {
   // policy (or a shipped one's name) applied beside the inliner's; with it,
   // the inliner policy is optional (none found: LLVM's heuristic).
   std::optional<std::string> pipelinePolicy;
+  // --mlgo-eviction-policy=FILE (or MLGO_EVICTION_POLICY): a register-
+  // allocation eviction policy (--task regalloc-eviction), which answers
+  // clang's interactive channel through mlgo-channel-cc (LLVM 22 has no
+  // plugin hook for the allocator's advisor); with it, the inliner policy is
+  // optional (none found: LLVM's heuristic, and no plugin).
+  std::optional<std::string> evictionPolicy;
   // --mlgo-plugin=FILE; default $MLGO_INLINER_PLUGIN, else libmlgo-inliner.so
   // beside the launcher, in ../lib, or in the build tree it was built in.
   std::optional<std::string> plugin;
@@ -76,6 +82,10 @@ struct LaunchPlan {
   std::optional<std::string> policyFile;         // exported as MLGO_POLICY
   std::optional<std::string> pipelinePolicyFile; // exported as MLGO_PIPELINE_POLICY
   std::string plugin;                            // the pass plugin (when the policy applies)
+  // The eviction policy's file, and the program that answers its channel
+  // (mlgo-channel-cc): the compile runs under it.
+  std::optional<std::string> evictionPolicyFile;
+  std::string channelProgram;
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;
   // --mlgo-search applies (a single native object): runSearchLaunch.

@@ -68,12 +68,13 @@ struct RunCostOptions {
 };
 
 // What a build deploys: nothing (plain clang-22, the baseline), or an
-// inliner policy and/or a pass-pipeline policy through mlgo-cc. Files or
+// inliner, pass-pipeline and/or eviction policy through mlgo-cc. Files or
 // shipped names, as mlgo-cc takes them.
 struct DeployedPolicies {
   std::optional<std::string> inliner;  // MLGO_POLICY
   std::optional<std::string> pipeline; // MLGO_PIPELINE_POLICY
-  bool plain() const { return !inliner && !pipeline; }
+  std::optional<std::string> eviction; // MLGO_EVICTION_POLICY
+  bool plain() const { return !inliner && !pipeline && !eviction; }
   std::string describe() const; // "-Oz", "inlining-oz", "inlining-oz + pipeline-oz"
 };
 

@@ -5,6 +5,7 @@
 #include "mlgo/support/Files.h"
 #include "mlgo/training/CodeBaseReport.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +44,10 @@ CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args) {
   command->add_option("--wall-runs", args.wallRuns, "Native runs timed per build (0: none)")
       ->capture_default_str();
   command->add_flag("--no-cachegrind", args.noCachegrind, "Wall time only (no counts, no cost)");
+  command
+      ->add_option("--cachegrind-runs", args.cachegrindRuns,
+                   "Runs under cachegrind per build; more than 1 reports the costs' spread")
+      ->capture_default_str();
   command->add_option("--work-dir", args.workDir,
                       "Builds, workloads and runs (kept: a second call reuses the builds); "
                       "default: $MLGO_BUILD_DIR/run-cost or build/run-cost");
@@ -164,6 +169,7 @@ int runRunCost(const RunCostArgs& args) {
   options.workload = args.workload;
   options.wallRuns = args.wallRuns;
   options.cachegrind = !args.noCachegrind;
+  options.cachegrindRuns = args.cachegrindRuns;
   options.verbose = args.verbose;
   const std::string level =
       !args.optLevel.empty() ? args.optLevel : task->baselineName.substr(1); // "-Oz" → "Oz"
@@ -175,7 +181,7 @@ int runRunCost(const RunCostArgs& args) {
                       "| program | plain cost | policy cost | vs plain | instructions vs plain | "
                       "plain wall | policy wall | output |\n"
                       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
-  double baseTotal = 0, policyTotal = 0;
+  double baseTotal = 0, policyTotal = 0, spread = 0;
   bool differs = false;
   for (const std::string& name : *programs) {
     auto [recipe, programLevel] = recipeAndLevel(name, level);
@@ -194,6 +200,7 @@ int runRunCost(const RunCostArgs& args) {
       policy = measured.take();
     }
     table += row(name, *base, policy);
+    spread = std::max({spread, base->costSpread, policy.costSpread});
     baseTotal += base->cost;
     policyTotal += policy.cost;
     differs |= base->output != policy.output;
@@ -203,6 +210,14 @@ int runRunCost(const RunCostArgs& args) {
     std::snprintf(total, sizeof total, "| **total** | %.0f | %.0f | **%s** | | | | |\n", baseTotal,
                   policyTotal, percent(policyTotal, baseTotal).c_str());
     table += total;
+    if (options.cachegrindRuns > 1) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "\n%zu cachegrind runs per build; the largest spread of a cost between them: "
+                    "%.2g %%\n",
+                    options.cachegrindRuns, 100 * spread);
+      table += line;
+    }
   }
   std::fputs(table.c_str(), stdout);
   if (!args.markdown.empty())

@@ -43,6 +43,8 @@ PACKAGES=(
   xz-utils bzip2 perl autoconf automake libevent-dev
   # tests: per-process CPU time (tests/cluster)
   time
+  # the run-cost measure (docs/run-cost.md): cachegrind
+  valgrind
 )
 
 missing=()

@@ -431,6 +431,7 @@ run_recipe() {
   VERBOSE=0
   LAUNCHER=""
   local work_dir="" opt_level="" benchmark="" benchmark_dir="" workload=full
+  BENCHMARK_BUILD=""
   setup_environment
   while [ $# -gt 0 ]; do
     case "$1" in
@@ -502,7 +503,12 @@ run_recipe() {
       exit 0
       ;;
     run) benchmark_run "$benchmark_dir" ;;
-    build) BUILD_ONLY=1 ;;
+    build)
+      BUILD_ONLY=1
+      # Recipes may make a benchmark build deterministic (lua.sh: a fixed
+      # string-hash seed instead of one from the clock).
+      BENCHMARK_BUILD=1
+      ;;
   esac
   if [ -n "$LAUNCHER" ]; then
     # Never in place of the corpus build: its objects are not the corpus's.

@@ -139,6 +139,8 @@ Status RunCostOptions::validate() const {
   static const char* const levels[] = {"Oz", "Os", "O1", "O2", "O3"};
   if (std::find(std::begin(levels), std::end(levels), optLevel) == std::end(levels))
     return makeError("run cost: -O level \"" + optLevel + "\": expected Oz, Os, O1, O2 or O3");
+  if (cachegrind && cachegrindRuns == 0)
+    return makeError("run cost: cachegrind runs must be at least 1");
   if (!cachegrind && wallRuns == 0)
     return makeError("run cost: neither cachegrind nor timed runs: nothing to measure");
   return Status::ok();
@@ -196,7 +198,21 @@ Expected<Paths> planPaths(const std::string& recipe, const DeployedPolicies& pol
   paths.recipeScript = options.repository / "corpus" / "recipes" / (recipe + ".sh");
   if (!fs::is_regular_file(paths.recipeScript))
     return makeError("run cost: no recipe " + paths.recipeScript.string());
+  // The build is cached by what makes it: the recipe, the shared recipe
+  // code, the benchmark's own files, the level and the policies.
   std::string key = recipe + "\n" + options.optLevel + "\n";
+  std::vector<fs::path> sources{paths.recipeScript, paths.recipeScript.parent_path() / "common.sh"};
+  std::error_code error;
+  for (const fs::directory_entry& file : fs::recursive_directory_iterator(
+           options.repository / "corpus" / "benchmarks" / recipe, error))
+    if (file.is_regular_file())
+      sources.push_back(file.path());
+  std::sort(sources.begin() + 2, sources.end());
+  for (const fs::path& source : sources) {
+    MLGO_ASSIGN_OR_RETURN(std::string bytes, readFileBytes(source));
+    key += source.filename().string() + "\n" + bytes;
+  }
+  const std::string sourcesHash = sha256Hex(key).substr(0, 10); // the workload's too
   if (policies.inliner) {
     MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(*policies.inliner, "inliner policy"));
     paths.environment.emplace_back("MLGO_POLICY", file.path);
@@ -222,10 +238,13 @@ Expected<Paths> planPaths(const std::string& recipe, const DeployedPolicies& pol
   // of the paths in the program's arguments and environment (the stack's
   // alignment: D1 write misses by 10 % on zlib), which must not pass for
   // the policy's effect.
+  // The plain build's name shows it is plain (and has the others' length).
+  const std::string hash = sha256Hex(key);
   const std::string name = recipe + "-" + options.optLevel + "-" +
-                           (policies.plain() ? std::string(16, 'p') : sha256Hex(key).substr(0, 16));
+                           (policies.plain() ? "plain-" + hash.substr(0, 10) : hash.substr(0, 16));
   paths.build = options.workRoot / "builds" / name;
-  paths.workload = options.workRoot / "workloads" / (recipe + "-" + options.workload);
+  paths.workload =
+      options.workRoot / "workloads" / (recipe + "-" + options.workload + "-" + sourcesHash);
   paths.run =
       options.workRoot / "runs" / (recipe + "-" + options.optLevel + "-" + options.workload);
   return paths;
@@ -293,6 +312,35 @@ Expected<std::string> runOnce(const Paths& paths, const std::string& exec, doubl
   return readFileBytes(output);
 }
 
+struct CachegrindRun {
+  std::string output;
+  CachegrindCounts counts; // every process's, summed
+  size_t programs = 0;
+};
+
+// One run under cachegrind, each process writing its own counts.
+Expected<CachegrindRun> runUnderCachegrind(const Paths& paths) {
+  const fs::path counts = paths.run.string() + ".cachegrind";
+  std::error_code error;
+  fs::remove_all(counts, error);
+  fs::create_directories(counts);
+  std::string exec;
+  for (const std::string& word : cachegrindArguments((counts / "cg.%p").string()))
+    exec += (exec.empty() ? "" : " ") + word;
+  CachegrindRun run;
+  double seconds = 0;
+  MLGO_ASSIGN_OR_RETURN(run.output, runOnce(paths, exec, seconds));
+  for (const fs::directory_entry& file : fs::directory_iterator(counts)) {
+    MLGO_ASSIGN_OR_RETURN(CachegrindCounts one, readCachegrindFile(file.path()));
+    run.counts += one;
+    ++run.programs;
+  }
+  if (run.programs == 0)
+    return makeError(paths.recipeScript.stem().string() +
+                     ": the benchmark ran no program under cachegrind");
+  return run;
+}
+
 // Runs of one work root one at a time: they share the run directory.
 class RunLock {
 public:
@@ -335,26 +383,24 @@ Expected<RunCost> measureRunCost(const std::string& recipe, const DeployedPolici
   result.recipe = recipe;
   result.build = paths.build / "build";
   if (options.cachegrind) {
-    say("running under cachegrind");
-    const fs::path counts = paths.run.string() + ".cachegrind";
-    std::error_code error;
-    fs::remove_all(counts, error);
-    fs::create_directories(counts);
-    std::string exec;
-    for (const std::string& word : cachegrindArguments((counts / "cg.%p").string()))
-      exec += (exec.empty() ? "" : " ") + word;
-    double seconds = 0;
-    MLGO_ASSIGN_OR_RETURN(result.output, runOnce(paths, exec, seconds));
-    CachegrindCounts total;
-    for (const fs::directory_entry& file : fs::directory_iterator(counts)) {
-      MLGO_ASSIGN_OR_RETURN(CachegrindCounts one, readCachegrindFile(file.path()));
-      total += one;
-      ++result.programs;
+    double smallest = 0, largest = 0;
+    for (size_t run = 0; run < options.cachegrindRuns; ++run) {
+      say("running under cachegrind");
+      MLGO_ASSIGN_OR_RETURN(CachegrindRun counted, runUnderCachegrind(paths));
+      const double cost = cycleEstimate(counted.counts);
+      if (run == 0) {
+        result.output = counted.output;
+        result.counts = counted.counts;
+        result.programs = counted.programs;
+        result.cost = smallest = largest = cost;
+      } else if (counted.output != result.output) {
+        return makeError(recipe + ": the benchmark printed something else under cachegrind run " +
+                         std::to_string(run + 1) + " (not deterministic?)");
+      }
+      smallest = std::min(smallest, cost);
+      largest = std::max(largest, cost);
     }
-    if (result.programs == 0)
-      return makeError(recipe + ": the benchmark ran no program under cachegrind");
-    result.counts = total;
-    result.cost = cycleEstimate(total);
+    result.costSpread = smallest > 0 ? (largest - smallest) / smallest : 0;
   }
   std::vector<double> seconds;
   for (size_t run = 0; run < options.wallRuns; ++run) {

@@ -52,7 +52,8 @@ check_build() { # POLICY_FOR_EVAL BUILD_DIR
   [ "$mismatches" -eq 0 ] || fail "$mismatches objects of $2 differ from the evaluator"
   echo "parity: $(wc -l <expected.txt) objects of $(basename "$(dirname "$2")") as the evaluator reports"
 }
-check_build heuristic "$scratch/work/builds/$recipe-Oz-pppppppppppppppp/build"
-policy_build=$(find "$scratch/work/builds" -maxdepth 1 -name "$recipe-Oz-*" ! -name '*-pppppppppppppppp' ! -name '*.log')
+plain_build=$(find "$scratch/work/builds" -maxdepth 1 -name "$recipe-Oz-plain-*" ! -name '*.log')
+check_build heuristic "$plain_build/build"
+policy_build=$(find "$scratch/work/builds" -maxdepth 1 -name "$recipe-Oz-*" ! -name '*-plain-*' ! -name '*.log')
 [ "$(echo "$policy_build" | wc -l)" = 1 ] || fail "expected one policy build: $policy_build"
 check_build "$policy" "$policy_build/build"

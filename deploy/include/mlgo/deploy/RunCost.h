@@ -63,6 +63,7 @@ struct RunCostOptions {
   std::string workload = "full";    // tiny (tests) or full
   size_t wallRuns = 5;              // native runs timed (0: none)
   bool cachegrind = true;           // run under cachegrind (false: wall time only)
+  size_t cachegrindRuns = 1;        // runs under cachegrind; > 1 measures their spread
   bool verbose = false;             // progress on standard error
   Status validate() const;
 };
@@ -82,8 +83,9 @@ struct RunCost {
   std::string recipe;
   std::filesystem::path build; // where the program was built
   std::optional<CachegrindCounts> counts;
-  double cost = 0;    // cycleEstimate(counts)
-  std::string output; // what the benchmark printed
+  double cost = 0;       // cycleEstimate(counts) of the first cachegrind run
+  double costSpread = 0; // (largest − smallest) / smallest cost over the cachegrind runs
+  std::string output;    // what the benchmark printed
   WallTime wall;
   size_t programs = 0; // cachegrind output files summed (processes started)
 };

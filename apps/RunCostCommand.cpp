@@ -2,6 +2,7 @@
 
 #include "mlgo/deploy/RunCost.h"
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/support/Files.h"
 #include "mlgo/training/CodeBaseReport.h"
 
@@ -13,6 +14,10 @@
 namespace mlgo::apps {
 
 namespace fs = std::filesystem;
+
+namespace {
+std::string deployableTasks();
+}
 
 CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args) {
   CLI::App* command = app.add_subcommand(
@@ -33,9 +38,8 @@ CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args) {
   command->add_option("--set", args.set, "Which set of --split")->capture_default_str();
   command
       ->add_option("--task", args.task,
-                   "How the policy is deployed and the baseline's -O level: inlining-size "
-                   "(MLGO_POLICY, -Oz), pass-pipeline (MLGO_PIPELINE_POLICY, -Oz), "
-                   "regalloc-eviction (MLGO_EVICTION_POLICY, -O2)")
+                   "How the policy is deployed and the baseline's -O level: " + deployableTasks() +
+                       "; default: the inliner's task")
       ->capture_default_str();
   command->add_option("--pipeline-policy", args.pipelinePolicy,
                       "Also deploy this pass-pipeline policy (with an inliner policy)");
@@ -86,28 +90,29 @@ std::pair<std::string, std::string> recipeAndLevel(const std::string& name,
 
 Expected<deploy::DeployedPolicies> deployed(const RunCostArgs& args,
                                             const evaluators::CompilerTask& task) {
-  deploy::DeployedPolicies policies;
+  deploy::DeployedPolicies deployed;
   const bool plain = args.policy == "heuristic" || args.policy == "neutral";
-  if (task.name == "inlining-size") {
-    if (!plain)
-      policies.inliner = args.policy;
-  } else if (task.name == "pass-pipeline") {
-    if (!plain)
-      policies.pipeline = args.policy;
-  } else if (task.name == "regalloc-eviction") {
-    if (!plain)
-      policies.eviction = args.policy;
-  } else if (!plain) {
-    return makeError("--task " + task.name +
-                     ": mlgo-cc cannot deploy this task's policies (inlining-size, "
-                     "pass-pipeline and regalloc-eviction only)");
+  if (!plain) {
+    if (task.launcherEnvironment.empty())
+      return makeError("--task " + task.name + ": mlgo-cc cannot deploy this task's policies");
+    deployed.policies.emplace_back(task.launcherEnvironment, args.policy);
   }
   if (!args.pipelinePolicy.empty()) {
-    if (policies.pipeline)
+    if (!plain && task.launcherEnvironment == policies::kPipelinePolicyEnvironment)
       return makeError("--pipeline-policy beside a pass-pipeline policy");
-    policies.pipeline = args.pipelinePolicy;
+    deployed.policies.emplace_back(policies::kPipelinePolicyEnvironment, args.pipelinePolicy);
   }
-  return policies;
+  return deployed;
+}
+
+// "inlining-size (MLGO_POLICY, -Oz), …": how each task's policies deploy.
+std::string deployableTasks() {
+  std::string text;
+  for (const evaluators::CompilerTask& task : evaluators::CompilerTask::all())
+    if (!task.launcherEnvironment.empty())
+      text += (text.empty() ? "" : ", ") + task.name + " (" + task.launcherEnvironment + ", " +
+              task.baselineName + ")";
+  return text;
 }
 
 std::string percent(double value, double baseline) {
@@ -148,7 +153,10 @@ std::string row(const std::string& program, const deploy::RunCost& base,
 } // namespace
 
 int runRunCost(const RunCostArgs& args) {
-  Expected<evaluators::CompilerTask> task = evaluators::CompilerTask::named(args.task);
+  Expected<evaluators::CompilerTask> task =
+      args.task.empty()
+          ? Expected<evaluators::CompilerTask>(evaluators::CompilerTask::inliningForSize())
+          : evaluators::CompilerTask::named(args.task);
   if (!task)
     return fail(makeError("--task: " + task.error().message));
   Expected<std::vector<std::string>> programs = programsOf(args);

@@ -15,9 +15,9 @@ struct RunCostArgs {
       programs;      // benchmark recipes (NAME or NAME-O2); default: --split's --set
   std::string split; // a split file naming benchmark recipes
   std::string set = "test";
-  std::string task = "inlining-size"; // how the policy is deployed, and the -O level
-  std::string pipelinePolicy;         // also deploy this pass-pipeline policy
-  std::string optLevel;               // default: the task's baseline level
+  std::string task;           // how the policy is deployed, and the -O level; "": the inliner's
+  std::string pipelinePolicy; // also deploy this pass-pipeline policy
+  std::string optLevel;       // default: the task's baseline level
   std::string workload = "full";
   size_t wallRuns = 5;
   bool noCachegrind = false;

@@ -1,7 +1,10 @@
 // mlgo-channel-cc: runs a compiler command with a task's policy answering
 // clang's interactive channel (mlgo-cc --mlgo-eviction-policy runs this:
 // the launcher itself must not load the evaluator's libraries).
-//   mlgo-channel-cc --task regalloc-eviction --policy FILE -- COMPILER ARGS…
+//   mlgo-channel-cc --task TASK --policy FILE -- COMPILER ARGS…
+//   mlgo-channel-cc --through VARIABLE --policy FILE -- COMPILER ARGS…
+// (--through: the task mlgo-cc deploys through that environment variable,
+// CompilerTask::launcherEnvironment).
 #include "mlgo/evaluators/ChannelCompile.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
@@ -15,7 +18,8 @@
 namespace {
 
 int usage() {
-  std::cerr << "usage: mlgo-channel-cc --task TASK --policy FILE -- COMPILER ARGUMENTS…\n";
+  std::cerr << "usage: mlgo-channel-cc (--task TASK | --through VARIABLE) --policy FILE -- "
+               "COMPILER ARGUMENTS…\n";
   return 2;
 }
 
@@ -28,24 +32,27 @@ int fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> arguments(argv + 1, argv + argc);
-  std::string task, policy;
+  std::string task, through, policy;
   size_t i = 0;
   for (; i < arguments.size() && arguments[i] != "--"; ++i) {
     if (i + 1 >= arguments.size())
       return usage();
     if (arguments[i] == "--task")
       task = arguments[++i];
+    else if (arguments[i] == "--through")
+      through = arguments[++i];
     else if (arguments[i] == "--policy")
       policy = arguments[++i];
     else
       return usage();
   }
-  if (task.empty() || policy.empty() || i + 1 >= arguments.size())
+  if (task.empty() == through.empty() || policy.empty() || i + 1 >= arguments.size())
     return usage();
   mlgo::Expected<mlgo::evaluators::CompilerTask> compilerTask =
-      mlgo::evaluators::CompilerTask::named(task);
+      task.empty() ? mlgo::evaluators::CompilerTask::deployedThrough(through)
+                   : mlgo::evaluators::CompilerTask::named(task);
   if (!compilerTask)
-    return fail("--task " + task + ": " + compilerTask.error().message);
+    return fail(compilerTask.error().message);
   mlgo::Expected<std::filesystem::path> file = mlgo::policies::policyFileFor(policy);
   if (!file)
     return fail("--policy " + policy + ": " + file.error().message);

@@ -1,4 +1,6 @@
-# Shared by bench/pipeline-*.sh: judge NAME SET writes $out/NAME.SET.md and
+# Shared by bench/pipeline-*.sh: search NAME ARGS… runs a program search on
+# the training code bases ($train), writing $out/NAME.json and NAME.md;
+# judge NAME SET writes $out/NAME.SET.md and
 # .values, the report of $out/NAME.json on a set of configs/inlining-split.toml
 # (skipped when its .md exists, so a script resumes where it stopped).
 judge() {
@@ -8,4 +10,14 @@ judge() {
     --set "$set" --markdown "$out/$name.$set.md.part" --values "$out/$name.$set.values" \
     >"$out/$name.$set.log" 2>&1 || true
   mv "$out/$name.$set.md.part" "$out/$name.$set.md"
+}
+
+search() {
+  local name=$1
+  shift
+  [ -s "$out/$name.md" ] && { echo "$name: done before"; return 0; }
+  echo "$name: mlgo-eval pipeline-search ${train[*]} --program $*"
+  "$eval" pipeline-search "${train[@]}" --program -o "$out/$name.json" \
+    --markdown "$out/$name.md.part" "$@" >>"$out/$name.log" 2>&1
+  mv "$out/$name.md.part" "$out/$name.md"
 }

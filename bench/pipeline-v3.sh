@@ -26,15 +26,6 @@ out="${1:-$build/pipeline-v3}"
 mkdir -p "$out"
 eval="$build/apps/mlgo-eval"
 train=(bzip2 libpng lz4 expat zstd yaml-cpp zlib)
-search() { # NAME ARGS...: a program search on the training code, NAME.json and NAME.md
-  local name=$1
-  shift
-  [ -s "$out/$name.md" ] && { echo "$name: done before"; return 0; }
-  echo "$name: mlgo-eval pipeline-search ${train[*]} --program $*"
-  "$eval" pipeline-search "${train[@]}" --program -o "$out/$name.json" \
-    --markdown "$out/$name.md.part" "$@" >>"$out/$name.log" 2>&1
-  mv "$out/$name.md.part" "$out/$name.md"
-}
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 

@@ -32,7 +32,7 @@ recipe_build() {
 # again (docs/run-cost.md).
 recipe_benchmark_link() {
   # shellcheck disable=SC2086  # MLGO_CFLAGS is a list of flags
-  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -Isrc/liblzma/api \
+  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -I"$BENCHMARKS_DIR" -Isrc/liblzma/api \
     -c "$BENCHMARKS_DIR/xz/bench.c" -o bench-xz.o
   # liblzma is multi-threaded (MYTHREAD_POSIX): it needs -lpthread.
   run_logged nice -n 10 "$CC" bench-xz.o src/liblzma/.libs/liblzma.a -lpthread -o bench-xz

@@ -32,7 +32,7 @@ recipe_build() {
 # again (docs/run-cost.md).
 recipe_benchmark_link() {
   # shellcheck disable=SC2086  # MLGO_CFLAGS is a list of flags
-  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -Ilib \
+  run_logged nice -n 10 "$CC" -std=c99 $MLGO_CFLAGS -I"$BENCHMARKS_DIR" -Ilib \
     -c "$BENCHMARKS_DIR/zstd/bench.c" -o bench-zstd.o
   # libzstd.a-mt is built with ZSTD_MULTITHREAD: it needs -lpthread.
   run_logged nice -n 10 "$CC" bench-zstd.o lib/libzstd.a -lpthread -o bench-zstd

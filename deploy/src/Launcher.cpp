@@ -148,7 +148,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
   if (const char* pipeline = environment(policies::kPipelinePolicyEnvironment);
       pipeline && *pipeline)
     options.pipelinePolicy = pipeline;
-  if (const char* eviction = environment("MLGO_EVICTION_POLICY"); eviction && *eviction)
+  if (const char* eviction = environment(policies::kEvictionPolicyEnvironment);
+      eviction && *eviction)
     options.evictionPolicy = eviction;
   std::vector<std::string> rest;
   for (const std::string& a : arguments) {

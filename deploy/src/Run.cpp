@@ -71,8 +71,9 @@ struct Invocation {
 
 Invocation invocationOf(const LaunchPlan& plan, const std::vector<std::string>& arguments) {
   if (plan.evictionPolicyFile) { // the compile answers the allocator's channel
-    std::vector<std::string> channel{
-        "--task", "regalloc-eviction", "--policy", *plan.evictionPolicyFile, "--", plan.compiler};
+    std::vector<std::string> channel{"--through", policies::kEvictionPolicyEnvironment,
+                                     "--policy",  *plan.evictionPolicyFile,
+                                     "--",        plan.compiler};
     channel.insert(channel.end(), arguments.begin(), arguments.end());
     return {plan.channelProgram, channel};
   }

@@ -150,9 +150,8 @@ std::string DeployedPolicies::describe() const {
   if (plain())
     return "plain clang";
   std::string text;
-  for (const std::optional<std::string>& policy : {inliner, pipeline, eviction})
-    if (policy)
-      text += (text.empty() ? "" : " + ") + *policy;
+  for (const auto& [variable, policy] : policies)
+    text += (text.empty() ? "" : " + ") + policy;
   return text;
 }
 
@@ -181,7 +180,7 @@ struct PolicyFile {
 Expected<PolicyFile> policyFile(const std::string& spec, const char* what) {
   Expected<fs::path> file = policies::policyFileFor(spec);
   if (!file)
-    return makeError(std::string(what) + " " + spec + ": " + file.error().message);
+    return makeError(std::string(what) + "=" + spec + ": " + file.error().message);
   MLGO_ASSIGN_OR_RETURN(std::string bytes, readFileBytes(*file));
   return PolicyFile{fs::absolute(*file).string(), std::move(bytes)};
 }
@@ -203,8 +202,12 @@ Expected<Paths> planPaths(const std::string& recipe, const DeployedPolicies& pol
   std::string key = recipe + "\n" + options.optLevel + "\n";
   std::vector<fs::path> sources{paths.recipeScript, paths.recipeScript.parent_path() / "common.sh"};
   std::error_code error;
-  for (const fs::directory_entry& file : fs::recursive_directory_iterator(
-           options.repository / "corpus" / "benchmarks" / recipe, error))
+  const fs::path benchmarks = options.repository / "corpus" / "benchmarks";
+  for (const fs::directory_entry& file : fs::directory_iterator(benchmarks, error))
+    if (file.is_regular_file()) // what every benchmark shares: workloads, driver.h
+      sources.push_back(file.path());
+  for (const fs::directory_entry& file :
+       fs::recursive_directory_iterator(benchmarks / recipe, error))
     if (file.is_regular_file())
       sources.push_back(file.path());
   std::sort(sources.begin() + 2, sources.end());
@@ -213,20 +216,10 @@ Expected<Paths> planPaths(const std::string& recipe, const DeployedPolicies& pol
     key += source.filename().string() + "\n" + bytes;
   }
   const std::string sourcesHash = sha256Hex(key).substr(0, 10); // the workload's too
-  if (policies.inliner) {
-    MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(*policies.inliner, "inliner policy"));
-    paths.environment.emplace_back("MLGO_POLICY", file.path);
-    key += "inliner\n" + file.bytes;
-  }
-  if (policies.pipeline) {
-    MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(*policies.pipeline, "pipeline policy"));
-    paths.environment.emplace_back("MLGO_PIPELINE_POLICY", file.path);
-    key += "pipeline\n" + file.bytes;
-  }
-  if (policies.eviction) {
-    MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(*policies.eviction, "eviction policy"));
-    paths.environment.emplace_back("MLGO_EVICTION_POLICY", file.path);
-    key += "eviction\n" + file.bytes;
+  for (const auto& [variable, spec] : policies.policies) {
+    MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(spec, variable.c_str()));
+    paths.environment.emplace_back(variable, file.path);
+    key += variable + "\n" + file.bytes;
   }
   if (!policies.plain()) {
     if (options.launcher.empty())

@@ -1,6 +1,7 @@
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/Scorer.h"
 #include "mlgo/policies/PassPipeline.h"
+#include "mlgo/policies/PolicyLocation.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -111,6 +112,7 @@ CompilerTask CompilerTask::inliningForSize() {
   task.defaultDecisionFeature = "inlining_default";
   task.inProcess = InProcessRoute::InlineAdvisor;
   task.neutralAdvice = 0;
+  task.launcherEnvironment = policies::kPolicyEnvironment;
   return task;
 }
 
@@ -134,6 +136,7 @@ CompilerTask CompilerTask::regallocEviction() {
   task.baselineName = "-O2";
   task.measure = Measure::RegAllocScore;
   task.inProcess = InProcessRoute::EvictionChannel;
+  task.launcherEnvironment = policies::kEvictionPolicyEnvironment;
   return task;
 }
 
@@ -163,6 +166,7 @@ CompilerTask CompilerTask::passPipeline() {
   task.actions = 0;
   task.inProcess = InProcessRoute::PassPipeline;
   task.inProcessOnly = true;
+  task.launcherEnvironment = policies::kPipelinePolicyEnvironment;
   return task;
 }
 
@@ -170,6 +174,13 @@ std::unique_ptr<policies::Policy> CompilerTask::neutralPolicy() const {
   if (inProcess == InProcessRoute::PassPipeline)
     return std::make_unique<policies::PipelinePolicy>(policies::PassPipeline{});
   return policies::makeConstantPolicy(neutralAdvice);
+}
+
+Expected<CompilerTask> CompilerTask::deployedThrough(std::string_view variable) {
+  for (const CompilerTask& task : all())
+    if (!variable.empty() && task.launcherEnvironment == variable)
+      return task;
+  return makeError("no task is deployed through " + std::string(variable));
 }
 
 const std::vector<CompilerTask>& CompilerTask::all() {

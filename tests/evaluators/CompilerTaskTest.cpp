@@ -84,7 +84,7 @@ TEST(CompilerTask, ForEachFieldCoversEveryField) {
   size_t fields = 0;
   CompilerTask task = CompilerTask::inliningForSize();
   CompilerTask::forEachField([&](const auto&) { ++fields; }, task);
-  EXPECT_EQ(fields, 15u);
+  EXPECT_EQ(fields, 16u);
 }
 
 } // namespace

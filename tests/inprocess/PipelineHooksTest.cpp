@@ -88,6 +88,23 @@ protected:
   mlgo::testing::ScratchDirectory scratch_;
 };
 
+// A choice among `pipelines` that always answers `label`: one example, one
+// neighbour; `heuristicInliner` as PipelineChoice has it.
+std::shared_ptr<const policies::PipelineChoice>
+alwaysChoosing(std::vector<PassPipeline> pipelines, size_t label,
+               std::vector<size_t> heuristicInliner = {}) {
+  auto choice = std::make_shared<policies::PipelineChoice>();
+  choice->pipelines = std::move(pipelines);
+  choice->heuristicInliner = std::move(heuristicInliner);
+  choice->features = policies::moduleFeatureNames();
+  choice->mean.assign(choice->features.size(), 0.0);
+  choice->scale.assign(choice->features.size(), 1.0);
+  choice->neighbours = 1;
+  choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label}};
+  EXPECT_TRUE(choice->validate());
+  return choice;
+}
+
 TEST_F(PipelineHooks, EveryListedPassRunsInOzAndCanBeSkipped) {
   PassPipeline all;
   for (const std::string& passClass : policies::ozPassClasses())
@@ -151,17 +168,8 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
   b.skipped = {{"LoopRotatePass", PipelinePhase::Late}};
   b.additions = {{policies::ExtensionPoint::VectorizerStart, "loop(loop-deletion)"},
                  {policies::ExtensionPoint::Peephole, "instsimplify"}};
-  // A choice that always answers `label`: one example, one neighbour.
   auto always = [&](size_t label) {
-    auto choice = std::make_shared<policies::PipelineChoice>();
-    choice->pipelines = {a, b};
-    choice->features = policies::moduleFeatureNames();
-    choice->mean.assign(choice->features.size(), 0.0);
-    choice->scale.assign(choice->features.size(), 1.0);
-    choice->neighbours = 1;
-    choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label}};
-    EXPECT_TRUE(choice->validate());
-    return policies::PipelinePolicy(PassPipeline{}, nullptr, choice);
+    return policies::PipelinePolicy(PassPipeline{}, nullptr, alwaysChoosing({a, b}, label));
   };
   const policies::PipelinePolicy chooseA = always(0), chooseB = always(1);
   const policies::PipelinePolicy aloneA(a), aloneB(b);
@@ -205,16 +213,7 @@ TEST_F(PipelineHooks, AChoiceCanGiveAModuleLlvmsInliner) {
   a.skipped = {{"JumpThreadingPass", std::nullopt}};
   std::shared_ptr<const policies::Policy> never = policies::makeConstantPolicy(0);
   auto always = [&](size_t label) {
-    auto choice = std::make_shared<policies::PipelineChoice>();
-    choice->pipelines = {a, a};
-    choice->heuristicInliner = {1};
-    choice->features = policies::moduleFeatureNames();
-    choice->mean.assign(choice->features.size(), 0.0);
-    choice->scale.assign(choice->features.size(), 1.0);
-    choice->neighbours = 1;
-    choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label}};
-    EXPECT_TRUE(choice->validate());
-    return policies::PipelinePolicy(PassPipeline{}, never, choice);
+    return policies::PipelinePolicy(PassPipeline{}, never, alwaysChoosing({a, a}, label, {1}));
   };
   const policies::PipelinePolicy withPolicy = always(0), withHeuristic = always(1);
   const policies::PipelinePolicy aloneNever(a, never), alone(a);

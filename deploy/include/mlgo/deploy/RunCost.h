@@ -68,15 +68,14 @@ struct RunCostOptions {
   Status validate() const;
 };
 
-// What a build deploys: nothing (plain clang-22, the baseline), or an
-// inliner, pass-pipeline and/or eviction policy through mlgo-cc. Files or
-// shipped names, as mlgo-cc takes them.
+// What a build deploys: nothing (plain clang-22, the baseline), or
+// policies through mlgo-cc, each as the environment variable it reads
+// (CompilerTask::launcherEnvironment: MLGO_POLICY, MLGO_PIPELINE_POLICY,
+// MLGO_EVICTION_POLICY) and a file or shipped name.
 struct DeployedPolicies {
-  std::optional<std::string> inliner;  // MLGO_POLICY
-  std::optional<std::string> pipeline; // MLGO_PIPELINE_POLICY
-  std::optional<std::string> eviction; // MLGO_EVICTION_POLICY
-  bool plain() const { return !inliner && !pipeline && !eviction; }
-  std::string describe() const; // "-Oz", "inlining-oz", "inlining-oz + pipeline-oz"
+  std::vector<std::pair<std::string, std::string>> policies; // (variable, policy)
+  bool plain() const { return policies.empty(); }
+  std::string describe() const; // "plain clang", "inlining-oz + pipeline-oz"
 };
 
 struct RunCost {

@@ -128,6 +128,11 @@ struct CompilerTask {
   // carries them): a policy job that cannot run in-process fails rather
   // than fall back to a clang process that would compile without it.
   bool inProcessOnly = false;
+  // The environment variable through which mlgo-cc deploys the task's
+  // policies in a build (MLGO_POLICY: the plugin's inliner; the pipeline's;
+  // MLGO_EVICTION_POLICY: answered on clang's channel by mlgo-channel-cc);
+  // empty: mlgo-cc cannot deploy them.
+  std::string launcherEnvironment;
 
   // f(field of each task…) for every field, in declaration order, over one
   // or more tasks at once: what carries a whole task (the cluster protocol
@@ -150,6 +155,7 @@ struct CompilerTask {
     f(tasks.actions...);
     f(tasks.baselineName...);
     f(tasks.inProcessOnly...);
+    f(tasks.launcherEnvironment...);
   }
   bool operator==(const CompilerTask& other) const = default;
 
@@ -195,6 +201,8 @@ struct CompilerTask {
   static const std::vector<CompilerTask>& all();
   static Expected<CompilerTask> named(std::string_view name);
   static std::vector<std::string> names();
+  // The registered task mlgo-cc deploys through `variable`.
+  static Expected<CompilerTask> deployedThrough(std::string_view variable);
 };
 
 // The -O level a module was built with: the last -O option of its stored

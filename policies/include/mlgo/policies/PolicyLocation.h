@@ -17,6 +17,9 @@ inline constexpr const char* kPolicyEnvironment = "MLGO_POLICY";
 // pipeline policy may also come as MLGO_POLICY itself: then the inliner is
 // LLVM's heuristic).
 inline constexpr const char* kPipelinePolicyEnvironment = "MLGO_PIPELINE_POLICY";
+// A register-allocation eviction policy, answered on clang's interactive
+// channel by mlgo-channel-cc (no plugin hook exists for the allocator).
+inline constexpr const char* kEvictionPolicyEnvironment = "MLGO_EVICTION_POLICY";
 // Otherwise the nearest file of this name in the working directory or a parent.
 inline constexpr std::string_view kPolicyFileName = "mlgo-policy.json";
 // "heuristic": an opt-in to compile with LLVM's own inlining heuristic (and a

@@ -52,6 +52,9 @@ CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args) {
       ->add_option("--cachegrind-runs", args.cachegrindRuns,
                    "Runs under cachegrind per build; more than 1 reports the costs' spread")
       ->capture_default_str();
+  command->add_flag("--verify-builds", args.verifyBuilds,
+                    "Make every cached build again and fail unless its programs are the cached "
+                    "ones byte for byte");
   command->add_option("--work-dir", args.workDir,
                       "Builds, workloads and runs (kept: a second call reuses the builds); "
                       "default: $MLGO_BUILD_DIR/run-cost or build/run-cost");
@@ -178,6 +181,7 @@ int runRunCost(const RunCostArgs& args) {
   options.wallRuns = args.wallRuns;
   options.cachegrind = !args.noCachegrind;
   options.cachegrindRuns = args.cachegrindRuns;
+  options.verifyBuilds = args.verifyBuilds;
   options.verbose = args.verbose;
   const std::string level =
       !args.optLevel.empty() ? args.optLevel : task->baselineName.substr(1); // "-Oz" → "Oz"

@@ -22,6 +22,7 @@ struct RunCostArgs {
   size_t wallRuns = 5;
   bool noCachegrind = false;
   size_t cachegrindRuns = 1;
+  bool verifyBuilds = false;
   std::string workDir;    // default: $MLGO_BUILD_DIR/run-cost or build/run-cost
   std::string repository; // default: the source tree this was built from
   std::string launcher;   // default: the mlgo-cc built beside this

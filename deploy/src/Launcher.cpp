@@ -281,6 +281,26 @@ std::string parentExecutable() {
   return fs::read_symlink("/proc/" + std::to_string(::getppid()) + "/exe", error).string();
 }
 
+// A program the launcher hands a compile to (it must not load the
+// evaluator's libraries itself): $VARIABLE, else NAME beside the launcher,
+// else the one in the build tree it was built in.
+Expected<std::string> locateHelperProgram(const std::string& name, const char* variable,
+                                          const char* built, const std::string& option,
+                                          const std::string& launcherPath,
+                                          const EnvironmentLookup& environment) {
+  std::error_code error;
+  if (const char* program = environment(variable); program && *program) {
+    if (!fs::is_regular_file(program, error))
+      return makeError(std::string(variable) + "=" + program + ": no such file");
+    return std::string(program);
+  }
+  for (const fs::path& candidate : {fs::path(launcherPath).parent_path() / name, fs::path(built)})
+    if (fs::is_regular_file(candidate, error))
+      return candidate.string();
+  return makeError(name + " (which runs " + option + ") not found beside " + launcherPath +
+                   "; set " + variable);
+}
+
 // --mlgo-eviction-policy on a compile: the policy's file and the program
 // that runs the compile answering its channel. Not with the options that
 // run the compiler their own way.
@@ -297,21 +317,13 @@ Status planEviction(LaunchPlan& plan, const std::string& launcherPath,
   if (!file)
     return makeError("--mlgo-eviction-policy=" + name + ": " + file.error().message);
   plan.evictionPolicyFile = fs::absolute(*file).string();
-  std::error_code error;
-  if (const char* program = environment("MLGO_CHANNEL_CC"); program && *program) {
-    if (!fs::is_regular_file(program, error))
-      return makeError(std::string("MLGO_CHANNEL_CC=") + program + ": no such file");
-    plan.channelProgram = program;
-    return Status::ok();
-  }
-  for (const fs::path& candidate : {fs::path(launcherPath).parent_path() / "mlgo-channel-cc",
-                                    fs::path(MLGO_DEFAULT_CHANNEL_CC)})
-    if (fs::is_regular_file(candidate, error)) {
-      plan.channelProgram = candidate.string();
-      return Status::ok();
-    }
-  return makeError("mlgo-channel-cc (which runs --mlgo-eviction-policy) not found beside " +
-                   launcherPath + "; set MLGO_CHANNEL_CC");
+  Expected<std::string> program =
+      locateHelperProgram("mlgo-channel-cc", "MLGO_CHANNEL_CC", MLGO_DEFAULT_CHANNEL_CC,
+                          "--mlgo-eviction-policy", launcherPath, environment);
+  if (!program)
+    return program.error();
+  plan.channelProgram = program.take();
+  return Status::ok();
 }
 
 Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& launcherPath,
@@ -360,8 +372,9 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   if (plan.options.evictionPolicy && compiles)
     if (Status eviction = planEviction(plan, launcherPath, environment); !eviction)
       return eviction.error();
-  if (plan.evictionPolicyFile && !linksLto && !plan.options.policy &&
-      !plan.options.pipelinePolicy && !locatePolicy(plan.options, environment))
+  Expected<std::string> policy = locatePolicy(plan.options, environment);
+  if (plan.evictionPolicyFile && !linksLto && !policy && !plan.options.policy &&
+      !plan.options.pipelinePolicy)
     return plan; // the eviction policy alone: no plugin
   Expected<std::string> plugin = locatePlugin(plan.options, launcherPath, environment);
   if (!plugin)
@@ -376,7 +389,6 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
       return makeError("--mlgo-search searches the inliner's decisions under -Oz's pipeline; it "
                        "cannot be combined with --mlgo-pipeline-policy yet");
   }
-  Expected<std::string> policy = locatePolicy(plan.options, environment);
   // With a pipeline or eviction policy, the inliner's is optional: none
   // found, LLVM's heuristic inlines (one given by name must still exist).
   if (!policy &&
@@ -427,18 +439,8 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
 
 Expected<std::string> locateSearchProgram(const std::string& launcherPath,
                                           const EnvironmentLookup& environment) {
-  std::error_code error;
-  if (const char* program = environment("MLGO_BUILD_SEARCH"); program && *program) {
-    if (!fs::is_regular_file(program, error))
-      return makeError(std::string("MLGO_BUILD_SEARCH=") + program + ": no such file");
-    return std::string(program);
-  }
-  for (const fs::path& candidate : {fs::path(launcherPath).parent_path() / "mlgo-build-search",
-                                    fs::path(MLGO_DEFAULT_BUILD_SEARCH)})
-    if (fs::is_regular_file(candidate, error))
-      return candidate.string();
-  return makeError("mlgo-build-search (which runs --mlgo-search) not found beside " + launcherPath +
-                   "; set MLGO_BUILD_SEARCH");
+  return locateHelperProgram("mlgo-build-search", "MLGO_BUILD_SEARCH", MLGO_DEFAULT_BUILD_SEARCH,
+                             "--mlgo-search", launcherPath, environment);
 }
 
 std::string launcherHelp(const std::string& program) {

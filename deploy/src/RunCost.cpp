@@ -185,6 +185,23 @@ Expected<PolicyFile> policyFile(const std::string& spec, const char* what) {
   return PolicyFile{fs::absolute(*file).string(), std::move(bytes)};
 }
 
+// What else makes a build: the compiler, and for a policy build the
+// launcher, the plugin and the channel program, each by path, size and
+// modification time (a rebuilt plugin or an updated clang builds again).
+std::string toolStamps(const RunCostOptions& options) {
+  std::string stamps;
+  for (const fs::path tool : {fs::path(MLGO_LLVM_TOOLS_DIR) / "clang", fs::path(options.launcher),
+                              fs::path(MLGO_DEFAULT_PLUGIN), fs::path(MLGO_DEFAULT_CHANNEL_CC)}) {
+    std::error_code error;
+    const fs::path real = fs::canonical(tool, error);
+    if (error)
+      continue; // absent: a plain build needs only clang, which the recipe checks
+    stamps += real.string() + " " + std::to_string(fs::file_size(real, error)) + " " +
+              std::to_string(fs::last_write_time(real, error).time_since_epoch().count()) + "\n";
+  }
+  return stamps;
+}
+
 struct Paths {
   fs::path recipeScript, build, workload, run;
   std::vector<std::pair<std::string, std::string>> environment; // the policies
@@ -216,6 +233,7 @@ Expected<Paths> planPaths(const std::string& recipe, const DeployedPolicies& pol
     key += source.filename().string() + "\n" + bytes;
   }
   const std::string sourcesHash = sha256Hex(key).substr(0, 10); // the workload's too
+  key += toolStamps(options);
   for (const auto& [variable, spec] : policies.policies) {
     MLGO_ASSIGN_OR_RETURN(PolicyFile file, policyFile(spec, variable.c_str()));
     paths.environment.emplace_back(variable, file.path);
@@ -275,8 +293,10 @@ Status makeWorkload(const Paths& paths, const RunCostOptions& options) {
   return writeFileBytes(done, "");
 }
 
-Status buildProgram(const Paths& paths, const RunCostOptions& options) {
+Status buildProgram(const Paths& paths, const RunCostOptions& options, bool force = false) {
   std::vector<std::string> arguments{"--benchmark", "--work-dir", paths.build.string()};
+  if (force)
+    arguments.push_back("--force");
   if (options.optLevel != "Oz")
     arguments.insert(arguments.end(), {"--opt-level", options.optLevel});
   arguments.insert(arguments.end(), paths.launcherArguments.begin(), paths.launcherArguments.end());
@@ -284,6 +304,36 @@ Status buildProgram(const Paths& paths, const RunCostOptions& options) {
   environment.emplace_back("MLGO_JOBS", "2");
   return runRecipe(paths, arguments, "building the benchmark", "/dev/null",
                    paths.build.string() + ".log", environment);
+}
+
+// The benchmark's programs (bench-* in the build's top directory) and their bytes.
+Expected<std::map<std::string, std::string>> programsOf(const fs::path& objects) {
+  std::map<std::string, std::string> programs;
+  std::error_code error;
+  for (const fs::directory_entry& file : fs::directory_iterator(objects, error))
+    if (file.is_regular_file() && file.path().filename().string().starts_with("bench-")) {
+      MLGO_ASSIGN_OR_RETURN(programs[file.path().filename().string()], readFileBytes(file.path()));
+    }
+  if (programs.empty())
+    return makeError(objects.string() + ": no benchmark program (bench-*)");
+  return programs;
+}
+
+// --verify-builds: a build the cache would serve is made again from scratch
+// in the same place, and its programs must be the cached ones byte for byte.
+Status verifiedBuild(const Paths& paths, const RunCostOptions& options) {
+  const fs::path objects = paths.build / "build";
+  if (!fs::exists(paths.build / "benchmark.stamp"))
+    return buildProgram(paths, options); // nothing cached: nothing to verify
+  MLGO_ASSIGN_OR_RETURN(auto cached, programsOf(objects));
+  MLGO_TRY(buildProgram(paths, options, /*force=*/true));
+  MLGO_ASSIGN_OR_RETURN(auto rebuilt, programsOf(objects));
+  if (cached != rebuilt)
+    return makeError(paths.recipeScript.stem().string() + ": the cached build of " +
+                     paths.build.string() +
+                     " differs from the same build made again (a stale cache, or a build that is "
+                     "not reproducible)");
+  return Status::ok();
 }
 
 // One run of the benchmark in a fresh copy of the workload; MLGO_BENCH_EXEC
@@ -367,7 +417,7 @@ Expected<RunCost> measureRunCost(const std::string& recipe, const DeployedPolici
                    what.c_str());
   };
   say("building in " + paths.build.string());
-  MLGO_TRY(buildProgram(paths, options));
+  MLGO_TRY(options.verifyBuilds ? verifiedBuild(paths, options) : buildProgram(paths, options));
   MLGO_TRY(makeWorkload(paths, options));
 
   fs::create_directories(options.workRoot / "runs");

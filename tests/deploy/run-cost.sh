@@ -4,7 +4,8 @@
 # The run-cost measure on a real benchmark with its tiny workload
 # (docs/run-cost.md): `mlgo-eval run-cost POLICY RECIPE` twice, checking
 #   - the cachegrind counts, and so the costs, are the same in both runs
-#     (the second reuses the builds: only the runs repeat);
+#     (the second is served the cached builds, and with --verify-builds
+#     makes both again: the programs must be the cached ones);
 #   - the policy's program prints what the plain program prints, and costs
 #     something else (else the test shows nothing);
 #   - what was run is what the evaluator measures: every object of both
@@ -16,13 +17,15 @@ apps="$build/apps"
 source "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
 enter_scratch "$scratch"
 
-measure() {
-  "$apps/mlgo-eval" run-cost "$policy" "$recipe" --workload tiny --wall-runs 2 \
-    --work-dir "$scratch/work" --markdown "$1" >"$1.log" 2>&1 ||
-    fail "mlgo-eval run-cost failed: $(tail -n 5 "$1.log")"
+measure() { # MARKDOWN [FLAGS…]
+  local markdown=$1
+  shift
+  "$apps/mlgo-eval" run-cost "$policy" "$recipe" --workload tiny --wall-runs 2 "$@" \
+    --work-dir "$scratch/work" --markdown "$markdown" >"$markdown.log" 2>&1 ||
+    fail "mlgo-eval run-cost failed: $(tail -n 5 "$markdown.log")"
 }
 measure first.md
-measure second.md
+measure second.md --verify-builds
 row() { grep "^| $recipe |" "$1" || fail "no row for $recipe in $1: $(cat "$1")"; }
 costs() { row "$1" | awk -F'|' '{print $3, $4, $5, $6}'; }
 [ "$(costs first.md)" = "$(costs second.md)" ] ||

@@ -65,6 +65,10 @@ struct RunCostOptions {
   bool cachegrind = true;           // run under cachegrind (false: wall time only)
   size_t cachegrindRuns = 1;        // runs under cachegrind; > 1 measures their spread
   bool verbose = false;             // progress on standard error
+  // Builds are cached by the recipe's sources, the level, the policies and
+  // the tools; with this, a cached build is made again and must give the
+  // same programs byte for byte.
+  bool verifyBuilds = false;
   Status validate() const;
 };
 

@@ -386,6 +386,7 @@ struct PipelineSearchArgs {
   std::string programSearch = "greedy"; // or "es", "choice"
   std::vector<std::string> pool;        // choice: candidate pipeline policies
   bool poolSingles = false;             // choice: every single change in the pool too
+  std::string poolMeasures;             // choice: the pool's measures, read or written
   training::PipelineChoiceOptions choice;
   training::PipelineEsOptions es;
   std::string start;   // a pipeline policy (file or name) the program search starts from
@@ -541,6 +542,34 @@ moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* co
   return features;
 }
 
+// The pool compiled on every module, or read from --pool-measures when that
+// file holds this pool's measures on these modules (written there after a
+// compile), then the set and the choice learned from it.
+Expected<training::PipelineChoiceResult> learnChoiceFromPool(
+    const PipelineSearchArgs& args, std::span<const corpus::ModuleSpec* const> modules,
+    evaluators::Evaluator& evaluator, const std::vector<training::ChoiceCandidate>& pool,
+    const std::vector<std::vector<double>>& features) {
+  const std::string context = std::string(evaluators::traitsOf(evaluator.task().measure).name) +
+                              ", inliner " + (args.inliner.empty() ? "none" : args.inliner);
+  std::vector<std::vector<double>> measures;
+  size_t compiled = 0;
+  if (!args.poolMeasures.empty() && std::filesystem::exists(args.poolMeasures)) {
+    MLGO_ASSIGN_OR_RETURN(measures,
+                          training::readPoolMatrix(args.poolMeasures, context, modules, pool));
+    std::fprintf(stderr, "the pool's measures from %s\n", args.poolMeasures.c_str());
+  } else {
+    std::fprintf(stderr, "a pool of %zu pipelines on %zu modules\n", pool.size(), modules.size());
+    measures = training::measureChoicePool(evaluator, modules, pool, args.options.inliner);
+    compiled = pool.size() * modules.size();
+    if (!args.poolMeasures.empty())
+      MLGO_TRY(training::writePoolMatrix(args.poolMeasures, context, modules, pool, measures));
+  }
+  MLGO_ASSIGN_OR_RETURN(training::PipelineChoiceResult result,
+                        training::choosePipelineSet(measures, features, pool, args.choice));
+  result.compiled = compiled;
+  return result;
+}
+
 // --program --program-search choice: a set of pipelines learned from a pool
 // (--start or -Oz first, --pool policies, --pool-singles), chosen per module.
 // With --inliner every pool pipeline comes twice, with LLVM's heuristic and
@@ -574,9 +603,8 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
       moduleFeatures(args.where.evaluator.inprocessWorker, modules);
   if (!features)
     return fail(features.error());
-  std::fprintf(stderr, "a pool of %zu pipelines on %zu modules\n", pool.size(), modules.size());
-  Expected<training::PipelineChoiceResult> learned = training::learnPipelineChoice(
-      evaluator, modules, *features, pool, args.options.inliner, args.choice);
+  Expected<training::PipelineChoiceResult> learned =
+      learnChoiceFromPool(args, modules, evaluator, pool, *features);
   if (!learned)
     return fail(learned.error());
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
@@ -593,9 +621,10 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
   char totals[512];
   std::snprintf(totals, sizeof totals,
                 "\neach module with its best of the set: %s (%+.3f %%); each module as its %zu "
-                "nearest others choose (leave one out): %s (%+.3f %%)\n%zu compiles\n",
+                "nearest others choose (leave one out, %s vote): %s (%+.3f %%)\n%zu compiles\n",
                 measure.format(learned->oracleTotal).c_str(),
                 percentOf(learned->oracleTotal, fallback), args.choice.neighbours,
+                args.choice.vote == training::PipelineChoiceOptions::Vote::Cost ? "cost" : "label",
                 measure.format(learned->chosenTotal).c_str(),
                 percentOf(learned->chosenTotal, fallback), learned->compiled);
   text += totals;
@@ -863,6 +892,10 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command->add_flag("--pool-singles", args.poolSingles,
                     "--program-search choice: every single change of the structured space, "
                     "added to the fallback, in the pool too");
+  command->add_option("--pool-measures", args.poolMeasures,
+                      "--program-search choice: a file for the pool's measures on the modules "
+                      "(TSV): read when it holds this pool and these modules, else written after "
+                      "compiling, so that learning with other options compiles nothing");
   command
       ->add_option("--set-size", args.choice.setSize,
                    "--program-search choice: pipelines in the set, the fallback included")
@@ -875,6 +908,22 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
       ->add_option("--agreement", args.choice.agreement,
                    "--program-search choice: the share of the neighbours' votes a pipeline "
                    "other than the fallback needs (else the fallback)")
+      ->capture_default_str();
+  command
+      ->add_option("--vote", args.choice.vote,
+                   "--program-search choice: how the neighbours vote: label (each for its best "
+                   "pipeline) or cost (each with every pipeline's relative change against the "
+                   "fallback on it; the cheapest on average wins)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, training::PipelineChoiceOptions::Vote>{
+              {"label", training::PipelineChoiceOptions::Vote::Label},
+              {"cost", training::PipelineChoiceOptions::Vote::Cost}},
+          CLI::ignore_case))
+      ->default_str("label");
+  command
+      ->add_option("--margin", args.choice.margin,
+                   "--vote cost: how much cheaper (a share, e.g. 0.002) than the fallback "
+                   "another pipeline must look")
       ->capture_default_str();
   command
       ->add_option("--minimum-gain", args.choice.minimumGain,

@@ -232,13 +232,29 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
   std::partial_sort(distances.begin(), distances.begin() + static_cast<std::ptrdiff_t>(k),
                     distances.end());
   std::vector<double> votes(pipelines.size(), 0.0);
-  for (size_t i = 0; i < k; ++i)
-    votes[examples[distances[i].second].pipeline] += 1 / (distances[i].first + 1e-9);
-  const auto best = std::max_element(votes.begin(), votes.end());
   double sum = 0;
-  for (double vote : votes)
-    sum += vote;
-  if (sum <= 0 || *best < agreement * sum)
+  for (size_t i = 0; i < k; ++i) {
+    const double weight = 1 / (distances[i].first + 1e-9);
+    const Example& example = examples[distances[i].second];
+    sum += weight;
+    if (votesWithCosts())
+      for (size_t p = 0; p < pipelines.size(); ++p)
+        votes[p] += weight * example.costs[p];
+    else
+      votes[example.pipeline] += weight;
+  }
+  if (sum <= 0)
+    return 0;
+  if (votesWithCosts()) {
+    // The cheapest by its neighbours' mean cost; the fallback (cost 0 by
+    // definition) unless another undercuts it by more than the margin.
+    const auto cheapest = std::min_element(votes.begin() + 1, votes.end());
+    if (cheapest == votes.end() || *cheapest / sum >= -margin)
+      return 0;
+    return static_cast<size_t>(cheapest - votes.begin());
+  }
+  const auto best = std::max_element(votes.begin(), votes.end());
+  if (*best < agreement * sum)
     return 0;
   return static_cast<size_t>(best - votes.begin());
 }
@@ -266,12 +282,21 @@ Status PipelineChoice::validate() const {
     return makeError("neighbours must be at least 1");
   if (!(agreement >= 0 && agreement <= 1))
     return makeError("agreement must be between 0 and 1");
+  if (!(margin >= 0) || !std::isfinite(margin))
+    return makeError("margin must be a finite number, at least 0");
   if (examples.empty())
     return makeError("a choice needs examples");
-  for (size_t e = 0; e < examples.size(); ++e)
+  for (size_t e = 0; e < examples.size(); ++e) {
     if (examples[e].features.size() != known.size() || examples[e].pipeline >= pipelines.size())
       return makeError("examples[" + std::to_string(e) +
                        "]: one value per feature and a pipeline index in range");
+    if (examples[e].costs.size() != (votesWithCosts() ? pipelines.size() : 0))
+      return makeError("examples[" + std::to_string(e) +
+                       "]: costs for every pipeline in every example, or in none");
+    for (double cost : examples[e].costs)
+      if (!std::isfinite(cost))
+        return makeError("examples[" + std::to_string(e) + "]: costs must be finite");
+  }
   for (size_t i = 0; i < heuristicInliner.size(); ++i)
     if (heuristicInliner[i] >= pipelines.size() ||
         (i > 0 && heuristicInliner[i] <= heuristicInliner[i - 1]))

@@ -149,6 +149,8 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
     out.attribute("neighbours", static_cast<int64_t>(choice.neighbours));
     if (choice.agreement > 0)
       out.attribute("agreement", choice.agreement);
+    if (choice.margin > 0)
+      out.attribute("margin", choice.margin);
     if (!choice.heuristicInliner.empty())
       out.attributeArray("heuristic_inliner", [&] {
         for (size_t pipeline : choice.heuristicInliner)
@@ -161,6 +163,11 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
           out.attributeBegin("features");
           writeNumbers(out, example.features);
           out.attributeEnd();
+          if (!example.costs.empty()) {
+            out.attributeBegin("costs");
+            writeNumbers(out, example.costs);
+            out.attributeEnd();
+          }
         });
     });
   });
@@ -382,9 +389,9 @@ public:
   }
 
   // "choice": {"pipelines": [pipeline objects], "features": [names],
-  // "mean": […], "scale": […], "neighbours": k, optional "agreement": share
-  // and "heuristic_inliner": [pipeline indices],
-  // "examples": [{"pipeline": index, "features": […]}, …]}.
+  // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
+  // "margin": share and "heuristic_inliner": [pipeline indices],
+  // "examples": [{"pipeline": index, "features": […], optional "costs": […]}, …]}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
     if (!object)
@@ -421,6 +428,12 @@ public:
         return error("choice.agreement", "must be a number");
       choice.agreement = *share;
     }
+    if (const llvm::json::Value* margin = object->get("margin")) {
+      std::optional<double> share = margin->getAsNumber();
+      if (!share)
+        return error("choice.margin", "must be a number");
+      choice.margin = *share;
+    }
     if (object->get("heuristic_inliner")) {
       MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* indices,
                             array(*object, "heuristic_inliner", "choice"));
@@ -443,7 +456,12 @@ public:
         return error(path + ".pipeline", "must not be negative");
       MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* values, array(*entry, "features", path));
       MLGO_ASSIGN_OR_RETURN(std::vector<double> scaled, numbers(*values, path + ".features"));
-      choice.examples.push_back({std::move(scaled), static_cast<size_t>(index)});
+      std::vector<double> costs;
+      if (entry->get("costs")) {
+        MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* given, array(*entry, "costs", path));
+        MLGO_ASSIGN_OR_RETURN(costs, numbers(*given, path + ".costs"));
+      }
+      choice.examples.push_back({std::move(scaled), static_cast<size_t>(index), std::move(costs)});
     }
     if (Status valid = choice.validate(); !valid)
       return error("choice", valid.error().message);

@@ -100,7 +100,7 @@ alwaysChoosing(std::vector<PassPipeline> pipelines, size_t label,
   choice->mean.assign(choice->features.size(), 0.0);
   choice->scale.assign(choice->features.size(), 1.0);
   choice->neighbours = 1;
-  choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label}};
+  choice->examples = {{std::vector<double>(choice->features.size(), 0.0), label, {}}};
   EXPECT_TRUE(choice->validate());
   return choice;
 }

@@ -115,9 +115,10 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   // Two examples of pipeline 1 near the origin, one of pipeline 0 there too
   // but farther, and two of pipeline 0 far away.
   near[1] = 0.1;
-  choice->examples = {{near, 1}, {std::vector<double>(n, 0.0), 1}, {far, 0}, {far, 0}};
+  choice->examples = {
+      {near, 1, {}}, {std::vector<double>(n, 0.0), 1, {}}, {far, 0, {}}, {far, 0, {}}};
   near[1] = 0.5;
-  choice->examples.push_back({near, 0});
+  choice->examples.push_back({near, 0, {}});
   ASSERT_TRUE(choice->validate());
   EXPECT_EQ(choice->choose(std::vector<double>(n, 1.0)), 1u); // scaled: the origin
   std::vector<double> farPoint(n, 1.0);
@@ -136,6 +137,26 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   EXPECT_EQ(back->choice()->examples.size(), 5u);
   EXPECT_EQ(back->choice()->agreement, 0.5);
   EXPECT_EQ(*policyToJson(*back), *json);
+
+  // Costs and a margin round-trip too, and the cost vote reads them.
+  PipelineChoice costed = *choice;
+  costed.agreement = 0;
+  costed.margin = 0.01;
+  for (PipelineChoice::Example& example : costed.examples)
+    example.costs = {0, example.pipeline == 1 ? -0.02 : 0.5};
+  ASSERT_TRUE(costed.validate());
+  EXPECT_EQ(costed.choose(farPoint), 0u);
+  PipelinePolicy costedPolicy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(costed));
+  Expected<std::string> costedJson = policyToJson(costedPolicy);
+  ASSERT_TRUE(costedJson) << costedJson.error().message;
+  Expected<std::unique_ptr<Policy>> costedBack = policyFromJson(*costedJson, "costed.json");
+  ASSERT_TRUE(costedBack) << costedBack.error().message;
+  const auto* costedChoice = dynamic_cast<const PipelinePolicy*>(costedBack->get())->choice().get();
+  EXPECT_EQ(costedChoice->margin, 0.01);
+  EXPECT_EQ(costedChoice->examples[2].costs, costed.examples[2].costs);
+  EXPECT_EQ(*policyToJson(*costedBack->get()), *costedJson);
+  costed.margin = -1;
+  EXPECT_FALSE(costed.validate());
 
   PipelineChoice renamed = *choice;
   renamed.features[0] = "something_else";
@@ -160,7 +181,7 @@ TEST(PassPipeline, AChoiceSaysWhereLlvmsInlinerRuns) {
   const size_t n = choice->features.size();
   choice->mean.assign(n, 0.0);
   choice->scale.assign(n, 1.0);
-  choice->examples = {{std::vector<double>(n, 0.0), 2}};
+  choice->examples = {{std::vector<double>(n, 0.0), 2, {}}};
   choice->heuristicInliner = {0, 1};
   ASSERT_TRUE(choice->validate());
   EXPECT_FALSE(choice->inlinerPolicyIn(0));
@@ -202,8 +223,9 @@ TEST(PassPipeline, EveryShippedPolicyLoads) {
       continue;
     const auto* pipeline = dynamic_cast<const PipelinePolicy*>(loaded->get());
     ASSERT_NE(pipeline, nullptr) << entry.path() << ": not a pipeline policy";
-    if (pipeline->choice())
+    if (pipeline->choice()) {
       EXPECT_TRUE(pipeline->choice()->validate()) << entry.path();
+    }
     ++pipelines;
   }
   EXPECT_GE(pipelines, 1u);

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 namespace mlgo::training {
@@ -121,6 +123,103 @@ TEST(PipelineChoice, TheSetSaysWhereTheInlinerPolicyRuns) {
   EXPECT_EQ(heuristic.size(), 2u); // -Oz and B
   for (size_t s = 0; s < result->setInPool.size(); ++s)
     EXPECT_EQ(result->choice.inlinerPolicyIn(s), f.pool[result->setInPool[s]].withInliner);
+}
+
+// The cost vote: a neighbour where a pipeline lost much outweighs several
+// where it won a little, which the label vote cannot see; the learned
+// examples carry each set pipeline's relative change against the fallback.
+TEST(PipelineChoice, TheCostVoteWeighsWhatEachNeighbourWouldLose) {
+  Fixture f;
+  // Module 3 of B's cluster: B now wins by 1 there, module 4 by 1, and
+  // module 5 loses 30 with B.
+  f.measures[2] = {103, 103, 103, 99, 99, 130};
+  PipelineChoiceOptions options;
+  options.neighbours = 3;
+  options.setSize = 3;
+  Expected<PipelineChoiceResult> labels =
+      choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(labels) << labels.error().message;
+  options.vote = PipelineChoiceOptions::Vote::Cost;
+  Expected<PipelineChoiceResult> costs = choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(costs) << costs.error().message;
+  ASSERT_EQ(costs->setInPool, labels->setInPool);
+  const std::vector<size_t>& set = costs->setInPool;
+  const size_t b = static_cast<size_t>(std::find(set.begin(), set.end(), 2u) - set.begin());
+  ASSERT_LT(b, set.size()) << "B is in the set";
+  for (size_t m = 0; m < 6; ++m) {
+    const std::vector<double>& example = costs->choice.examples[m].costs;
+    ASSERT_EQ(example.size(), set.size());
+    EXPECT_EQ(example[0], 0);
+    EXPECT_DOUBLE_EQ(example[b], (f.measures[2][m] - 100) / 100) << "module " << m;
+  }
+  // A new module amid B's cluster: two of its three neighbours vote B by
+  // label; by cost B loses on average (−1 %, −1 %, +30 %), so the fallback
+  // keeps it.
+  std::vector<double> amid = f.features[4];
+  amid[0] += 0.001;
+  EXPECT_EQ(labels->choice.choose(amid), b);
+  EXPECT_EQ(costs->choice.choose(amid), 0u);
+
+  // The margin: A's cluster gains 10 % a module; a margin above that keeps
+  // the fallback.
+  EXPECT_NE(costs->choice.choose(f.features[1]), 0u);
+  policies::PipelineChoice cautious = costs->choice;
+  cautious.margin = 0.11;
+  EXPECT_EQ(cautious.choose(f.features[1]), 0u);
+  cautious.margin = 0.09;
+  EXPECT_NE(cautious.choose(f.features[1]), 0u);
+
+  PipelineChoiceOptions mixed = options;
+  mixed.agreement = 0.5;
+  EXPECT_FALSE(mixed.validate()) << "an agreement needs the label vote";
+  mixed = PipelineChoiceOptions{};
+  mixed.margin = 0.01;
+  EXPECT_FALSE(mixed.validate()) << "a margin needs the cost vote";
+  policies::PipelineChoice partly = costs->choice;
+  partly.examples[2].costs.clear();
+  EXPECT_FALSE(partly.validate()) << "costs in some examples only";
+}
+
+// The pool's measures in a file: read back exactly (failures included),
+// and refused for another pool, context or module list.
+TEST(PipelineChoice, ThePoolsMeasuresRoundTripThroughAFile) {
+  Fixture f;
+  f.measures[1][2] = std::numeric_limits<double>::quiet_NaN();
+  f.measures[3][4] = 101.25;
+  std::vector<corpus::ModuleSpec> specs(6);
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (size_t m = 0; m < 6; ++m) {
+    specs[m].name = "dir/module" + std::to_string(m) + ".c";
+    modules.push_back(&specs[m]);
+  }
+  const std::string path = ::testing::TempDir() + "/pool-measures.tsv";
+  ASSERT_TRUE(writePoolMatrix(path, "text-size, inliner none", modules, f.pool, f.measures));
+  Expected<std::vector<std::vector<double>>> back =
+      readPoolMatrix(path, "text-size, inliner none", modules, f.pool);
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->size(), f.measures.size());
+  for (size_t p = 0; p < f.measures.size(); ++p)
+    for (size_t m = 0; m < 6; ++m) {
+      if (std::isnan(f.measures[p][m]))
+        EXPECT_TRUE(std::isnan((*back)[p][m]));
+      else
+        EXPECT_EQ((*back)[p][m], f.measures[p][m]);
+    }
+  EXPECT_FALSE(readPoolMatrix(path, "text-size, inliner inlining-oz", modules, f.pool));
+  std::vector<ChoiceCandidate> otherPool = f.pool;
+  otherPool[3].withInliner = true;
+  EXPECT_FALSE(readPoolMatrix(path, "text-size, inliner none", modules, otherPool));
+  std::swap(modules[0], modules[1]);
+  Expected<std::vector<std::vector<double>>> reordered =
+      readPoolMatrix(path, "text-size, inliner none", modules, f.pool);
+  ASSERT_FALSE(reordered);
+  EXPECT_NE(reordered.error().message.find("dir/module1.c"), std::string::npos)
+      << reordered.error().message;
+  modules.pop_back();
+  std::swap(modules[0], modules[1]);
+  EXPECT_FALSE(readPoolMatrix(path, "text-size, inliner none", modules, f.pool))
+      << "a row more than modules";
+  std::filesystem::remove(path);
 }
 
 } // namespace

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace mlgo::training {
 
@@ -23,6 +26,12 @@ Status PipelineChoiceOptions::validate() const {
     return makeError("the minimum gain must be at least 0");
   if (!(agreement >= 0 && agreement <= 1))
     return makeError("the agreement must be between 0 and 1");
+  if (!(margin >= 0) || !std::isfinite(margin))
+    return makeError("the margin must be a finite number, at least 0");
+  if (vote == Vote::Label && margin > 0)
+    return makeError("a margin needs the cost vote");
+  if (vote == Vote::Cost && agreement > 0)
+    return makeError("an agreement needs the label vote");
   return Status::ok();
 }
 
@@ -103,6 +112,7 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   choice.features = policies::moduleFeatureNames();
   choice.neighbours = options.neighbours;
   choice.agreement = options.agreement;
+  choice.margin = options.margin;
   choice.mean.assign(width, 0.0);
   choice.scale.assign(width, 0.0);
   for (size_t m : counted)
@@ -127,7 +137,11 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
       if (measureOf(s, m) < measureOf(result.labels[m], m))
         result.labels[m] = s;
     result.oracleTotal += measureOf(result.labels[m], m);
-    choice.examples.push_back({choice.scaled(features[m]), result.labels[m]});
+    std::vector<double> costs;
+    if (options.vote == PipelineChoiceOptions::Vote::Cost)
+      for (size_t s = 0; s < result.setInPool.size(); ++s)
+        costs.push_back((measureOf(s, m) - measureOf(0, m)) / std::max(measureOf(0, m), 1.0));
+    choice.examples.push_back({choice.scaled(features[m]), result.labels[m], std::move(costs)});
   }
   MLGO_TRY(choice.validate());
 
@@ -143,20 +157,98 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   return result;
 }
 
+std::vector<std::vector<double>>
+measureChoicePool(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+                  const std::vector<ChoiceCandidate>& pool,
+                  std::shared_ptr<const policies::Policy> inliner) {
+  std::vector<policies::PipelinePolicy> policies;
+  policies.reserve(pool.size());
+  for (const ChoiceCandidate& candidate : pool)
+    policies.emplace_back(candidate.pipeline, candidate.withInliner ? inliner : nullptr);
+  return measurePipelinePolicies(evaluator, modules, policies).measures;
+}
+
+namespace {
+
+std::string matrixHeader(const std::string& context, const std::vector<ChoiceCandidate>& pool) {
+  std::string header = "# mlgo-es choice pool\t" + context + "\nmodule";
+  for (const ChoiceCandidate& candidate : pool)
+    header += "\t" + candidate.describe();
+  return header;
+}
+
+} // namespace
+
+Status writePoolMatrix(const std::string& path, const std::string& context,
+                       std::span<const corpus::ModuleSpec* const> modules,
+                       const std::vector<ChoiceCandidate>& pool,
+                       const std::vector<std::vector<double>>& measures) {
+  const std::string partial = path + ".partial";
+  std::ofstream out(partial);
+  out << matrixHeader(context, pool) << '\n';
+  out.precision(17);
+  for (size_t m = 0; m < modules.size(); ++m) {
+    out << modules[m]->name;
+    for (size_t p = 0; p < pool.size(); ++p)
+      out << '\t' << measures[p][m];
+    out << '\n';
+  }
+  out.close();
+  if (!out)
+    return makeError(partial + ": cannot write the pool's measures");
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error)
+    return makeError(path + ": " + error.message());
+  return Status::ok();
+}
+
+Expected<std::vector<std::vector<double>>>
+readPoolMatrix(const std::string& path, const std::string& context,
+               std::span<const corpus::ModuleSpec* const> modules,
+               const std::vector<ChoiceCandidate>& pool) {
+  std::ifstream in(path);
+  if (!in)
+    return makeError(path + ": cannot read");
+  const std::string expected = matrixHeader(context, pool);
+  std::string header, line;
+  std::getline(in, header);
+  std::getline(in, line);
+  header += "\n" + line;
+  if (header != expected)
+    return makeError(path + ": measured for another pool or context (its header is \"" + header +
+                     "\", this run's \"" + expected + "\")");
+  std::vector<std::vector<double>> measures(pool.size(), std::vector<double>(modules.size()));
+  for (size_t m = 0; m < modules.size(); ++m) {
+    if (!std::getline(in, line))
+      return makeError(path + ": no row for module " + modules[m]->name);
+    std::istringstream fields(line);
+    std::string name, value;
+    std::getline(fields, name, '\t');
+    if (name != modules[m]->name)
+      return makeError(path + ": row " + std::to_string(m + 1) + " is module " + name + ", not " +
+                       modules[m]->name + " (measured on other modules)");
+    for (size_t p = 0; p < pool.size(); ++p) {
+      if (!std::getline(fields, value, '\t'))
+        return makeError(path + ": a short row for module " + name);
+      measures[p][m] = value == "nan" ? std::nan("") : std::stod(value);
+    }
+  }
+  if (std::getline(in, line) && !line.empty())
+    return makeError(path + ": more rows than modules (measured on other modules)");
+  return measures;
+}
+
 Expected<PipelineChoiceResult> learnPipelineChoice(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
     const std::vector<std::vector<double>>& features, const std::vector<ChoiceCandidate>& pool,
     std::shared_ptr<const policies::Policy> inliner, const PipelineChoiceOptions& options) {
   MLGO_TRY(options.validate());
-  std::vector<policies::PipelinePolicy> policies;
-  policies.reserve(pool.size());
-  for (const ChoiceCandidate& candidate : pool) {
+  for (const ChoiceCandidate& candidate : pool)
     if (candidate.withInliner && !inliner)
       return makeError("pool candidate " + candidate.describe() + ": no inliner policy given");
-    policies.emplace_back(candidate.pipeline, candidate.withInliner ? inliner : nullptr);
-  }
-  const PipelineMatrix matrix = measurePipelinePolicies(evaluator, modules, policies);
-  const std::vector<std::vector<double>>& measures = matrix.measures;
+  const std::vector<std::vector<double>> measures =
+      measureChoicePool(evaluator, modules, pool, inliner);
   MLGO_ASSIGN_OR_RETURN(PipelineChoiceResult result,
                         choosePipelineSet(measures, features, pool, options));
   result.compiled = pool.size() * modules.size();

@@ -101,6 +101,15 @@ bool isInlinerPass(std::string_view passClass);
 // `agreement`: then pipeline 0 (the fallback) does. The compiler side computes the features
 // when the pipeline starts, so a build chooses what the evaluator chose.
 //
+// When the examples carry `costs` (every example or none), the neighbours
+// vote with them instead of their labels: each pipeline's cost is the
+// neighbours' mean relative change against the fallback (same weights), and
+// the cheapest wins, the fallback on a tie and unless another is cheaper by
+// more than `margin`. A label says only which pipeline was best on a
+// training module, however slightly; costs also say by how much and what
+// the others would have cost, so a neighbour where a pipeline lost much
+// outweighs two where it won a few bytes.
+//
 // With an inliner policy in the pipeline policy, each alternative also says
 // who inlines: the policy's inliner, or (listed in `heuristicInliner`)
 // LLVM's own heuristic, so that a choice can run the inliner policy only on
@@ -110,13 +119,18 @@ struct PipelineChoice {
   struct Example {
     std::vector<double> features; // scaled
     size_t pipeline = 0;          // its best among `pipelines`
+    // Optional: per pipeline, its measure's relative change against the
+    // fallback's on this module (costs[0] = 0).
+    std::vector<double> costs;
   };
   std::vector<PassPipeline> pipelines; // structured (no replacement)
   std::vector<std::string> features;   // moduleFeatureNames() when written
   std::vector<double> mean, scale;     // scaled = (x - mean) / scale
   size_t neighbours = 5;
   double agreement = 0; // in [0, 1]; 0: the most voted always wins
+  double margin = 0;    // >= 0; with costs: how much cheaper than the fallback another must be
   std::vector<Example> examples;
+  bool votesWithCosts() const { return !examples.empty() && !examples[0].costs.empty(); }
   // The alternatives (indices, sorted, unique) in which LLVM's inlining
   // heuristic decides rather than the pipeline policy's inliner. Only with
   // an inliner policy (makePipelinePolicy refuses it otherwise).

@@ -36,6 +36,14 @@ struct PipelineChoiceOptions {
   // The share of their votes a pipeline other than the fallback needs
   // (PipelineChoice::agreement); 0: the most voted wins.
   double agreement = 0;
+  // How the neighbours vote: with their labels (the best of the set on
+  // each), or with their costs (each set pipeline's relative change against
+  // the fallback; PipelineChoice::Example::costs).
+  enum class Vote { Label, Cost };
+  Vote vote = Vote::Label;
+  // With Vote::Cost: how much cheaper (a share) than the fallback another
+  // pipeline must look (PipelineChoice::margin).
+  double margin = 0;
   // A candidate joins the set only if it shrinks the set's best-of total by
   // at least this share of the fallback's total (noise guard).
   double minimumGain = 0.0005;
@@ -72,6 +80,26 @@ Expected<PipelineChoiceResult> learnPipelineChoice(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
     const std::vector<std::vector<double>>& features, const std::vector<ChoiceCandidate>& pool,
     std::shared_ptr<const policies::Policy> inliner, const PipelineChoiceOptions& options);
+
+// The pool compiled on every module: measures[p][m] (NaN where it failed).
+std::vector<std::vector<double>>
+measureChoicePool(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
+                  const std::vector<ChoiceCandidate>& pool,
+                  std::shared_ptr<const policies::Policy> inliner);
+
+// A measured pool kept in a file (TSV: a header naming `context` and each
+// pool candidate, then a row per module), so that learning can be run again
+// with other options without compiling the pool again. Reading refuses a
+// file whose context, pool or modules differ from the ones given, naming
+// the first difference.
+Status writePoolMatrix(const std::string& path, const std::string& context,
+                       std::span<const corpus::ModuleSpec* const> modules,
+                       const std::vector<ChoiceCandidate>& pool,
+                       const std::vector<std::vector<double>>& measures);
+Expected<std::vector<std::vector<double>>>
+readPoolMatrix(const std::string& path, const std::string& context,
+               std::span<const corpus::ModuleSpec* const> modules,
+               const std::vector<ChoiceCandidate>& pool);
 
 // The same from a measured matrix (measures[p][m]: pool pipeline p on
 // module m; NaN where it failed): the set, labels and the choice. When any

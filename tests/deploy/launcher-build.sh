@@ -8,7 +8,8 @@
 # choice between -Oz and that pipeline, learned here on the recipe's corpus
 # with one neighbour, so that each module gets its own best of the two, or
 # "choice-inliner": the same with every pipeline also under a constant
-# never-inline policy, so that the choice also picks who inlines, or
+# never-inline policy, so that the choice also picks who inlines, and the
+# neighbours voting with their costs (--vote cost), or
 # "eviction": a random register-allocation eviction policy, given as
 # MLGO_EVICTION_POLICY to an -O2 build, judged against the -O2 corpus) and
 # checks
@@ -62,7 +63,7 @@ EOF2
       mv policy.json pipeline.json
       learn=(--set-size 2)
       echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
-      [ "$policy" = choice ] || learn=(--set-size 4 --inliner "$scratch/never.json")
+      [ "$policy" = choice ] || learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost)
       "$apps/mlgo-eval" pipeline-search "$corpus" --program --program-search choice \
         --pool "$scratch/pipeline.json" "${learn[@]}" --neighbours 1 --minimum-gain 0 \
         -o policy.json --markdown choice.md >choice.log 2>&1 ||
@@ -71,6 +72,7 @@ EOF2
     if [ "$policy" = choice-inliner ]; then
       grep -q '"heuristic_inliner"' policy.json && grep -q '"inliner"' policy.json ||
         fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
+      grep -q '"costs"' policy.json || fail "the learned choice votes without costs"
     fi
     ;;
   eviction)

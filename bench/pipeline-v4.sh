@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# bench/pipeline-v4.sh [OUT]
+#
+# The pass-pipeline task's fourth round (docs/pass-pipeline.md, "More
+# training modules and the cost vote"): the combined choice of pipeline and
+# inliner (bench/pipeline-v3.sh's choice-comb4 pool: -Oz, the program
+# search's six step pipelines and the search under inlining-oz, each with
+# LLVM's heuristic and with inlining-oz) learned
+#   - on the seven small training code bases as before (127 modules), and
+#   - on every training code base of configs/inlining-split.toml, a sample
+#     of $MLGO_V4_SAMPLE (40) modules from each (--sample: round robin over
+#     size buckets), so that the neighbours come from 24 code bases,
+# each with the label vote and the cost vote (--vote cost). The pool is
+# compiled once per module set (--pool-measures); the variants only learn.
+# Every candidate is judged on validation, and with the rule fixed for this
+# task before these runs (among the candidates with no validation code base
+# above -Oz, the fewest modules larger) one is chosen; all are judged on
+# test afterwards, for the table. Resumable: a finished step is not run
+# again. Needs bench/pipeline-v3.sh's pool files ($MLGO_V3_DIR).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${MLGO_BUILD_DIR:-build}"
+out="${1:-$build/pipeline-v4}"
+v3="${MLGO_V3_DIR:-$build/pipeline-v3}"
+sample="${MLGO_V4_SAMPLE:-40}"
+mkdir -p "$out"
+eval="$build/apps/mlgo-eval"
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
+
+pool=()
+for n in 1 2 3 4 5 6; do pool+=(--pool "$v3/program-step$n.json"); done
+pool+=(--pool "$v3/combined-pipeline.json")
+for f in "${pool[@]}"; do
+  [ "$f" = --pool ] || [ -s "$f" ] || { echo "missing $f: run bench/pipeline-v3.sh first" >&2; exit 1; }
+done
+choice=(--program-search choice --inliner inlining-oz)
+
+train=(bzip2 libpng lz4 expat zstd yaml-cpp zlib)
+for vote in label cost; do
+  search "small-$vote" "${choice[@]}" --vote "$vote" --pool-measures "$out/small.pool.tsv" \
+    "${pool[@]}"
+done
+# Every training code base of the split, sampled.
+mapfile -t train < <(python3 - <<'PY'
+import tomllib
+print("\n".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))
+PY
+)
+for vote in label cost; do
+  search "wide-$vote" "${choice[@]}" --vote "$vote" --sample "$sample" \
+    --pool-measures "$out/wide.pool.tsv" "${pool[@]}"
+done
+candidates=(small-label small-cost wide-label wide-cost)
+for name in "${candidates[@]}"; do judge "$name" validation; done
+for name in "${candidates[@]}"; do judge "$name" test; done
+echo "tables in $out/*.md"

@@ -387,6 +387,7 @@ struct PipelineSearchArgs {
   std::vector<std::string> pool;        // choice: candidate pipeline policies
   bool poolSingles = false;             // choice: every single change in the pool too
   std::string poolMeasures;             // choice: the pool's measures, read or written
+  std::string choiceEmbedding;          // choice: an IR2Vec vocabulary for the features
   training::PipelineChoiceOptions choice;
   training::PipelineEsOptions es;
   std::string start;   // a pipeline policy (file or name) the program search starts from
@@ -498,15 +499,21 @@ int runProgramPipelineEs(PipelineSearchArgs& args,
   return finishProgramPipeline(args, text, run->best.pipeline);
 }
 
-// Each module's features (moduleFeatureVector of its bitcode's counts), from
-// `mlgo-inprocess-worker --module-features`, which counts as the pipeline
-// start does (PipelineHooks test).
+// Each module's features (moduleFeatureVector of its bitcode's counts, then
+// with a vocabulary file its IR2Vec embedding), from `mlgo-inprocess-worker
+// --module-features`, which reads as the pipeline start does (PipelineHooks
+// test).
 Expected<std::vector<std::vector<double>>>
-moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* const> modules) {
+moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* const> modules,
+               const std::string& embedding = "", size_t dimension = 0) {
+  if (embedding.find('\'') != std::string::npos)
+    return makeError(embedding + ": a path with a quote");
   std::vector<std::vector<double>> features;
   constexpr size_t batch = 64; // modules per worker run (a command line's length)
   for (size_t first = 0; first < modules.size(); first += batch) {
     std::string command = "'" + worker + "' --module-features";
+    if (!embedding.empty())
+      command += " --embedding '" + embedding + "'";
     const size_t end = std::min(modules.size(), first + batch);
     for (size_t m = first; m < end; ++m) {
       const std::string path = modules[m]->bitcode.string();
@@ -536,7 +543,14 @@ moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* co
       for (uint64_t& count : counts)
         if (!(fields >> count))
           return makeError(worker + " --module-features: a short row for " + modules[m]->name);
-      features.push_back(policies::moduleFeatureVector(counts));
+      std::vector<double> row = policies::moduleFeatureVector(counts);
+      for (size_t i = 0; i < dimension; ++i) {
+        double value = 0;
+        if (!(fields >> value))
+          return makeError(worker + " --module-features: no embedding for " + modules[m]->name);
+        row.push_back(value);
+      }
+      features.push_back(std::move(row));
     }
   }
   return features;
@@ -599,8 +613,16 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
   if (args.options.inliner)
     for (size_t i = 0, heuristic = pool.size(); i < heuristic; ++i)
       pool.emplace_back(pool[i].pipeline, true);
+  if (!args.choiceEmbedding.empty()) {
+    Expected<policies::Ir2VecVocabulary> vocabulary =
+        policies::readIr2VecVocabulary(args.choiceEmbedding);
+    if (!vocabulary)
+      return fail(makeError("--choice-embedding: " + vocabulary.error().message));
+    args.choice.embedding = vocabulary.take();
+  }
   Expected<std::vector<std::vector<double>>> features =
-      moduleFeatures(args.where.evaluator.inprocessWorker, modules);
+      moduleFeatures(args.where.evaluator.inprocessWorker, modules, args.choiceEmbedding,
+                     args.choice.embedding ? policies::ir2VecDimension(*args.choice.embedding) : 0);
   if (!features)
     return fail(features.error());
   Expected<training::PipelineChoiceResult> learned =
@@ -896,6 +918,10 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                       "--program-search choice: a file for the pool's measures on the modules "
                       "(TSV): read when it holds this pool and these modules, else written after "
                       "compiling, so that learning with other options compiles nothing");
+  command->add_option("--choice-embedding", args.choiceEmbedding,
+                      "--program-search choice: an IR2Vec vocabulary (mlgo-eval ir2vec-vocab, "
+                      "learned on training code): each module's IR2Vec embedding per instruction "
+                      "joins its features, and the vocabulary goes into the policy file");
   command
       ->add_option("--set-size", args.choice.setSize,
                    "--program-search choice: pipelines in the set, the fallback included")

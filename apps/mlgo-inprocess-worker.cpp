@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
                 "reads jobs on fd 3,\n  writes results on fd 4. Started by the evaluator "
                 "(--backend=inprocess).\n  --llvm-option: a process-global LLVM option the "
                 "task needs (as clang's -mllvm),\n  applied once before the first job.\n"
-                "  --module-features FILE.bc...: each module's counts (a TSV) for a "
-                "module-level\n  pipeline policy, and exit.\n",
+                "  --module-features [--embedding VOCAB.json] FILE.bc...: each module's counts\n"
+                "  (a TSV) for a module-level pipeline policy, with the vocabulary also its\n"
+                "  IR2Vec embedding per instruction, and exit.\n",
                 argv[0]);
     return 0;
   }

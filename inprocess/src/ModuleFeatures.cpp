@@ -1,5 +1,6 @@
 #include "ModuleFeatures.h"
 
+#include <llvm/Analysis/IR2Vec.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
@@ -9,6 +10,8 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace mlgo::inprocess {
 
@@ -179,6 +182,64 @@ policies::ModuleCounts countModule(const llvm::Module& module) {
     counter.countFunction(function);
   counter.add(ModuleCount::Globals, module.global_size());
   return counter.counts;
+}
+
+struct ModuleEmbedder::LlvmVocabulary {
+  llvm::ir2vec::Vocabulary llvm;
+};
+
+ModuleEmbedder::ModuleEmbedder(const policies::Ir2VecVocabulary& vocabulary)
+    : dimension_(policies::ir2VecDimension(vocabulary)) {
+  using llvm::ir2vec::Vocabulary;
+  std::map<std::string, const std::vector<double>*, std::less<>> byName;
+  for (size_t i = 0; i < vocabulary.entities.size(); ++i)
+    byName[vocabulary.entities[i]] = &vocabulary.embeddings[i];
+  // LLVM's layout: its sections in order, each entity at its canonical
+  // position (Vocabulary::getStringKey names it).
+  const unsigned sizes[] = {Vocabulary::MaxOpcodes, Vocabulary::MaxCanonicalTypeIDs,
+                            Vocabulary::MaxOperandKinds, Vocabulary::MaxPredicateKinds};
+  std::vector<std::vector<llvm::ir2vec::Embedding>> sections;
+  unsigned position = 0;
+  for (unsigned size : sizes) {
+    std::vector<llvm::ir2vec::Embedding>& section = sections.emplace_back();
+    for (unsigned i = 0; i < size; ++i, ++position) {
+      const auto found = byName.find(Vocabulary::getStringKey(position).str());
+      section.push_back(found == byName.end() ? llvm::ir2vec::Embedding(dimension_, 0.0)
+                                              : llvm::ir2vec::Embedding(*found->second));
+    }
+  }
+  vocabulary_ = std::make_unique<LlvmVocabulary>(
+      LlvmVocabulary{Vocabulary(llvm::ir2vec::VocabStorage(std::move(sections)))});
+}
+
+ModuleEmbedder::~ModuleEmbedder() = default;
+
+std::vector<double> ModuleEmbedder::embed(const llvm::Module& module) const {
+  std::vector<double> sum(dimension_, 0.0);
+  size_t instructions = 0;
+  for (const llvm::Function& function : module) {
+    if (function.isDeclaration())
+      continue;
+    instructions += function.getInstructionCount();
+    std::unique_ptr<llvm::ir2vec::Embedder> embedder =
+        llvm::ir2vec::Embedder::create(llvm::IR2VecKind::Symbolic, function, vocabulary_->llvm);
+    const llvm::ir2vec::Embedding vector = embedder->getFunctionVector();
+    for (size_t i = 0; i < dimension_ && i < vector.size(); ++i)
+      sum[i] += vector[i];
+  }
+  if (instructions > 0)
+    for (double& x : sum)
+      x /= static_cast<double>(instructions);
+  return sum;
+}
+
+std::vector<double> moduleFeatures(const llvm::Module& module, const policies::ModuleCounts& counts,
+                                   const ModuleEmbedder* embedder) {
+  std::vector<double> features = policies::moduleFeatureVector(counts);
+  if (embedder)
+    for (double x : embedder->embed(module))
+      features.push_back(x);
+  return features;
 }
 
 } // namespace mlgo::inprocess

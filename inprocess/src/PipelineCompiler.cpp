@@ -120,6 +120,7 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
     report->declinedUnchosen = run.declinedUnchosen;
     report->chosen = run.choiceMade ? std::optional(run.chosen) : std::nullopt;
     report->counted = run.counted;
+    report->features = run.features;
   }
   if (!optimised)
     return fail(protocol::WorkerStatus::CompilerFailed, optimised.error().message);

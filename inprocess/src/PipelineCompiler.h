@@ -22,6 +22,7 @@ struct PipelineReport {
   uint64_t declinedUnchosen = 0;            // added passes of pipelines not chosen
   std::optional<size_t> chosen;             // with a choice: the module's pipeline
   policies::ModuleCounts counted{};         // with a choice: the counts it read
+  std::vector<double> features;             // and the features (embedding included)
 };
 
 // `policy`: a pipeline policy (policies/PassPipeline.h), or null for -Oz.

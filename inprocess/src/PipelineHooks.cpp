@@ -55,7 +55,8 @@ struct ChooseModulePipeline : llvm::PassInfoMixin<ChooseModulePipeline> {
   PipelineRun* state;
   llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
     state->counted = countModule(module);
-    state->chosen = state->choice->choose(policies::moduleFeatureVector(state->counted));
+    state->features = moduleFeatures(module, state->counted, state->embedder.get());
+    state->chosen = state->choice->choose(state->features);
     state->choiceMade = true;
     return llvm::PreservedAnalyses::all();
   }
@@ -203,6 +204,8 @@ PipelineRun::PipelineRun(const policies::PipelinePolicy& policy) : choice(policy
   }
   for (const policies::PassPipeline& alternative : choice->pipelines)
     alternatives.push_back(&alternative);
+  if (choice->embedding)
+    embedder = std::make_shared<const ModuleEmbedder>(*choice->embedding);
 }
 
 Status checkPolicyTexts(const policies::PipelinePolicy& policy) {

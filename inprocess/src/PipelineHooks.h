@@ -24,6 +24,8 @@
 // The neutral pipeline registers nothing: it is clang's own -Oz.
 #pragma once
 
+#include "ModuleFeatures.h"
+
 #include "mlgo/policies/ModuleFeatures.h"
 #include "mlgo/policies/PassPipeline.h"
 #include "mlgo/support/Expected.h"
@@ -48,7 +50,10 @@ struct PipelineRun {
   const policies::PipelineChoice* choice = nullptr;
   size_t chosen = 0; // into alternatives
   bool choiceMade = false;
-  policies::ModuleCounts counted{}; // what the choice read
+  policies::ModuleCounts counted{}; // what the choice read: the counts,
+  std::vector<double> features;     // and the features made of them (and the embedding)
+  // With a choice whose features include an IR2Vec embedding.
+  std::shared_ptr<const ModuleEmbedder> embedder;
   const policies::PassPipeline& pipeline() const { return *alternatives[chosen]; }
   // Whether the pipeline policy's inliner (if it has one) decides in the
   // chosen alternative; false: LLVM's heuristic (PipelineChoice::

@@ -10,7 +10,9 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 namespace mlgo::policies {
 
@@ -280,14 +282,13 @@ Expected<Ir2VecVocabulary> trainTransE(std::vector<std::string> entities,
   return Ir2VecVocabulary{std::move(entities), std::move(entity), summary};
 }
 
-Status writeIr2VecVocabulary(const Ir2VecVocabulary& vocabulary,
-                             const std::filesystem::path& file) {
+Expected<std::string> ir2VecVocabularyJson(const Ir2VecVocabulary& vocabulary, unsigned indent) {
   if (vocabulary.entities.size() != vocabulary.embeddings.size())
     return makeError("IR2Vec vocabulary: " + std::to_string(vocabulary.entities.size()) +
                      " names for " + std::to_string(vocabulary.embeddings.size()) + " embeddings");
   std::string text;
   llvm::raw_string_ostream stream(text);
-  llvm::json::OStream out(stream, 1);
+  llvm::json::OStream out(stream, indent);
   out.object([&] {
     for (std::string_view section : {"Opcodes", "Types", "Arguments", "Predicates"})
       out.attributeObject(section, [&] {
@@ -299,11 +300,74 @@ Status writeIr2VecVocabulary(const Ir2VecVocabulary& vocabulary,
             });
       });
   });
-  stream << '\n';
   stream.flush();
-  if (Status written = writeFileAtomically(file, text); !written)
+  return text;
+}
+
+Status writeIr2VecVocabulary(const Ir2VecVocabulary& vocabulary,
+                             const std::filesystem::path& file) {
+  Expected<std::string> text = ir2VecVocabularyJson(vocabulary);
+  if (!text)
+    return text.error();
+  if (Status written = writeFileAtomically(file, *text + "\n"); !written)
     return makeError("IR2Vec vocabulary " + file.string() + ": " + written.error().message);
   return Status::ok();
+}
+
+Expected<Ir2VecVocabulary> parseIr2VecVocabulary(std::string_view json, const std::string& where) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(llvm::StringRef(json));
+  if (!parsed)
+    return makeError(where + ": not JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object* root = parsed->getAsObject();
+  if (!root)
+    return makeError(where + ": an IR2Vec vocabulary is a JSON object of sections");
+  Ir2VecVocabulary vocabulary;
+  for (std::string_view section : {"Opcodes", "Types", "Arguments", "Predicates"}) {
+    const llvm::json::Object* entries = root->getObject(llvm::StringRef(section));
+    if (!entries)
+      continue;
+    // In name order (a JSON object has none of its own), so that a
+    // vocabulary read back equals the one written.
+    std::vector<std::string> names;
+    for (const auto& entry : *entries)
+      names.push_back(entry.first.str());
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      const llvm::json::Array* values = entries->getArray(name);
+      if (!values)
+        return makeError(where + ": " + std::string(section) + "." + name + ": not an array");
+      std::vector<double> embedding;
+      for (const llvm::json::Value& value : *values) {
+        std::optional<double> number = value.getAsNumber();
+        if (!number)
+          return makeError(where + ": " + std::string(section) + "." + name +
+                           ": not an array of numbers");
+        embedding.push_back(*number);
+      }
+      if (embedding.empty() || (!vocabulary.embeddings.empty() &&
+                                embedding.size() != vocabulary.embeddings.front().size()))
+        return makeError(where + ": " + std::string(section) + "." + name + ": " +
+                         std::to_string(embedding.size()) + " values, not the vocabulary's width");
+      vocabulary.entities.push_back(name);
+      vocabulary.embeddings.push_back(std::move(embedding));
+    }
+  }
+  if (vocabulary.entities.empty())
+    return makeError(where + ": no entities (Opcodes, Types, Arguments, Predicates)");
+  return vocabulary;
+}
+
+Expected<Ir2VecVocabulary> readIr2VecVocabulary(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in)
+    return makeError("IR2Vec vocabulary " + file.string() + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parseIr2VecVocabulary(text.str(), "IR2Vec vocabulary " + file.string());
+}
+
+size_t ir2VecDimension(const Ir2VecVocabulary& vocabulary) {
+  return vocabulary.embeddings.empty() ? 0 : vocabulary.embeddings.front().size();
 }
 
 } // namespace mlgo::policies

@@ -160,4 +160,18 @@ const std::vector<std::string>& moduleFeatureNames() {
   return names;
 }
 
+std::vector<std::string> moduleEmbeddingNames(size_t dimension) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < dimension; ++i)
+    names.push_back("ir2vec_" + std::to_string(i));
+  return names;
+}
+
+std::vector<std::string> moduleFeatureNames(size_t embeddingDimension) {
+  std::vector<std::string> names = moduleFeatureNames();
+  for (std::string& name : moduleEmbeddingNames(embeddingDimension))
+    names.push_back(std::move(name));
+  return names;
+}
+
 } // namespace mlgo::policies

@@ -269,7 +269,15 @@ Status PipelineChoice::validate() const {
     if (Status valid = pipelines[p].validate(); !valid)
       return makeError("pipelines[" + std::to_string(p) + "]: " + valid.error().message);
   }
-  const std::vector<std::string>& known = moduleFeatureNames();
+  if (embedding) {
+    if (ir2VecDimension(*embedding) == 0 ||
+        embedding->entities.size() != embedding->embeddings.size())
+      return makeError("embedding: an IR2Vec vocabulary needs entities, one vector each");
+    for (const std::vector<double>& vector : embedding->embeddings)
+      if (vector.size() != ir2VecDimension(*embedding))
+        return makeError("embedding: every vector of the vocabulary as wide as the first");
+  }
+  const std::vector<std::string> known = moduleFeatureNames(embeddingDimension());
   if (features != known)
     return makeError("features: not the " + std::to_string(known.size()) +
                      " module features this build computes (a policy of another version)");

@@ -140,6 +140,13 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
       for (const std::string& name : choice.features)
         out.value(name);
     });
+    if (choice.embedding) {
+      // LLVM's vocabulary JSON, inline: the file alone is the policy.
+      Expected<std::string> vocabulary = ir2VecVocabularyJson(*choice.embedding, 0);
+      out.attributeBegin("embedding");
+      out.rawValue(vocabulary ? *vocabulary : "null");
+      out.attributeEnd();
+    }
     out.attributeBegin("mean");
     writeNumbers(out, choice.mean);
     out.attributeEnd();
@@ -389,6 +396,7 @@ public:
   }
 
   // "choice": {"pipelines": [pipeline objects], "features": [names],
+  // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
   // "margin": share and "heuristic_inliner": [pipeline indices],
   // "examples": [{"pipeline": index, "features": […], optional "costs": […]}, …]}.
@@ -413,6 +421,16 @@ public:
       if (!name)
         return error("choice.features[" + std::to_string(i) + "]", "must be a string");
       choice.features.push_back(name->str());
+    }
+    if (const llvm::json::Value* embedding = object->get("embedding")) {
+      std::string text;
+      llvm::raw_string_ostream stream(text);
+      stream << *embedding;
+      stream.flush();
+      Expected<Ir2VecVocabulary> vocabulary = parseIr2VecVocabulary(text, "embedding");
+      if (!vocabulary)
+        return error("choice.embedding", vocabulary.error().message);
+      choice.embedding = vocabulary.take();
     }
     MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* mean, array(*object, "mean", "choice"));
     MLGO_ASSIGN_OR_RETURN(choice.mean, numbers(*mean, "choice.mean"));

@@ -6,7 +6,8 @@
 # "pipeline": a pass-pipeline policy with skipped and added passes, given as
 # MLGO_PIPELINE_POLICY with no inliner policy, or "choice": a per-module
 # choice between -Oz and that pipeline, learned here on the recipe's corpus
-# with one neighbour, so that each module gets its own best of the two, or
+# with one neighbour, so that each module gets its own best of the two (its
+# features with an IR2Vec embedding, the vocabulary learned here), or
 # "choice-inliner": the same with every pipeline also under a constant
 # never-inline policy, so that the choice also picks who inlines, and the
 # neighbours voting with their costs (--vote cost), or
@@ -61,7 +62,9 @@ EOF2
     policy_variable=MLGO_PIPELINE_POLICY
     if [ "$policy" != pipeline ]; then
       mv policy.json pipeline.json
-      learn=(--set-size 2)
+      "$apps/mlgo-eval" ir2vec-vocab "$corpus" -o vocab.json --epochs 100 >vocab.log 2>&1 ||
+        fail "learning an IR2Vec vocabulary failed: $(tail -n 5 vocab.log)"
+      learn=(--set-size 2 --choice-embedding "$scratch/vocab.json")
       echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
       [ "$policy" = choice ] || learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost)
       "$apps/mlgo-eval" pipeline-search "$corpus" --program --program-search choice \
@@ -73,6 +76,8 @@ EOF2
       grep -q '"heuristic_inliner"' policy.json && grep -q '"inliner"' policy.json ||
         fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
       grep -q '"costs"' policy.json || fail "the learned choice votes without costs"
+    elif [ "$policy" = choice ]; then
+      grep -q '"embedding"' policy.json || fail "the learned choice reads no IR2Vec embedding"
     fi
     ;;
   eviction)

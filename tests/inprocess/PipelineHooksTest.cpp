@@ -88,15 +88,32 @@ protected:
   mlgo::testing::ScratchDirectory scratch_;
 };
 
+// A made-up IR2Vec vocabulary of width 3: a few opcodes, types and operand
+// kinds (the rest embed as zeros).
+policies::Ir2VecVocabulary smallVocabulary() {
+  policies::Ir2VecVocabulary vocabulary;
+  const char* names[] = {"Load",      "Store",    "Call",    "Br",       "Add",     "IntegerTy",
+                         "PointerTy", "Function", "Pointer", "Constant", "Variable"};
+  for (size_t i = 0; i < std::size(names); ++i) {
+    vocabulary.entities.push_back(names[i]);
+    vocabulary.embeddings.push_back(
+        {0.1 * static_cast<double>(i), 1.0 / (1.0 + i), i % 2 ? -0.5 : 0.25});
+  }
+  return vocabulary;
+}
+
 // A choice among `pipelines` that always answers `label`: one example, one
-// neighbour; `heuristicInliner` as PipelineChoice has it.
+// neighbour; `heuristicInliner` as PipelineChoice has it; with `embedding`,
+// its features end with the module's IR2Vec embedding.
 std::shared_ptr<const policies::PipelineChoice>
 alwaysChoosing(std::vector<PassPipeline> pipelines, size_t label,
-               std::vector<size_t> heuristicInliner = {}) {
+               std::vector<size_t> heuristicInliner = {},
+               std::optional<policies::Ir2VecVocabulary> embedding = std::nullopt) {
   auto choice = std::make_shared<policies::PipelineChoice>();
   choice->pipelines = std::move(pipelines);
   choice->heuristicInliner = std::move(heuristicInliner);
-  choice->features = policies::moduleFeatureNames();
+  choice->embedding = std::move(embedding);
+  choice->features = policies::moduleFeatureNames(choice->embeddingDimension());
   choice->mean.assign(choice->features.size(), 0.0);
   choice->scale.assign(choice->features.size(), 1.0);
   choice->neighbours = 1;
@@ -160,7 +177,8 @@ TEST_F(PipelineHooks, AddedPassesRunEvenWhenTheirClassIsSkipped) {
 // A choice among pipelines: whichever it chooses compiles exactly what that
 // pipeline alone compiles (the others' added passes, a loop pipeline's
 // canonicalisation included, leave nothing behind), and what it reads when
-// the pipeline starts is what training reads from the module's bitcode.
+// the pipeline starts is what training reads from the module's bitcode: the
+// counts, and (the second choice) the IR2Vec embedding too.
 TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
   PassPipeline a, b;
   a.skipped = {{"JumpThreadingPass", std::nullopt}};
@@ -169,8 +187,14 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
   b.additions = {{policies::ExtensionPoint::VectorizerStart, "loop(loop-deletion)"},
                  {policies::ExtensionPoint::Peephole, "instsimplify"}};
   auto always = [&](size_t label) {
-    return policies::PipelinePolicy(PassPipeline{}, nullptr, alwaysChoosing({a, b}, label));
+    // The second reads an IR2Vec embedding as well.
+    return policies::PipelinePolicy(
+        PassPipeline{}, nullptr,
+        alwaysChoosing({a, b}, label, {},
+                       label == 1 ? std::optional(smallVocabulary()) : std::nullopt));
   };
+  const ModuleEmbedder embedder(smallVocabulary());
+  size_t embedded = 0;
   const policies::PipelinePolicy chooseA = always(0), chooseB = always(1);
   const policies::PipelinePolicy aloneA(a), aloneB(b);
   size_t modules = 0, differ = 0;
@@ -194,6 +218,12 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
         auto parsed = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), context);
         ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
         EXPECT_EQ(report.counted, countModule(**parsed)) << module.name;
+        const ModuleEmbedder* reads = policy == &chooseB ? &embedder : nullptr;
+        EXPECT_EQ(report.features, moduleFeatures(**parsed, report.counted, reads)) << module.name;
+        EXPECT_EQ(report.features.size(), policy->choice()->features.size());
+        if (reads)
+          embedded += std::any_of(report.features.begin() + policies::moduleFeatureNames().size(),
+                                  report.features.end(), [](double x) { return x != 0; });
       }
       EXPECT_EQ(hashes[0], hashes[1]) << module.name << ": chosen a differs from a alone";
       EXPECT_EQ(hashes[2], hashes[3]) << module.name << ": chosen b differs from b alone";
@@ -202,6 +232,7 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
     }
   EXPECT_GT(differ, 0u) << "the two pipelines compiled the same code on all " << modules
                         << " modules: the test shows nothing";
+  EXPECT_EQ(embedded, modules) << "a module whose embedding is all zeros";
 }
 
 // A choice whose alternatives differ only in who inlines: the one with the

@@ -128,6 +128,27 @@ TEST(Ir2VecVocabularyFile, EntitiesGoToLlvmsSections) {
   EXPECT_EQ(load[0].getAsNumber(), 4.0);
   EXPECT_EQ(load[1].getAsNumber(), 0.5);
 
+  // Read back: the same entities and vectors (in section, then name order).
+  Expected<Ir2VecVocabulary> back = parseIr2VecVocabulary(*text, "vocab.json");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(ir2VecDimension(*back), 2u);
+  ASSERT_EQ(back->entities.size(), vocabulary.entities.size());
+  for (size_t i = 0; i < back->entities.size(); ++i) {
+    const auto at =
+        std::find(vocabulary.entities.begin(), vocabulary.entities.end(), back->entities[i]);
+    ASSERT_NE(at, vocabulary.entities.end()) << back->entities[i];
+    EXPECT_EQ(back->embeddings[i], vocabulary.embeddings[at - vocabulary.entities.begin()]);
+  }
+  EXPECT_EQ(*ir2VecVocabularyJson(*back), *ir2VecVocabularyJson(*parseIr2VecVocabulary(
+                                              *ir2VecVocabularyJson(*back, 0), "again")));
+  Expected<Ir2VecVocabulary> ragged =
+      parseIr2VecVocabulary(R"({"Opcodes": {"Add": [1, 2], "Ret": [1]}})", "ragged.json");
+  ASSERT_FALSE(ragged);
+  EXPECT_NE(ragged.error().message.find("ragged.json: Opcodes.Ret"), std::string::npos)
+      << ragged.error().message;
+  EXPECT_FALSE(parseIr2VecVocabulary("{}", "empty.json"));
+  EXPECT_FALSE(parseIr2VecVocabulary("[1]", "array.json"));
+
   vocabulary.embeddings.pop_back();
   EXPECT_FALSE(writeIr2VecVocabulary(vocabulary, file));
 }

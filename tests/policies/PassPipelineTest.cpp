@@ -158,6 +158,34 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   costed.margin = -1;
   EXPECT_FALSE(costed.validate());
 
+  // An IR2Vec vocabulary travels inside the file; its features end with
+  // the embedding's names, and a choice without them is refused.
+  PipelineChoice embedded = *choice;
+  embedded.agreement = 0;
+  embedded.embedding = Ir2VecVocabulary{{"Add", "IntegerTy"}, {{0.5, -1}, {0.25, 2}}, {}};
+  embedded.features = moduleFeatureNames(2);
+  embedded.mean.assign(n + 2, 0.0);
+  embedded.scale.assign(n + 2, 1.0);
+  for (PipelineChoice::Example& example : embedded.examples)
+    example.features.resize(n + 2, 0.0);
+  ASSERT_TRUE(embedded.validate()) << embedded.validate().error().message;
+  EXPECT_EQ(embedded.features.back(), "ir2vec_1");
+  PipelinePolicy embeddedPolicy(PassPipeline{}, nullptr,
+                                std::make_shared<PipelineChoice>(embedded));
+  Expected<std::string> embeddedJson = policyToJson(embeddedPolicy);
+  ASSERT_TRUE(embeddedJson) << embeddedJson.error().message;
+  Expected<std::unique_ptr<Policy>> embeddedBack = policyFromJson(*embeddedJson, "embedded.json");
+  ASSERT_TRUE(embeddedBack) << embeddedBack.error().message;
+  const auto* embeddedChoice =
+      dynamic_cast<const PipelinePolicy*>(embeddedBack->get())->choice().get();
+  ASSERT_TRUE(embeddedChoice->embedding);
+  EXPECT_EQ(embeddedChoice->embedding->entities, (std::vector<std::string>{"Add", "IntegerTy"}));
+  EXPECT_EQ(embeddedChoice->embedding->embeddings, embedded.embedding->embeddings);
+  EXPECT_EQ(*policyToJson(*embeddedBack->get()), *embeddedJson);
+  PipelineChoice unnamed = embedded;
+  unnamed.features = moduleFeatureNames();
+  EXPECT_FALSE(unnamed.validate()) << "an embedding the features do not name";
+
   PipelineChoice renamed = *choice;
   renamed.features[0] = "something_else";
   EXPECT_FALSE(renamed.validate());

@@ -83,7 +83,8 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   if (pool.empty() || measures.size() != pool.size())
     return makeError("one row of measures per pool pipeline, and a pool");
   const size_t modules = measures[0].size();
-  const size_t width = policies::moduleFeatureNames().size();
+  const size_t dimension = options.embedding ? policies::ir2VecDimension(*options.embedding) : 0;
+  const size_t width = policies::moduleFeatureNames(dimension).size();
   if (features.size() != modules)
     return makeError("one feature vector per module");
   for (const std::vector<double>& row : features)
@@ -109,7 +110,8 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
       choice.heuristicInliner.push_back(choice.pipelines.size());
     choice.pipelines.push_back(pool[p].pipeline);
   }
-  choice.features = policies::moduleFeatureNames();
+  choice.features = policies::moduleFeatureNames(dimension);
+  choice.embedding = options.embedding;
   choice.neighbours = options.neighbours;
   choice.agreement = options.agreement;
   choice.margin = options.margin;

@@ -81,5 +81,14 @@ Expected<Ir2VecVocabulary> trainTransE(std::vector<std::string> entities,
 // follows from its name (…Ty: a type; ICMP_/FCMP_: a predicate; Function,
 // Pointer, Constant, Variable: an operand kind; the rest are opcodes).
 Status writeIr2VecVocabulary(const Ir2VecVocabulary& vocabulary, const std::filesystem::path& file);
+// The same JSON as text (indented by `indent`, 0: one line).
+Expected<std::string> ir2VecVocabularyJson(const Ir2VecVocabulary& vocabulary, unsigned indent = 1);
+// Reads LLVM's vocabulary JSON (every section's entities, in the order of
+// the file); every vector must be as wide as the first. The error names
+// `where` and the entity at fault.
+Expected<Ir2VecVocabulary> parseIr2VecVocabulary(std::string_view json, const std::string& where);
+Expected<Ir2VecVocabulary> readIr2VecVocabulary(const std::filesystem::path& file);
+// The dimension of its embeddings (0 when it has none).
+size_t ir2VecDimension(const Ir2VecVocabulary& vocabulary);
 
 } // namespace mlgo::policies

@@ -79,4 +79,13 @@ const std::vector<std::string>& moduleCountNames();
 std::vector<double> moduleFeatureVector(const ModuleCounts& counts);
 const std::vector<std::string>& moduleFeatureNames();
 
+// The optional IR2Vec part of the features: the module's IR2Vec embedding
+// (the symbolic function vectors of its defined functions summed, with the
+// policy's vocabulary) divided by its instruction count, so that it says
+// what the code is made of and the counts say how much of it there is.
+// Its names: "ir2vec_0" … "ir2vec_<dimension - 1>".
+std::vector<std::string> moduleEmbeddingNames(size_t dimension);
+// moduleFeatureNames(), then moduleEmbeddingNames(dimension).
+std::vector<std::string> moduleFeatureNames(size_t embeddingDimension);
+
 } // namespace mlgo::policies

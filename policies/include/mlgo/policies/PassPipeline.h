@@ -21,6 +21,8 @@
 // LLVM cannot parse.
 #pragma once
 
+#include "mlgo/policies/Ir2VecVocabulary.h"
+
 #include "mlgo/policies/Policy.h"
 #include "mlgo/support/Expected.h"
 
@@ -124,8 +126,13 @@ struct PipelineChoice {
     std::vector<double> costs;
   };
   std::vector<PassPipeline> pipelines; // structured (no replacement)
-  std::vector<std::string> features;   // moduleFeatureNames() when written
-  std::vector<double> mean, scale;     // scaled = (x - mean) / scale
+  // moduleFeatureNames(d) when written, d the embedding's dimension (0
+  // without one)
+  std::vector<std::string> features;
+  // With it, a module's features end with its IR2Vec embedding under this
+  // vocabulary (ModuleFeatures.h), which the compiler side computes too.
+  std::optional<Ir2VecVocabulary> embedding;
+  std::vector<double> mean, scale; // scaled = (x - mean) / scale
   size_t neighbours = 5;
   double agreement = 0; // in [0, 1]; 0: the most voted always wins
   double margin = 0;    // >= 0; with costs: how much cheaper than the fallback another must be
@@ -141,6 +148,7 @@ struct PipelineChoice {
   bool inlinerPolicyIn(size_t pipeline) const;
   std::vector<double> scaled(const std::vector<double>& features) const;
   size_t choose(const std::vector<double>& features) const; // unscaled features in
+  size_t embeddingDimension() const { return embedding ? ir2VecDimension(*embedding) : 0; }
   // Pipelines valid and structured, the features the compiler computes,
   // the examples' sizes and labels in range, heuristicInliner sorted,
   // unique and in range.

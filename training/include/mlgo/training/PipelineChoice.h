@@ -17,11 +17,13 @@
 #pragma once
 
 #include "mlgo/evaluators/Scorer.h"
+#include "mlgo/policies/Ir2VecVocabulary.h"
 #include "mlgo/policies/PassPipeline.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +46,9 @@ struct PipelineChoiceOptions {
   // With Vote::Cost: how much cheaper (a share) than the fallback another
   // pipeline must look (PipelineChoice::margin).
   double margin = 0;
+  // With a vocabulary, the features end with the module's IR2Vec embedding
+  // (policies::moduleFeatureNames(dimension)), and the choice carries it.
+  std::optional<policies::Ir2VecVocabulary> embedding;
   // A candidate joins the set only if it shrinks the set's best-of total by
   // at least this share of the fallback's total (noise guard).
   double minimumGain = 0.0005;

@@ -10,12 +10,17 @@
 #   - on every training code base of configs/inlining-split.toml, a sample
 #     of $MLGO_V4_SAMPLE (40) modules from each (--sample: round robin over
 #     size buckets), so that the neighbours come from 24 code bases,
-# each with the label vote and the cost vote (--vote cost). The pool is
-# compiled once per module set (--pool-measures); the variants only learn.
+# each with the label vote and the cost vote (--vote cost), and with the cost
+# vote and an IR2Vec module embedding among the features (--choice-embedding,
+# a vocabulary learned on the seven small code bases); on the small set also
+# from a pool widened by every single change of the structured space
+# (--pool-singles). The pool is compiled once per module set
+# (--pool-measures); the variants only learn.
 # Every candidate is judged on validation, and with the rule fixed for this
 # task before these runs (among the candidates with no validation code base
-# above -Oz, the fewest modules larger) one is chosen; all are judged on
-# test afterwards, for the table. Resumable: a finished step is not run
+# above -Oz, the fewest modules larger) one is chosen, the shipped
+# pipeline-inlining-oz (28 of 188 modules larger) among them; all are judged
+# on test afterwards, for the table. Resumable: a finished step is not run
 # again. Needs bench/pipeline-v3.sh's pool files ($MLGO_V3_DIR).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,21 +42,34 @@ done
 choice=(--program-search choice --inliner inlining-oz)
 
 train=(bzip2 libpng lz4 expat zstd yaml-cpp zlib)
-for vote in label cost; do
-  search "small-$vote" "${choice[@]}" --vote "$vote" --pool-measures "$out/small.pool.tsv" \
-    "${pool[@]}"
-done
+vocab="$out/vocab-small.json"
+if [ ! -s "$vocab" ]; then
+  corpora=()
+  for name in "${train[@]}"; do corpora+=("$build/corpora/$name/corpus"); done
+  "$eval" ir2vec-vocab "${corpora[@]}" -o "$vocab" >"$out/vocab.log" 2>&1
+fi
+variants() { # NAME-PREFIX ARGS…: the label vote, the cost vote, the cost vote with the embedding
+  local name=$1
+  shift
+  search "$name-label" "${choice[@]}" --vote label "$@"
+  search "$name-cost" "${choice[@]}" --vote cost "$@"
+  search "$name-cost-emb" "${choice[@]}" --vote cost --choice-embedding "$vocab" "$@"
+}
+variants small --pool-measures "$out/small.pool.tsv" "${pool[@]}"
+search singles-cost "${choice[@]}" --vote cost --pool-singles \
+  --pool-measures "$out/singles.pool.tsv" "${pool[@]}"
+search singles-label "${choice[@]}" --vote label --pool-singles \
+  --pool-measures "$out/singles.pool.tsv" "${pool[@]}"
 # Every training code base of the split, sampled.
 mapfile -t train < <(python3 - <<'PY'
 import tomllib
 print("\n".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))
 PY
 )
-for vote in label cost; do
-  search "wide-$vote" "${choice[@]}" --vote "$vote" --sample "$sample" \
-    --pool-measures "$out/wide.pool.tsv" "${pool[@]}"
-done
-candidates=(small-label small-cost wide-label wide-cost)
+variants wide --sample "$sample" --pool-measures "$out/wide.pool.tsv" "${pool[@]}"
+candidates=()
+for set in small wide; do candidates+=("$set-label" "$set-cost" "$set-cost-emb"); done
+candidates+=(singles-cost singles-label)
 for name in "${candidates[@]}"; do judge "$name" validation; done
 for name in "${candidates[@]}"; do judge "$name" test; done
 echo "tables in $out/*.md"

@@ -180,6 +180,29 @@ TEST(PipelineChoice, TheCostVoteWeighsWhatEachNeighbourWouldLose) {
   EXPECT_FALSE(partly.validate()) << "costs in some examples only";
 }
 
+// With a vocabulary, the features end with the embedding: the learned
+// choice names them and carries the vocabulary; features without them are
+// refused.
+TEST(PipelineChoice, AnEmbeddingJoinsTheFeatures) {
+  Fixture f;
+  PipelineChoiceOptions options;
+  options.embedding = policies::Ir2VecVocabulary{{"Add", "Load"}, {{1, 0}, {0, 1}}, {}};
+  EXPECT_FALSE(choosePipelineSet(f.measures, f.features, f.pool, options))
+      << "features without the embedding";
+  for (size_t m = 0; m < f.features.size(); ++m) {
+    f.features[m].push_back(m < 3 ? 0.1 : 0.9);
+    f.features[m].push_back(0.5);
+  }
+  Expected<PipelineChoiceResult> result =
+      choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->choice.features, policies::moduleFeatureNames(2));
+  ASSERT_TRUE(result->choice.embedding);
+  EXPECT_EQ(result->choice.embedding->entities, options.embedding->entities);
+  EXPECT_TRUE(result->choice.validate());
+  EXPECT_EQ(result->chosenTotal, 540); // the clusters still choose their own
+}
+
 // The pool's measures in a file: read back exactly (failures included),
 // and refused for another pool, context or module list.
 TEST(PipelineChoice, ThePoolsMeasuresRoundTripThroughAFile) {

@@ -218,8 +218,9 @@ Status checkPolicyTexts(const policies::PipelinePolicy& policy) {
 }
 
 void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
-  if (std::all_of(run.alternatives.begin(), run.alternatives.end(),
-                  [](const policies::PassPipeline* p) { return p->neutral(); }))
+  // Nothing to apply to -Oz, unless a choice among -Oz alternatives decides
+  // who inlines: it must still run.
+  if (!run.choice && run.alternatives.front()->neutral())
     return;
   // The choice first: it runs before any addition at the pipeline's start.
   if (run.choice)

@@ -240,32 +240,37 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
 // compiles, the one listed in heuristicInliner what the pipeline alone
 // (LLVM's heuristic) compiles, and asks the policy nothing.
 TEST_F(PipelineHooks, AChoiceCanGiveAModuleLlvmsInliner) {
-  PassPipeline a;
-  a.skipped = {{"JumpThreadingPass", std::nullopt}};
-  std::shared_ptr<const policies::Policy> never = policies::makeConstantPolicy(0);
-  auto always = [&](size_t label) {
-    return policies::PipelinePolicy(PassPipeline{}, never, alwaysChoosing({a, a}, label, {1}));
-  };
-  const policies::PipelinePolicy withPolicy = always(0), withHeuristic = always(1);
-  const policies::PipelinePolicy aloneNever(a, never), alone(a);
-  size_t differ = 0;
-  for (const auto& corpus : corpora())
-    for (size_t m = 0; m < corpus->modules().size(); m += 3) {
-      const corpus::ModuleSpec& module = corpus->modules()[m];
-      std::vector<protocol::ResultMessage> results;
-      for (const policies::PipelinePolicy* policy :
-           {&aloneNever, &withPolicy, &alone, &withHeuristic}) {
-        results.push_back(compilePipeline(job(module), policy, nullptr));
-        ASSERT_EQ(results.back().status, protocol::WorkerStatus::Ok)
-            << module.name << ": " << results.back().message;
+  // Also between two -Oz alternatives that differ only in who inlines (a
+  // module-level guard for an inliner policy): the choice must still run.
+  PassPipeline skipping;
+  skipping.skipped = {{"JumpThreadingPass", std::nullopt}};
+  for (const PassPipeline& a : {skipping, PassPipeline{}}) {
+    std::shared_ptr<const policies::Policy> never = policies::makeConstantPolicy(0);
+    auto always = [&](size_t label) {
+      return policies::PipelinePolicy(PassPipeline{}, never, alwaysChoosing({a, a}, label, {1}));
+    };
+    const policies::PipelinePolicy withPolicy = always(0), withHeuristic = always(1);
+    const policies::PipelinePolicy aloneNever(a, never), alone(a);
+    size_t differ = 0;
+    for (const auto& corpus : corpora())
+      for (size_t m = 0; m < corpus->modules().size(); m += 3) {
+        const corpus::ModuleSpec& module = corpus->modules()[m];
+        std::vector<protocol::ResultMessage> results;
+        for (const policies::PipelinePolicy* policy :
+             {&aloneNever, &withPolicy, &alone, &withHeuristic}) {
+          results.push_back(compilePipeline(job(module), policy, nullptr));
+          ASSERT_EQ(results.back().status, protocol::WorkerStatus::Ok)
+              << module.name << ": " << results.back().message;
+        }
+        EXPECT_EQ(results[0].codeHash, results[1].codeHash) << module.name;
+        EXPECT_EQ(results[0].decisions, results[1].decisions) << module.name;
+        EXPECT_EQ(results[2].codeHash, results[3].codeHash) << module.name;
+        EXPECT_EQ(results[3].decisions, 0u) << module.name << ": the policy was asked";
+        differ += results[0].codeHash != results[2].codeHash;
       }
-      EXPECT_EQ(results[0].codeHash, results[1].codeHash) << module.name;
-      EXPECT_EQ(results[0].decisions, results[1].decisions) << module.name;
-      EXPECT_EQ(results[2].codeHash, results[3].codeHash) << module.name;
-      EXPECT_EQ(results[3].decisions, 0u) << module.name << ": the policy was asked";
-      differ += results[0].codeHash != results[2].codeHash;
-    }
-  EXPECT_GT(differ, 0u) << "never inlining changed no module: the test shows nothing";
+    EXPECT_GT(differ, 0u) << "never inlining changed no module: the test shows nothing ("
+                          << a.describe() << ")";
+  }
 }
 
 TEST_F(PipelineHooks, AReplacementLeavesOzsOwnPassesOut) {

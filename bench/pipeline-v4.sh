@@ -7,9 +7,10 @@
 # search's six step pipelines and the search under inlining-oz, each with
 # LLVM's heuristic and with inlining-oz) learned
 #   - on the seven small training code bases as before (127 modules), and
-#   - on every training code base of configs/inlining-split.toml, a sample
-#     of $MLGO_V4_SAMPLE (40) modules from each (--sample: round robin over
-#     size buckets), so that the neighbours come from 24 code bases,
+#   - on every training code base of configs/inlining-split.toml whose
+#     corpus is built (corpus/recipes/NAME.sh), a sample of $MLGO_V4_SAMPLE
+#     (40) modules from each (--sample: round robin over size buckets), so
+#     that the neighbours come from many code bases,
 # each with the label vote and the cost vote (--vote cost), and with the cost
 # vote and an IR2Vec module embedding among the features (--choice-embedding,
 # a vocabulary learned on the seven small code bases); on the small set also
@@ -28,6 +29,7 @@ build="${MLGO_BUILD_DIR:-build}"
 out="${1:-$build/pipeline-v4}"
 v3="${MLGO_V3_DIR:-$build/pipeline-v3}"
 sample="${MLGO_V4_SAMPLE:-40}"
+sampled=()
 mkdir -p "$out"
 eval="$build/apps/mlgo-eval"
 # shellcheck source=pipeline-lib.sh
@@ -60,16 +62,34 @@ search singles-cost "${choice[@]}" --vote cost --pool-singles \
   --pool-measures "$out/singles.pool.tsv" "${pool[@]}"
 search singles-label "${choice[@]}" --vote label --pool-singles \
   --pool-measures "$out/singles.pool.tsv" "${pool[@]}"
-# Every training code base of the split, sampled.
-mapfile -t train < <(python3 - <<'PY'
-import tomllib
-print("\n".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))
+# Every training code base of the split whose corpus is built
+# (corpus/recipes/NAME.sh; $MLGO_V4_ALL=1 insists on all of them), sampled.
+mapfile -t train < <(python3 - "$build/corpora" <<'PY'
+import os, sys, tomllib
+names = tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]
+built = [n for n in names if os.path.exists(f"{sys.argv[1]}/{n}/corpus.stamp")]
+print("\n".join(names if os.environ.get("MLGO_V4_ALL") == "1" else built))
 PY
 )
+echo "wide: ${#train[@]} training code bases: ${train[*]}" | tee "$out/wide.code-bases"
 variants wide --sample "$sample" --pool-measures "$out/wide.pool.tsv" "${pool[@]}"
+# The inliner policy behind a module-level guard (issue 33's "safe alone"):
+# a choice between -Oz with LLVM's heuristic and -Oz with inlining-oz.
+for set in small wide; do
+  if [ "$set" = small ]; then names=(bzip2 libpng lz4 expat zstd yaml-cpp zlib); else names=("${train[@]}"); fi
+  [ "$set" = small ] || sampled=(--sample "$sample")
+  for vote in label cost; do
+    saved=("${train[@]}")
+    train=("${names[@]}")
+    search "guard-$set-$vote" "${choice[@]}" --vote "$vote" --set-size 2 "${sampled[@]}" \
+      --pool-measures "$out/guard-$set.pool.tsv"
+    train=("${saved[@]}")
+  done
+done
 candidates=()
 for set in small wide; do candidates+=("$set-label" "$set-cost" "$set-cost-emb"); done
 candidates+=(singles-cost singles-label)
-for name in "${candidates[@]}"; do judge "$name" validation; done
-for name in "${candidates[@]}"; do judge "$name" test; done
+guards=(guard-small-label guard-small-cost guard-wide-label guard-wide-cost)
+for name in "${candidates[@]}" "${guards[@]}"; do judge "$name" validation; done
+for name in "${candidates[@]}" "${guards[@]}"; do judge "$name" test; done
 echo "tables in $out/*.md"

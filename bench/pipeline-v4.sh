@@ -9,7 +9,7 @@
 #   - on the seven small training code bases as before (127 modules), and
 #   - on every training code base of configs/inlining-split.toml whose
 #     corpus is built (corpus/recipes/NAME.sh), a sample of $MLGO_V4_SAMPLE
-#     (40) modules from each (--sample: round robin over size buckets), so
+#     (30) modules from each (--sample: round robin over size buckets), so
 #     that the neighbours come from many code bases,
 # each with the label vote and the cost vote (--vote cost), and with the cost
 # vote and an IR2Vec module embedding among the features (--choice-embedding,
@@ -28,7 +28,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="${MLGO_BUILD_DIR:-build}"
 out="${1:-$build/pipeline-v4}"
 v3="${MLGO_V3_DIR:-$build/pipeline-v3}"
-sample="${MLGO_V4_SAMPLE:-40}"
+sample="${MLGO_V4_SAMPLE:-30}"
 sampled=()
 mkdir -p "$out"
 eval="$build/apps/mlgo-eval"

@@ -92,4 +92,11 @@ candidates+=(singles-cost singles-label)
 guards=(guard-small-label guard-small-cost guard-wide-label guard-wide-cost)
 for name in "${candidates[@]}" "${guards[@]}"; do judge "$name" validation; done
 for name in "${candidates[@]}" "${guards[@]}"; do judge "$name" test; done
+# A diagnostic, used for no choice: each test module with its best of the
+# wide set's alternatives (and two more), i.e. what a perfect choice gets.
+if [ ! -s "$out/test-oracle.md" ]; then
+  "$eval" pipeline-search pcre2 libwebp flac json-c leveldb zeromq --program "${choice[@]}" \
+    --set-size 6 --minimum-gain 0 --pool "$v3/program-step5.json" --pool "$v3/combined-pipeline.json" \
+    -o "$out/test-oracle.json" --markdown "$out/test-oracle.md" >"$out/test-oracle.log" 2>&1
+fi
 echo "tables in $out/*.md"

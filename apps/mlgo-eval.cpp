@@ -387,6 +387,7 @@ struct PipelineSearchArgs {
   std::vector<std::string> pool;        // choice: candidate pipeline policies
   bool poolSingles = false;             // choice: every single change in the pool too
   std::string poolMeasures;             // choice: the pool's measures, read or written
+  bool verifyPoolMeasures = false;      // choice: compile the pool anyway and compare
   std::string choiceEmbedding;          // choice: an IR2Vec vocabulary for the features
   training::PipelineChoiceOptions choice;
   training::PipelineEsOptions es;
@@ -571,6 +572,14 @@ Expected<training::PipelineChoiceResult> learnChoiceFromPool(
     MLGO_ASSIGN_OR_RETURN(measures,
                           training::readPoolMatrix(args.poolMeasures, context, modules, pool));
     std::fprintf(stderr, "the pool's measures from %s\n", args.poolMeasures.c_str());
+    if (args.verifyPoolMeasures) {
+      std::fprintf(stderr, "verifying them: the pool compiled again on %zu modules\n",
+                   modules.size());
+      MLGO_TRY(training::comparePoolMatrices(
+          measures, training::measureChoicePool(evaluator, modules, pool, args.options.inliner),
+          modules, pool));
+      compiled = pool.size() * modules.size();
+    }
   } else {
     std::fprintf(stderr, "a pool of %zu pipelines on %zu modules\n", pool.size(), modules.size());
     measures = training::measureChoicePool(evaluator, modules, pool, args.options.inliner);
@@ -922,6 +931,9 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                       "--program-search choice: an IR2Vec vocabulary (mlgo-eval ir2vec-vocab, "
                       "learned on training code): each module's IR2Vec embedding per instruction "
                       "joins its features, and the vocabulary goes into the policy file");
+  command->add_flag("--verify-pool-measures", args.verifyPoolMeasures,
+                    "--pool-measures: compile the pool anyway and fail unless every stored "
+                    "measure equals the compiler's");
   command
       ->add_option("--set-size", args.choice.setSize,
                    "--program-search choice: pipelines in the set, the fallback included")

@@ -1,4 +1,5 @@
 #include "mlgo/policies/Ir2VecVocabulary.h"
+#include "Ir2VecVocabularyInternal.h"
 
 #include "mlgo/support/Files.h"
 #include "mlgo/support/Random.h"
@@ -10,9 +11,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace mlgo::policies {
 
@@ -314,16 +313,11 @@ Status writeIr2VecVocabulary(const Ir2VecVocabulary& vocabulary,
   return Status::ok();
 }
 
-Expected<Ir2VecVocabulary> parseIr2VecVocabulary(std::string_view json, const std::string& where) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(llvm::StringRef(json));
-  if (!parsed)
-    return makeError(where + ": not JSON: " + llvm::toString(parsed.takeError()));
-  const llvm::json::Object* root = parsed->getAsObject();
-  if (!root)
-    return makeError(where + ": an IR2Vec vocabulary is a JSON object of sections");
+Expected<Ir2VecVocabulary> ir2VecVocabularyFromJson(const llvm::json::Object& root,
+                                                    const std::string& where) {
   Ir2VecVocabulary vocabulary;
   for (std::string_view section : {"Opcodes", "Types", "Arguments", "Predicates"}) {
-    const llvm::json::Object* entries = root->getObject(llvm::StringRef(section));
+    const llvm::json::Object* entries = root.getObject(llvm::StringRef(section));
     if (!entries)
       continue;
     // In name order (a JSON object has none of its own), so that a
@@ -357,13 +351,22 @@ Expected<Ir2VecVocabulary> parseIr2VecVocabulary(std::string_view json, const st
   return vocabulary;
 }
 
+Expected<Ir2VecVocabulary> parseIr2VecVocabulary(std::string_view json, const std::string& where) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(llvm::StringRef(json));
+  if (!parsed)
+    return makeError(where + ": not JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object* root = parsed->getAsObject();
+  if (!root)
+    return makeError(where + ": an IR2Vec vocabulary is a JSON object of sections");
+  return ir2VecVocabularyFromJson(*root, where);
+}
+
 Expected<Ir2VecVocabulary> readIr2VecVocabulary(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in)
-    return makeError("IR2Vec vocabulary " + file.string() + ": cannot read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parseIr2VecVocabulary(text.str(), "IR2Vec vocabulary " + file.string());
+  const std::string where = "IR2Vec vocabulary " + file.string();
+  Expected<std::string> text = readFileBytes(file);
+  if (!text)
+    return makeError(where + ": " + text.error().message);
+  return parseIr2VecVocabulary(*text, where);
 }
 
 size_t ir2VecDimension(const Ir2VecVocabulary& vocabulary) {

@@ -7,6 +7,7 @@
 #include "mlgo/policies/PassPipeline.h"
 
 #include "BuiltinPolicies.h"
+#include "Ir2VecVocabularyInternal.h"
 #include "TensorSpecInternal.h"
 
 #include <llvm/Support/Base64.h>
@@ -423,11 +424,10 @@ public:
       choice.features.push_back(name->str());
     }
     if (const llvm::json::Value* embedding = object->get("embedding")) {
-      std::string text;
-      llvm::raw_string_ostream stream(text);
-      stream << *embedding;
-      stream.flush();
-      Expected<Ir2VecVocabulary> vocabulary = parseIr2VecVocabulary(text, "embedding");
+      const llvm::json::Object* sections = embedding->getAsObject();
+      if (!sections)
+        return error("choice.embedding", "must be an IR2Vec vocabulary (an object of sections)");
+      Expected<Ir2VecVocabulary> vocabulary = ir2VecVocabularyFromJson(*sections, "embedding");
       if (!vocabulary)
         return error("choice.embedding", vocabulary.error().message);
       choice.embedding = vocabulary.take();

@@ -10,7 +10,8 @@
 # features with an IR2Vec embedding, the vocabulary learned here), or
 # "choice-inliner": the same with every pipeline also under a constant
 # never-inline policy, so that the choice also picks who inlines, and the
-# neighbours voting with their costs (--vote cost), or
+# neighbours voting with their costs (--vote cost), learned again from the
+# pool's stored measures with --verify-pool-measures, or
 # "eviction": a random register-allocation eviction policy, given as
 # MLGO_EVICTION_POLICY to an -O2 build, judged against the -O2 corpus) and
 # checks
@@ -62,15 +63,32 @@ EOF2
     policy_variable=MLGO_PIPELINE_POLICY
     if [ "$policy" != pipeline ]; then
       mv policy.json pipeline.json
-      "$apps/mlgo-eval" ir2vec-vocab "$corpus" -o vocab.json --epochs 100 >vocab.log 2>&1 ||
-        fail "learning an IR2Vec vocabulary failed: $(tail -n 5 vocab.log)"
-      learn=(--set-size 2 --choice-embedding "$scratch/vocab.json")
-      echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
-      [ "$policy" = choice ] || learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost)
-      "$apps/mlgo-eval" pipeline-search "$corpus" --program --program-search choice \
-        --pool "$scratch/pipeline.json" "${learn[@]}" --neighbours 1 --minimum-gain 0 \
-        -o policy.json --markdown choice.md >choice.log 2>&1 ||
-        fail "learning the choice failed: $(tail -n 5 choice.log)"
+      if [ "$policy" = choice ]; then
+        "$apps/mlgo-eval" ir2vec-vocab "$corpus" -o vocab.json --epochs 100 >vocab.log 2>&1 ||
+          fail "learning an IR2Vec vocabulary failed: $(tail -n 5 vocab.log)"
+        learn=(--set-size 2 --choice-embedding "$scratch/vocab.json")
+      else
+        echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
+        learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost
+          --pool-measures "$scratch/pool.tsv")
+      fi
+      learn_choice() { # OUTPUT EXTRA-FLAGS…
+        local output=$1
+        shift
+        "$apps/mlgo-eval" pipeline-search "$corpus" --program --program-search choice \
+          --pool "$scratch/pipeline.json" "${learn[@]}" --neighbours 1 --minimum-gain 0 \
+          -o "$output" --markdown choice.md "$@" >choice.log 2>&1 ||
+          fail "learning the choice failed: $(tail -n 5 choice.log)"
+      }
+      learn_choice policy.json
+      if [ "$policy" = choice-inliner ]; then
+        # The pool's stored measures, verified against the compiler, give
+        # the same policy.
+        [ -s pool.tsv ] || fail "--pool-measures wrote no file"
+        learn_choice again.json --verify-pool-measures
+        grep -q 'verifying them' choice.log || fail "--verify-pool-measures compiled nothing"
+        cmp -s policy.json again.json || fail "the stored pool measures gave another policy"
+      fi
     fi
     if [ "$policy" = choice-inliner ]; then
       grep -q '"heuristic_inliner"' policy.json && grep -q '"inliner"' policy.json ||

@@ -238,8 +238,20 @@ TEST(PipelineChoice, ThePoolsMeasuresRoundTripThroughAFile) {
   ASSERT_FALSE(reordered);
   EXPECT_NE(reordered.error().message.find("dir/module1.c"), std::string::npos)
       << reordered.error().message;
-  modules.pop_back();
   std::swap(modules[0], modules[1]);
+  // The verify mode's comparison: equal (failures included), then a
+  // changed measure named by module and candidate.
+  EXPECT_TRUE(comparePoolMatrices(*back, f.measures, modules, f.pool));
+  std::vector<std::vector<double>> changed = f.measures;
+  changed[3][4] = 101;
+  Status differs = comparePoolMatrices(*back, changed, modules, f.pool);
+  ASSERT_FALSE(differs);
+  EXPECT_NE(differs.error().message.find("dir/module4.c"), std::string::npos)
+      << differs.error().message;
+  changed = f.measures;
+  changed[1][2] = 90; // compiled where the stored one failed
+  EXPECT_FALSE(comparePoolMatrices(*back, changed, modules, f.pool));
+  modules.pop_back();
   EXPECT_FALSE(readPoolMatrix(path, "text-size, inliner none", modules, f.pool))
       << "a row more than modules";
   std::filesystem::remove(path);

@@ -241,6 +241,21 @@ readPoolMatrix(const std::string& path, const std::string& context,
   return measures;
 }
 
+Status comparePoolMatrices(const std::vector<std::vector<double>>& stored,
+                           const std::vector<std::vector<double>>& compiled,
+                           std::span<const corpus::ModuleSpec* const> modules,
+                           const std::vector<ChoiceCandidate>& pool) {
+  for (size_t p = 0; p < pool.size(); ++p)
+    for (size_t m = 0; m < modules.size(); ++m) {
+      const double a = stored[p][m], b = compiled[p][m];
+      if (a != b && !(std::isnan(a) && std::isnan(b)))
+        return makeError("the stored pool measures differ from a compile: module " +
+                         modules[m]->name + ", " + pool[p].describe() + ": stored " +
+                         std::to_string(a) + ", compiled " + std::to_string(b));
+    }
+  return Status::ok();
+}
+
 Expected<PipelineChoiceResult> learnPipelineChoice(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
     const std::vector<std::vector<double>>& features, const std::vector<ChoiceCandidate>& pool,

@@ -106,6 +106,14 @@ readPoolMatrix(const std::string& path, const std::string& context,
                std::span<const corpus::ModuleSpec* const> modules,
                const std::vector<ChoiceCandidate>& pool);
 
+// --verify-pool-measures: the stored measures against the pool compiled
+// again; an error names the first module and candidate that differ (a
+// failure on both sides is the same).
+Status comparePoolMatrices(const std::vector<std::vector<double>>& stored,
+                           const std::vector<std::vector<double>>& compiled,
+                           std::span<const corpus::ModuleSpec* const> modules,
+                           const std::vector<ChoiceCandidate>& pool);
+
 // The same from a measured matrix (measures[p][m]: pool pipeline p on
 // module m; NaN where it failed): the set, labels and the choice. When any
 // pool candidate runs the inliner policy, the choice's heuristicInliner

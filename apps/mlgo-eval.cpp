@@ -38,6 +38,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -258,6 +259,7 @@ struct ReportArgs {
   std::string markdown;
   std::string values; // the report's values, for mlgo-eval choose
   bool bestOf = false;
+  bool bestOfSet = false; // a pipeline choice: the smallest of its alternatives per module
   apps::EvaluatorArgs evaluator;
 
   // $MLGO_BUILD_DIR/corpora, else build/corpora (where the recipes put them).
@@ -328,23 +330,38 @@ int runReport(const ReportArgs& args) {
   if (!evaluator)
     return fail(evaluator.error());
 
+  // --best-of-set: the choice's every alternative compiled beside it.
+  std::vector<std::shared_ptr<const policies::PipelinePolicy>> alternatives;
+  if (args.bestOfSet) {
+    const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(policy->get());
+    if (!pipeline || !pipeline->choice())
+      return fail(makeError("--best-of-set: " + args.policy +
+                            " is not a pipeline policy with a choice (--task pass-pipeline)"));
+    alternatives = policies::forcedAlternatives(*pipeline);
+  }
+  std::vector<size_t> alternativeIndices;
+  for (size_t a = 0; a < alternatives.size(); ++a)
+    alternativeIndices.push_back(a + 1);
   std::vector<training::CodeBaseReport> reports;
   for (size_t i = 0; i < corpora.size(); ++i) {
     std::vector<const corpus::ModuleSpec*> modules = chooseModules(corpora[i], 0, 0);
     std::fprintf(stderr, "%s: %zu modules\n", (*codeBases)[i].c_str(), modules.size());
     evaluators::EvaluationRequest request;
     request.candidates = {policy->get()};
+    for (const auto& alternative : alternatives)
+      request.candidates.push_back(alternative.get());
     request.modules = modules;
     request.showProgress = true;
     evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
-    reports.push_back(training::summariseCodeBase((*codeBases)[i], result, 0, modules,
-                                                  args.regressions,
-                                                  (*evaluator)->task().baselineName, args.bestOf));
+    reports.push_back(training::summariseCodeBase(
+        (*codeBases)[i], result, 0, modules, args.regressions, (*evaluator)->task().baselineName,
+        args.bestOf, alternativeIndices));
   }
   const evaluators::CompilerTask& task = (*evaluator)->task();
   std::string text = training::formatReportMarkdown(
       reports, "Policy " + args.policy + " (" + (*policy)->describe() + ")" +
                    (args.bestOf ? ", best of it and " + task.baselineName + " per module," : "") +
+                   (args.bestOfSet ? ", best of its set's alternatives per module," : "") +
                    " against " + task.baselineName + ", " +
                    std::string(evaluators::measureName(task.measure)));
   std::cout << text;
@@ -389,6 +406,7 @@ struct PipelineSearchArgs {
   std::string poolMeasures;             // choice: the pool's measures, read or written
   bool verifyPoolMeasures = false;      // choice: compile the pool anyway and compare
   std::string choiceEmbedding;          // choice: an IR2Vec vocabulary for the features
+  std::string choiceData;               // choice: the learning data written out (TSV)
   training::PipelineChoiceOptions choice;
   training::PipelineEsOptions es;
   std::string start;   // a pipeline policy (file or name) the program search starts from
@@ -563,7 +581,7 @@ moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* co
 Expected<training::PipelineChoiceResult> learnChoiceFromPool(
     const PipelineSearchArgs& args, std::span<const corpus::ModuleSpec* const> modules,
     evaluators::Evaluator& evaluator, const std::vector<training::ChoiceCandidate>& pool,
-    const std::vector<std::vector<double>>& features) {
+    const std::vector<std::vector<double>>& features, const std::vector<std::string>& codeBaseOf) {
   const std::string context = std::string(evaluators::traitsOf(evaluator.task().measure).name) +
                               ", inliner " + (args.inliner.empty() ? "none" : args.inliner);
   std::vector<std::vector<double>> measures;
@@ -587,6 +605,12 @@ Expected<training::PipelineChoiceResult> learnChoiceFromPool(
     if (!args.poolMeasures.empty())
       MLGO_TRY(training::writePoolMatrix(args.poolMeasures, context, modules, pool, measures));
   }
+  if (!args.choiceData.empty())
+    MLGO_TRY(training::writeChoiceData(
+        args.choiceData, modules, codeBaseOf,
+        policies::moduleFeatureNames(
+            args.choice.embedding ? policies::ir2VecDimension(*args.choice.embedding) : 0),
+        features, pool, measures));
   MLGO_ASSIGN_OR_RETURN(training::PipelineChoiceResult result,
                         training::choosePipelineSet(measures, features, pool, args.choice));
   result.compiled = compiled;
@@ -599,8 +623,10 @@ Expected<training::PipelineChoiceResult> learnChoiceFromPool(
 // with the inliner policy, so the choice also picks who inlines; the
 // fallback keeps the heuristic.
 int runProgramPipelineChoice(PipelineSearchArgs& args,
-                             std::span<const corpus::ModuleSpec* const> modules, size_t codeBases,
+                             std::span<const corpus::ModuleSpec* const> modules,
+                             const std::vector<std::string>& codeBaseOf,
                              evaluators::Evaluator& evaluator) {
+  const size_t codeBases = std::set<std::string>(codeBaseOf.begin(), codeBaseOf.end()).size();
   std::vector<policies::PassPipeline> pipelines{args.options.start.canonical()};
   for (const std::string& name : args.pool) {
     Expected<std::unique_ptr<policies::Policy>> loaded = loadPolicyFor("--pool", name);
@@ -635,7 +661,7 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
   if (!features)
     return fail(features.error());
   Expected<training::PipelineChoiceResult> learned =
-      learnChoiceFromPool(args, modules, evaluator, pool, *features);
+      learnChoiceFromPool(args, modules, evaluator, pool, *features, codeBaseOf);
   if (!learned)
     return fail(learned.error());
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
@@ -685,15 +711,19 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
     corpora.push_back(corpus.take());
   }
   std::vector<const corpus::ModuleSpec*> modules;
-  for (const corpus::Corpus& corpus : corpora)
-    for (const corpus::ModuleSpec* module : chooseModules(corpus, args.sample, args.options.seed))
+  std::vector<std::string> codeBaseOf; // per module
+  for (size_t c = 0; c < corpora.size(); ++c)
+    for (const corpus::ModuleSpec* module :
+         chooseModules(corpora[c], args.sample, args.options.seed)) {
       modules.push_back(module);
+      codeBaseOf.push_back(codeBases[c]);
+    }
   std::fprintf(stderr, "one pipeline for %zu modules of %zu code bases\n", modules.size(),
                codeBases.size());
   if (args.programSearch == "es")
     return runProgramPipelineEs(args, modules, codeBases.size(), evaluator);
   if (args.programSearch == "choice")
-    return runProgramPipelineChoice(args, modules, codeBases.size(), evaluator);
+    return runProgramPipelineChoice(args, modules, codeBaseOf, evaluator);
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
   double baseline = 0;
   Expected<training::ProgramPipelineSearch> search = training::searchProgramPipeline(
@@ -931,6 +961,10 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                       "--program-search choice: an IR2Vec vocabulary (mlgo-eval ir2vec-vocab, "
                       "learned on training code): each module's IR2Vec embedding per instruction "
                       "joins its features, and the vocabulary goes into the policy file");
+  command->add_option("--choice-data", args.choiceData,
+                      "--program-search choice: write the learning data as TSV (a row per "
+                      "module: its code base, its features and every pool pipeline's measure), "
+                      "to try other choosers outside the tool");
   command->add_flag("--verify-pool-measures", args.verifyPoolMeasures,
                     "--pool-measures: compile the pool anyway and fail unless every stored "
                     "measure equals the compiler's");
@@ -1492,6 +1526,10 @@ CLI::App* defineReportCommand(CLI::App& app, ReportArgs& report) {
   reportCmd->add_flag("--best-of", report.bestOf,
                       "Count each module as the smaller of the policy's and the baseline's, as "
                       "mlgo-cc --mlgo-best-of builds it (each object compiled both ways)");
+  reportCmd->add_flag("--best-of-set", report.bestOfSet,
+                      "A pipeline choice: count each module as the smallest of the choice's and "
+                      "each of its set's alternatives', as mlgo-cc --mlgo-best-of-set builds it "
+                      "(each object compiled once per alternative)");
   report.evaluator.addTo(*reportCmd);
   return reportCmd;
 }

@@ -128,6 +128,7 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
                                               const EnvironmentLookup& environment) {
   LauncherOptions options;
   for (auto [name, field] : {std::pair{"MLGO_BEST_OF", &LauncherOptions::bestOf},
+                             std::pair{"MLGO_BEST_OF_SET", &LauncherOptions::bestOfSet},
                              std::pair{"MLGO_CCACHE", &LauncherOptions::ccache}}) {
     Expected<bool> on = environmentSwitch(environment, name);
     if (!on)
@@ -167,6 +168,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
       options.bestOf = true;
+    else if (a == "--mlgo-best-of-set")
+      options.bestOfSet = true;
     else if (a == "--mlgo-ccache")
       options.ccache = true;
     else if (a == "--mlgo-search")
@@ -308,6 +311,7 @@ Status planEviction(LaunchPlan& plan, const std::string& launcherPath,
                     const EnvironmentLookup& environment) {
   const std::string& name = *plan.options.evictionPolicy;
   for (const auto& [on, option] : {std::pair{plan.options.bestOf, "--mlgo-best-of"},
+                                   std::pair{plan.options.bestOfSet, "--mlgo-best-of-set"},
                                    std::pair{plan.options.search.has_value(), "--mlgo-search"},
                                    std::pair{plan.options.ccache, "--mlgo-ccache"}})
     if (on)
@@ -388,7 +392,13 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
     if (plan.options.search)
       return makeError("--mlgo-search searches the inliner's decisions under -Oz's pipeline; it "
                        "cannot be combined with --mlgo-pipeline-policy yet");
+  } else if (plan.options.bestOfSet) {
+    return makeError("--mlgo-best-of-set compiles every alternative of a pipeline policy's "
+                     "choice: give one with --mlgo-pipeline-policy");
   }
+  if (plan.options.bestOfSet && plan.options.bestOf)
+    return makeError("--mlgo-best-of-set and --mlgo-best-of: give one (the set's first "
+                     "alternative is usually -Oz already)");
   // With a pipeline or eviction policy, the inliner's is optional: none
   // found, LLVM's heuristic inlines (one given by name must still exist).
   if (!policy &&
@@ -430,6 +440,11 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
                                                       : plan.command.whyNotSingleNativeObject()) +
                             "): compiled with the policy alone");
   plan.bestOf = plan.options.bestOf && !plan.search && plan.command.singleNativeObject();
+  plan.bestOfSet = plan.options.bestOfSet && compiles && plan.command.singleNativeObject();
+  if (plan.options.bestOfSet && compiles && !plan.bestOfSet)
+    plan.warnings.push_back("--mlgo-best-of-set compares one object of one source (" +
+                            plan.command.whyNotSingleNativeObject() +
+                            "): compiled with the policy's choice alone");
   if (plan.options.bestOf && compiles && !plan.bestOf)
     plan.warnings.push_back("--mlgo-best-of compares one object of one source (" +
                             plan.command.whyNotSingleNativeObject() +
@@ -480,6 +495,11 @@ std::string launcherHelp(const std::string& program) {
          "                      time; no object is larger than without the policy); also\n"
          "                      MLGO_BEST_OF=1. Only for -c of one source to a native\n"
          "                      object; other commands run with the policy alone\n"
+         "  --mlgo-best-of-set  with a --mlgo-pipeline-policy that chooses among a set of\n"
+         "                      pipelines: compile each translation unit once per pipeline\n"
+         "                      of the set and keep the object with the smallest .text (the\n"
+         "                      earliest on a tie); as many compiles as the set has\n"
+         "                      pipelines; also MLGO_BEST_OF_SET=1\n"
          "  --mlgo-ccache       run the compile through ccache with the policy's and the\n"
          "                      plugin's contents in its hash, so that a changed policy\n"
          "                      always rebuilds (also MLGO_CCACHE=1, or `ccache` given\n"

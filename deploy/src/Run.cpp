@@ -5,6 +5,8 @@
 #include "mlgo/deploy/ElfText.h"
 #include "mlgo/deploy/Process.h"
 #include "mlgo/deploy/ResponseFiles.h"
+#include "mlgo/policies/PassPipeline.h"
+#include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/support/Files.h"
 
@@ -38,7 +40,9 @@ std::vector<char*> argvOf(const std::string& program, const std::vector<std::str
 // Files of --best-of's own (the second object, its response file, the saved
 // standard input), removed when the launcher ends or is interrupted. Fixed
 // storage: the signal handler may not allocate.
-constexpr size_t kPendingFiles = 3;
+// --best-of-set: a policy file, an object and a response file per alternative.
+constexpr size_t kMaxAlternatives = 16;
+constexpr size_t kPendingFiles = 3 + 3 * kMaxAlternatives;
 char pendingFiles[kPendingFiles][4096] = {};
 
 void removePendingFiles() {
@@ -85,13 +89,15 @@ Invocation invocationOf(const LaunchPlan& plan, const std::vector<std::string>& 
 }
 
 int run(const LaunchPlan& plan, const std::vector<std::string>& arguments, bool quiet,
-        const std::string& input) {
+        const std::string& input,
+        const std::vector<std::pair<std::string, std::string>>& environment = {}) {
   Invocation invocation = invocationOf(plan, arguments);
   if (plan.options.verbose)
-    printCommand(invocation.program, invocation.arguments);
+    printCommand(invocation.program, invocation.arguments, environment);
   ChildStreams streams;
   streams.input = input;
   streams.quiet = quiet;
+  streams.environment = environment;
   return runProgram(invocation.program, invocation.arguments, streams);
 }
 
@@ -121,12 +127,14 @@ Expected<std::string> saveStandardInput() {
   return pattern;
 }
 
-// The compile without the plugin, writing only `object`. When the user's
-// command came in response files, so does this one (it may be too long for
-// one command line).
-Expected<std::vector<std::string>> plainCompileArguments(const LaunchPlan& plan,
-                                                         const std::string& object) {
+// A second compile, writing only `object`: without the plugin, or with it
+// (`extra`: its flags). When the user's command came in response files, so
+// does this one (it may be too long for one command line).
+Expected<std::vector<std::string>>
+plainCompileArguments(const LaunchPlan& plan, const std::string& object,
+                      const std::vector<std::string>& extra = {}) {
   std::vector<std::string> arguments = withOnlyObjectOutput(plan.expandedArguments, object);
+  arguments.insert(arguments.end(), extra.begin(), extra.end());
   if (!usesResponseFiles(plan.userArguments))
     return arguments;
   std::string file = object + ".rsp";
@@ -182,6 +190,123 @@ int runBestOf(const LaunchPlan& plan) {
     std::cerr << "mlgo-cc: " << object << ": .text " << *withPolicy << " B with the policy, "
               << *withoutPolicy << " B without: kept "
               << (keepPlain ? "the object without" : "the policy's") << "\n";
+  if (error) {
+    std::cerr << "mlgo-cc: " << object << ": " << error.message() << "\n";
+    return 1;
+  }
+  return result;
+}
+
+// The plan's environment for one alternative of --best-of-set: its policy
+// file in place of the choice's (for the plugin, and for ccache's hash).
+std::vector<std::pair<std::string, std::string>> alternativeEnvironment(const LaunchPlan& plan,
+                                                                        const std::string& file) {
+  std::vector<std::pair<std::string, std::string>> environment;
+  for (auto [name, value] : plan.environment) {
+    if (name == policies::kPipelinePolicyEnvironment)
+      value = file;
+    else if (name == "CCACHE_EXTRAFILES")
+      if (size_t at = value.find(*plan.pipelinePolicyFile); at != std::string::npos)
+        value.replace(at, plan.pipelinePolicyFile->size(), file);
+    environment.emplace_back(name, value);
+  }
+  return environment;
+}
+
+// Writes one policy file per alternative of the choice, beside the object.
+Expected<std::vector<std::string>> writeAlternativePolicies(const LaunchPlan& plan,
+                                                            const std::string& object) {
+  Expected<std::unique_ptr<policies::Policy>> loaded =
+      policies::loadPolicy(*plan.pipelinePolicyFile);
+  if (!loaded)
+    return makeError(*plan.pipelinePolicyFile + ": " + loaded.error().message);
+  const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(loaded->get());
+  if (!pipeline || !pipeline->choice())
+    return makeError("--mlgo-best-of-set: " + *plan.pipelinePolicyFile +
+                     " is not a pipeline policy with a choice among pipelines");
+  std::vector<std::shared_ptr<const policies::PipelinePolicy>> alternatives =
+      policies::forcedAlternatives(*pipeline);
+  if (alternatives.size() > kMaxAlternatives)
+    return makeError("--mlgo-best-of-set: " + *plan.pipelinePolicyFile + " chooses among " +
+                     std::to_string(alternatives.size()) + " pipelines, more than " +
+                     std::to_string(kMaxAlternatives));
+  std::vector<std::string> files;
+  for (size_t a = 0; a < alternatives.size(); ++a) {
+    files.push_back(object + ".mlgo-alternative-" + std::to_string(a) + ".json");
+    addPendingFile(files.back());
+    if (Status saved = policies::savePolicy(*alternatives[a], files.back()); !saved)
+      return saved.error();
+  }
+  return files;
+}
+
+// --best-of-set: the choice's every alternative compiled, the smallest kept.
+// The first writes the user's outputs (dependency files included); the
+// others only an object of their own.
+int runBestOfSet(const LaunchPlan& plan) {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP})
+    std::signal(signal, removePendingFilesAndReraise);
+  const std::string object = plan.command.objectPath();
+  auto failed = [](const std::string& message) {
+    std::cerr << "mlgo-cc: " << message << "\n";
+    removePendingFiles();
+    return 1;
+  };
+  Expected<std::vector<std::string>> files = writeAlternativePolicies(plan, object);
+  if (!files)
+    return failed(files.error().message);
+  std::string input;
+  if (plan.command.readsStandardInput()) {
+    Expected<std::string> saved = saveStandardInput();
+    if (!saved)
+      return failed(saved.error().message);
+    input = *saved;
+  }
+  int status = run(plan, plan.arguments, /*quiet=*/false, input,
+                   alternativeEnvironment(plan, files->front()));
+  if (status != 0) {
+    removePendingFiles();
+    return status; // clang's diagnostics are out; nothing to compare
+  }
+  Expected<uint64_t> first = textBytes(object);
+  if (!first)
+    return failed(object + ": " + first.error().message);
+  size_t kept = 0;
+  uint64_t smallest = *first;
+  std::string keptObject = object;
+  std::vector<std::string> sizes{std::to_string(*first)};
+  for (size_t a = 1; a < files->size(); ++a) {
+    const std::string other = object + ".mlgo-alternative-" + std::to_string(a) + ".o";
+    addPendingFile(other);
+    Expected<std::vector<std::string>> arguments =
+        plainCompileArguments(plan, other, {"-fpass-plugin=" + plan.plugin});
+    // Quietly: its diagnostics would repeat the first's.
+    Expected<uint64_t> bytes = makeError("did not compile");
+    if (arguments && run(plan, *arguments, /*quiet=*/true, input,
+                         alternativeEnvironment(plan, (*files)[a])) == 0)
+      bytes = textBytes(other);
+    // An alternative that does not compile (or gives no .text) is passed over.
+    sizes.push_back(bytes ? std::to_string(*bytes) : "failed");
+    if (bytes && *bytes < smallest) {
+      smallest = *bytes;
+      kept = a;
+      keptObject = other;
+    }
+  }
+  int result = 0;
+  std::error_code error;
+  if (kept != 0 && plan.command.saveTemps) // the saved temporaries must be the kept object's
+    result = run(plan, plan.arguments, /*quiet=*/false, input,
+                 alternativeEnvironment(plan, (*files)[kept]));
+  else if (kept != 0)
+    std::filesystem::rename(keptObject, object, error);
+  removePendingFiles();
+  if (plan.options.verbose) {
+    std::cerr << "mlgo-cc: " << object << ": .text of the alternatives:";
+    for (const std::string& bytes : sizes)
+      std::cerr << " " << bytes;
+    std::cerr << " B: kept alternative " << kept << "\n";
+  }
   if (error) {
     std::cerr << "mlgo-cc: " << object << ": " << error.message() << "\n";
     return 1;
@@ -253,6 +378,8 @@ int runLaunch(const LaunchPlan& plan) {
     std::cerr << "mlgo-cc: warning: " << warning << "\n";
   if (plan.bestOf)
     return runBestOf(plan);
+  if (plan.bestOfSet)
+    return runBestOfSet(plan);
   Invocation invocation = invocationOf(plan, plan.arguments);
   if (plan.options.verbose)
     printCommand(invocation.program, invocation.arguments);

@@ -216,7 +216,26 @@ std::vector<double> PipelineChoice::scaled(const std::vector<double>& values) co
   return result;
 }
 
+PipelineChoice PipelineChoice::forcedTo(size_t pipeline) const {
+  PipelineChoice result = *this;
+  result.forced = pipeline;
+  return result;
+}
+
+std::vector<std::shared_ptr<const PipelinePolicy>>
+forcedAlternatives(const PipelinePolicy& policy) {
+  std::vector<std::shared_ptr<const PipelinePolicy>> result;
+  if (const std::shared_ptr<const PipelineChoice>& choice = policy.choice())
+    for (size_t p = 0; p < choice->pipelines.size(); ++p)
+      result.push_back(std::make_shared<const PipelinePolicy>(
+          policy.pipeline(), policy.inliner(),
+          std::make_shared<const PipelineChoice>(choice->forcedTo(p))));
+  return result;
+}
+
 size_t PipelineChoice::choose(const std::vector<double>& values) const {
+  if (forced)
+    return *forced;
   const std::vector<double> point = scaled(values);
   std::vector<std::pair<double, size_t>> distances; // (distance, example)
   distances.reserve(examples.size());
@@ -292,6 +311,9 @@ Status PipelineChoice::validate() const {
     return makeError("agreement must be between 0 and 1");
   if (!(margin >= 0) || !std::isfinite(margin))
     return makeError("margin must be a finite number, at least 0");
+  if (forced && *forced >= pipelines.size())
+    return makeError("forced: alternative " + std::to_string(*forced) + " of " +
+                     std::to_string(pipelines.size()));
   if (examples.empty())
     return makeError("a choice needs examples");
   for (size_t e = 0; e < examples.size(); ++e) {

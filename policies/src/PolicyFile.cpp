@@ -159,6 +159,8 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
       out.attribute("agreement", choice.agreement);
     if (choice.margin > 0)
       out.attribute("margin", choice.margin);
+    if (choice.forced)
+      out.attribute("forced", static_cast<int64_t>(*choice.forced));
     if (!choice.heuristicInliner.empty())
       out.attributeArray("heuristic_inliner", [&] {
         for (size_t pipeline : choice.heuristicInliner)
@@ -399,7 +401,7 @@ public:
   // "choice": {"pipelines": [pipeline objects], "features": [names],
   // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
-  // "margin": share and "heuristic_inliner": [pipeline indices],
+  // "margin": share, "forced": index and "heuristic_inliner": [pipeline indices],
   // "examples": [{"pipeline": index, "features": […], optional "costs": […]}, …]}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
@@ -451,6 +453,12 @@ public:
       if (!share)
         return error("choice.margin", "must be a number");
       choice.margin = *share;
+    }
+    if (object->get("forced")) {
+      MLGO_ASSIGN_OR_RETURN(const int64_t forced, integer(*object, "forced", "choice"));
+      if (forced < 0)
+        return error("choice.forced", "must be a pipeline index");
+      choice.forced = static_cast<size_t>(forced);
     }
     if (object->get("heuristic_inliner")) {
       MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* indices,

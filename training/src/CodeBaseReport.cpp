@@ -116,13 +116,14 @@ std::optional<double> CodeBaseReport::aloneDeltaPercent() const {
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
-                                 size_t regressions, std::string baselineName, bool bestOf) {
+                                 size_t regressions, std::string baselineName, bool bestOf,
+                                 std::span<const size_t> alternatives) {
   CodeBaseReport report;
   report.name = std::move(name);
   report.measure = result.measure;
   report.baselineName = std::move(baselineName);
   report.modules = modules.size();
-  if (bestOf)
+  if (bestOf || !alternatives.empty())
     report.policyAlone = 0.0;
   for (size_t m = 0; m < modules.size(); ++m) {
     const evaluators::JobResult& job = result.job(candidate, m);
@@ -131,8 +132,10 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
       ++report.failed;
       continue;
     }
-    const double measured =
-        bestOf ? std::min(result.measured(job), *baseline) : result.measured(job);
+    double measured = bestOf ? std::min(result.measured(job), *baseline) : result.measured(job);
+    for (size_t alternative : alternatives)
+      if (const evaluators::JobResult& other = result.job(alternative, m); other.ok())
+        measured = std::min(measured, result.measured(other));
     report.baseline += *baseline;
     report.policy += measured;
     if (report.policyAlone)

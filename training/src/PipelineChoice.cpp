@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace mlgo::training {
@@ -181,28 +182,69 @@ std::string matrixHeader(const std::string& context, const std::vector<ChoiceCan
 
 } // namespace
 
-Status writePoolMatrix(const std::string& path, const std::string& context,
-                       std::span<const corpus::ModuleSpec* const> modules,
-                       const std::vector<ChoiceCandidate>& pool,
-                       const std::vector<std::vector<double>>& measures) {
+namespace {
+
+// The file at `path` through `path.partial`, renamed into place once whole.
+Status writeWhole(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const std::string partial = path + ".partial";
   std::ofstream out(partial);
-  out << matrixHeader(context, pool) << '\n';
   out.precision(17);
-  for (size_t m = 0; m < modules.size(); ++m) {
-    out << modules[m]->name;
-    for (size_t p = 0; p < pool.size(); ++p)
-      out << '\t' << measures[p][m];
-    out << '\n';
-  }
+  write(out);
   out.close();
   if (!out)
-    return makeError(partial + ": cannot write the pool's measures");
+    return makeError(partial + ": cannot write");
   std::error_code error;
   std::filesystem::rename(partial, path, error);
   if (error)
     return makeError(path + ": " + error.message());
   return Status::ok();
+}
+
+} // namespace
+
+Status writeChoiceData(const std::string& path, std::span<const corpus::ModuleSpec* const> modules,
+                       const std::vector<std::string>& codeBaseOf,
+                       const std::vector<std::string>& featureNames,
+                       const std::vector<std::vector<double>>& features,
+                       const std::vector<ChoiceCandidate>& pool,
+                       const std::vector<std::vector<double>>& measures) {
+  if (codeBaseOf.size() != modules.size() || features.size() != modules.size() ||
+      measures.size() != pool.size())
+    return makeError(path + ": the learning data's rows do not match the modules");
+  for (const std::vector<double>& row : features)
+    if (row.size() != featureNames.size())
+      return makeError(path + ": a feature row does not match the feature names");
+  return writeWhole(path, [&](std::ostream& out) {
+    out << "module\tcode_base";
+    for (const std::string& name : featureNames)
+      out << '\t' << name;
+    for (const ChoiceCandidate& candidate : pool)
+      out << '\t' << candidate.describe();
+    out << '\n';
+    for (size_t m = 0; m < modules.size(); ++m) {
+      out << modules[m]->name << '\t' << codeBaseOf[m];
+      for (double value : features[m])
+        out << '\t' << value;
+      for (size_t p = 0; p < pool.size(); ++p)
+        out << '\t' << measures[p][m];
+      out << '\n';
+    }
+  });
+}
+
+Status writePoolMatrix(const std::string& path, const std::string& context,
+                       std::span<const corpus::ModuleSpec* const> modules,
+                       const std::vector<ChoiceCandidate>& pool,
+                       const std::vector<std::vector<double>>& measures) {
+  return writeWhole(path, [&](std::ostream& out) {
+    out << matrixHeader(context, pool) << '\n';
+    for (size_t m = 0; m < modules.size(); ++m) {
+      out << modules[m]->name;
+      for (size_t p = 0; p < pool.size(); ++p)
+        out << '\t' << measures[p][m];
+      out << '\n';
+    }
+  });
 }
 
 Expected<std::vector<std::vector<double>>>

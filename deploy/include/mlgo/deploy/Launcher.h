@@ -41,6 +41,12 @@ struct LauncherOptions {
   // --mlgo-best-of (or MLGO_BEST_OF=1): compile each translation unit with the
   // policy and without, keep the object with the smaller .text.
   bool bestOf = false;
+  // --mlgo-best-of-set (or MLGO_BEST_OF_SET=1): with a pipeline policy that
+  // chooses among a set of pipelines, compile each translation unit once per
+  // alternative of the set and keep the object with the smallest .text (the
+  // earliest alternative on a tie): the per-module best of the set, at the
+  // price of one compile per alternative.
+  bool bestOfSet = false;
   // --mlgo-ccache (or MLGO_CCACHE=1, or `ccache` right before the compiler):
   // run the compile through ccache with the policy's and the plugin's
   // contents in its hash (CCACHE_EXTRAFILES), so a changed policy rebuilds.
@@ -88,6 +94,8 @@ struct LaunchPlan {
   std::string channelProgram;
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;
+  // --best-of-set applies (a single native object and a choice policy).
+  bool bestOfSet = false;
   // --mlgo-search applies (a single native object): runSearchLaunch.
   bool search = false;
 };

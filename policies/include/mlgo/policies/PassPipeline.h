@@ -142,6 +142,11 @@ struct PipelineChoice {
   // heuristic decides rather than the pipeline policy's inliner. Only with
   // an inliner policy (makePipelinePolicy refuses it otherwise).
   std::vector<size_t> heuristicInliner;
+  // Set: every module gets this alternative whatever its features (file
+  // field "forced"). mlgo-cc --mlgo-best-of-set compiles a translation unit
+  // once per alternative this way and keeps the smallest object; what each
+  // compile gets is then exactly what the choice gives when it picks it.
+  std::optional<size_t> forced;
 
   // Whether alternative `pipeline` runs the policy's inliner (when the
   // policy has one).
@@ -149,6 +154,8 @@ struct PipelineChoice {
   std::vector<double> scaled(const std::vector<double>& features) const;
   size_t choose(const std::vector<double>& features) const; // unscaled features in
   size_t embeddingDimension() const { return embedding ? ir2VecDimension(*embedding) : 0; }
+  // This choice with every module given alternative `pipeline`.
+  PipelineChoice forcedTo(size_t pipeline) const;
   // Pipelines valid and structured, the features the compiler computes,
   // the examples' sizes and labels in range, heuristicInliner sorted,
   // unique and in range.
@@ -187,6 +194,12 @@ private:
   std::shared_ptr<const PipelineChoice> choice_;
   std::vector<TensorSpec> inputs_;
 };
+
+// With a choice: one policy per alternative of its set, every module given
+// that alternative (PipelineChoice::forced), in the set's order; without
+// one, empty. What `mlgo-cc --mlgo-best-of-set` and `mlgo-eval report
+// --best-of-set` compile.
+std::vector<std::shared_ptr<const PipelinePolicy>> forcedAlternatives(const PipelinePolicy& policy);
 
 // Checks the pipeline (PassPipeline::validate).
 Expected<std::unique_ptr<Policy>>

@@ -64,8 +64,9 @@ struct CodeBaseReport {
   size_t smaller = 0; // better: smaller measure
   size_t larger = 0;
   size_t same = 0;
-  // Behind the guard (best of policy and baseline per module): the policy's
-  // own total as well, so a report says what the policy does alone.
+  // Behind the guard (best of policy and baseline per module) or a best of
+  // alternatives: the policy's own total as well, so a report says what the
+  // policy does alone.
   std::optional<double> policyAlone;
   // The modules that grew most, largest first (ties by name).
   std::vector<ModuleDelta> largestRegressions;
@@ -82,11 +83,15 @@ struct CodeBaseReport {
 // `bestOf`: each module counts the smaller of the policy's and the
 // baseline's measure, as `mlgo-cc --mlgo-best-of` builds it (every object
 // compiled both ways, the smaller kept).
+// `alternatives`: candidates of `result` of which each module counts the
+// smallest too (with `candidate`'s, and the baseline's with `bestOf`), as
+// `mlgo-cc --mlgo-best-of-set` builds a pipeline choice (every alternative
+// of its set compiled, the smallest kept); one that failed is passed over.
 CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationResult& result,
                                  size_t candidate,
                                  std::span<const corpus::ModuleSpec* const> modules,
                                  size_t regressions, std::string baselineName = "-Oz",
-                                 bool bestOf = false);
+                                 bool bestOf = false, std::span<const size_t> alternatives = {});
 
 // A percent change as reports print it: "+0.123 %".
 std::string percentText(double value);

@@ -106,6 +106,18 @@ readPoolMatrix(const std::string& path, const std::string& context,
                std::span<const corpus::ModuleSpec* const> modules,
                const std::vector<ChoiceCandidate>& pool);
 
+// The learning data, for choosers tried outside the tool: a TSV with a
+// header (module, code_base, each feature's name, then each pool
+// candidate's description) and a row per module (its features unscaled, as
+// moduleFeatureVector() gives them, and measures[p][m]; "nan" where it
+// failed). Written through a partial file, so a reader never sees half.
+Status writeChoiceData(const std::string& path, std::span<const corpus::ModuleSpec* const> modules,
+                       const std::vector<std::string>& codeBaseOf,
+                       const std::vector<std::string>& featureNames,
+                       const std::vector<std::vector<double>>& features,
+                       const std::vector<ChoiceCandidate>& pool,
+                       const std::vector<std::vector<double>>& measures);
+
 // --verify-pool-measures: the stored measures against the pool compiled
 // again; an error names the first module and candidate that differ (a
 // failure on both sides is the same).

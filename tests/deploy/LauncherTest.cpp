@@ -384,6 +384,31 @@ TEST_F(LauncherPlan, BestOfThatCannotApplySaysSo) {
   EXPECT_NE(p->warnings[0].find("2 sources"), std::string::npos);
 }
 
+TEST_F(LauncherPlan, BestOfSetNeedsAPipelinePolicyAndOneObject) {
+  Expected<LaunchPlan> none = plan({"--mlgo-best-of-set", "-c", "a.c"});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("give one with --mlgo-pipeline-policy"), std::string::npos);
+  environment_["MLGO_PIPELINE_POLICY"] = (scratch_ / "policy.json").string();
+  Expected<LaunchPlan> both = plan({"--mlgo-best-of-set", "--mlgo-best-of", "-c", "a.c"});
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("give one"), std::string::npos);
+  environment_["MLGO_BEST_OF_SET"] = "1";
+  Expected<LaunchPlan> p = plan({"-Oz", "-c", "a.c", "-o", "a.o"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->bestOfSet);
+  EXPECT_FALSE(p->bestOf);
+  Expected<LaunchPlan> two = plan({"-c", "a.c", "b.c"});
+  ASSERT_TRUE(two) << two.error().message;
+  EXPECT_FALSE(two->bestOfSet);
+  ASSERT_EQ(two->warnings.size(), 1u);
+  EXPECT_NE(two->warnings[0].find("--mlgo-best-of-set compares one object"), std::string::npos);
+  environment_["MLGO_EVICTION_POLICY"] = (scratch_ / "policy.json").string();
+  Expected<LaunchPlan> eviction = plan({"-c", "a.c"});
+  ASSERT_FALSE(eviction);
+  EXPECT_NE(eviction.error().message.find("cannot be combined with --mlgo-best-of-set"),
+            std::string::npos);
+}
+
 TEST_F(LauncherPlan, SearchBudgetsFromFlagsAndTheEnvironment) {
   Expected<LaunchPlan> p = plan({"--mlgo-search", "-c", "a.c"});
   ASSERT_TRUE(p) << p.error().message;

@@ -138,12 +138,17 @@ if [ "$policy" = mixed ]; then
   done
 fi
 
-echo "building $recipe with $apps/mlgo-cc"
-env "$policy_variable=$scratch/policy.json" "$source_dir/corpus/recipes/$recipe.sh" \
-  --launcher "$apps/mlgo-cc" --work-dir "$scratch/work" --force "${level[@]}" >recipe.log 2>&1 ||
-  fail "the recipe failed with the launcher: $(tail -n 20 recipe.log)"
+build_recipe() { # WORK-DIR ENVIRONMENT…: the recipe built from source through mlgo-cc
+  local work=$1
+  shift
+  echo "building $recipe with $apps/mlgo-cc $*"
+  env "$@" "$source_dir/corpus/recipes/$recipe.sh" \
+    --launcher "$apps/mlgo-cc" --work-dir "$work" --force "${level[@]}" >recipe.log 2>&1 ||
+    fail "the recipe failed with the launcher: $(tail -n 20 recipe.log)"
+  grep -q "mlgo-c" "$work/build.log" || fail "the build did not go through the launcher"
+}
+build_recipe "$scratch/work" "$policy_variable=$scratch/policy.json"
 built="$scratch/work/build"
-grep -q "mlgo-c" "$scratch/work/build.log" || fail "the build did not go through the launcher"
 
 text_bytes() {
   "$tools/llvm-size" -A "$1" | awk '$1==".text" || $1 ~ /^\.text\./ {s += $2} END {print s + 0}'
@@ -171,3 +176,29 @@ echo "parity: $modules objects, .text as the evaluator reports$([ "$policy" != h
 # The code still works.
 export "$policy_variable=$scratch/policy.json"
 check_programs "$recipe" "$built" "$apps"
+
+if [ "$policy" = choice-inliner ]; then
+  # --mlgo-best-of-set compiles every alternative of the set and keeps the
+  # smallest object, whatever the choice would pick: with the choice forced
+  # to -Oz (alternative 0), it still builds each module's best of the set,
+  # which is what one neighbour on its own training modules picks
+  # (expected.txt).
+  sed 's/"choice": {/"choice": {"forced": 0,/' policy.json >forced.json
+  grep -q '"forced": 0' forced.json || fail "could not force the choice"
+  evaluate forced.json >forced.txt
+  ! cmp -s forced.txt expected.txt || fail "the choice forced to -Oz compiles as the choice does"
+  build_recipe "$scratch/work-set" "MLGO_PIPELINE_POLICY=$scratch/forced.json" MLGO_BEST_OF_SET=1
+  differences=0
+  while read -r module bytes; do
+    actual="$(text_bytes "$scratch/work-set/build/$module")"
+    [ "$actual" = "$bytes" ] || {
+      echo "  $module: .text $actual B with --mlgo-best-of-set, $bytes B the best of the set"
+      differences=$((differences + 1))
+    }
+  done <expected.txt
+  [ "$differences" -eq 0 ] || fail "--mlgo-best-of-set: $differences objects not the best of the set"
+  ! ls "$scratch/work-set/build"/*mlgo-alternative* >/dev/null 2>&1 ||
+    fail "--mlgo-best-of-set left its alternatives' files behind"
+  echo "--mlgo-best-of-set: every object the best of the set"
+  MLGO_PIPELINE_POLICY="$scratch/forced.json" check_programs "$recipe" "$scratch/work-set/build" "$apps"
+fi

@@ -158,6 +158,25 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   costed.margin = -1;
   EXPECT_FALSE(costed.validate());
 
+  // A forced alternative: every module gets it, it round-trips, and one
+  // out of range is refused; forcedAlternatives gives one per pipeline.
+  PipelineChoice forced = choice->forcedTo(1);
+  EXPECT_EQ(forced.choose(farPoint), 1u);
+  PipelinePolicy forcedPolicy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(forced));
+  Expected<std::string> forcedJson = policyToJson(forcedPolicy);
+  ASSERT_TRUE(forcedJson) << forcedJson.error().message;
+  Expected<std::unique_ptr<Policy>> forcedBack = policyFromJson(*forcedJson, "forced.json");
+  ASSERT_TRUE(forcedBack) << forcedBack.error().message;
+  EXPECT_EQ(dynamic_cast<const PipelinePolicy*>(forcedBack->get())->choice()->forced, 1u);
+  EXPECT_FALSE(choice->forcedTo(2).validate());
+  const auto alternatives = forcedAlternatives(policy);
+  ASSERT_EQ(alternatives.size(), 2u);
+  for (size_t p = 0; p < 2; ++p) {
+    EXPECT_EQ(alternatives[p]->choice()->choose(std::vector<double>(n, 1.0)), p);
+    EXPECT_EQ(alternatives[p]->choice()->choose(farPoint), p);
+  }
+  EXPECT_TRUE(forcedAlternatives(PipelinePolicy(structured())).empty());
+
   // An IR2Vec vocabulary travels inside the file; its features end with
   // the embedding's names, and a choice without them is refused.
   PipelineChoice embedded = *choice;

@@ -100,6 +100,27 @@ TEST(CodeBaseReport, CountsSumsAndOrdersRegressions) {
   EXPECT_NE(table.find("| policy alone vs -Oz |"), std::string::npos) << table;
   EXPECT_NE(table.find(percentText(*bestOf.aloneDeltaPercent())), std::string::npos) << table;
 
+  // Best of alternatives (mlgo-cc --mlgo-best-of-set): each module the
+  // smallest of the policy's and the alternatives', a failed one passed over.
+  result.candidateCount = 2;
+  result.jobs.resize(10);
+  const uint64_t alternative[] = {995, 980, 0, 1003, 900};
+  for (size_t m = 0; m < 5; ++m) {
+    evaluators::JobResult& job = result.jobs[5 + m];
+    job.status = m == 2 ? evaluators::JobStatus::CompilerFailed : evaluators::JobStatus::Ok;
+    job.sizeBytes = alternative[m];
+    job.measured = static_cast<double>(alternative[m]);
+  }
+  const size_t alternatives[] = {1};
+  CodeBaseReport set = summariseCodeBase("lib", result, 0, modules, 1, "-Oz", false, alternatives);
+  EXPECT_EQ(set.policy, 990.0 + 980 + 1012 + 1003); // m4: the policy failed
+  EXPECT_EQ(set.failed, 1u);
+  EXPECT_EQ(set.larger, 1u); // m2: its alternative failed
+  ASSERT_TRUE(set.policyAlone);
+  EXPECT_EQ(*set.policyAlone, report.policy);
+  result.candidateCount = 1;
+  result.jobs.resize(5);
+
   CodeBaseReport other = report;
   other.name = "app";
   other.largestRegressions[0].module = "main";

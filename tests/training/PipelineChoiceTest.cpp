@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 namespace mlgo::training {
 namespace {
@@ -254,6 +255,45 @@ TEST(PipelineChoice, ThePoolsMeasuresRoundTripThroughAFile) {
   modules.pop_back();
   EXPECT_FALSE(readPoolMatrix(path, "text-size, inliner none", modules, f.pool))
       << "a row more than modules";
+  std::filesystem::remove(path);
+}
+
+TEST(PipelineChoice, TheLearningDataIsWrittenAsOneRowPerModule) {
+  Fixture f;
+  f.measures[1][2] = std::numeric_limits<double>::quiet_NaN();
+  std::vector<corpus::ModuleSpec> specs(6);
+  std::vector<const corpus::ModuleSpec*> modules;
+  std::vector<std::string> codeBases;
+  for (size_t m = 0; m < 6; ++m) {
+    specs[m].name = "module" + std::to_string(m) + ".c";
+    modules.push_back(&specs[m]);
+    codeBases.push_back(m < 3 ? "zlib" : "lua");
+  }
+  const std::string path = ::testing::TempDir() + "/choice-data.tsv";
+  const std::vector<std::string> names = policies::moduleFeatureNames();
+  ASSERT_TRUE(writeChoiceData(path, modules, codeBases, names, f.features, f.pool, f.measures));
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::istringstream split(line);
+    for (std::string field; std::getline(split, field, '\t');)
+      fields.push_back(field);
+    rows.push_back(fields);
+  }
+  ASSERT_EQ(rows.size(), 7u);
+  const size_t width = 2 + names.size() + f.pool.size();
+  for (const auto& row : rows)
+    EXPECT_EQ(row.size(), width);
+  EXPECT_EQ(rows[0][2], names[0]);
+  EXPECT_EQ(rows[0].back(), f.pool.back().describe());
+  EXPECT_EQ(rows[4][0], "module3.c");
+  EXPECT_EQ(rows[4][1], "lua");
+  EXPECT_EQ(std::stod(rows[4][2]), f.features[3][0]);
+  EXPECT_EQ(rows[3][2 + names.size() + 1], "nan"); // module 2, pool pipeline 1
+  EXPECT_EQ(std::stod(rows[5][2 + names.size() + 2]), f.measures[2][4]);
+  std::vector<std::string> fewer(codeBases.begin(), codeBases.end() - 1);
+  EXPECT_FALSE(writeChoiceData(path, modules, fewer, names, f.features, f.pool, f.measures));
   std::filesystem::remove(path);
 }
 

@@ -611,8 +611,9 @@ Expected<training::PipelineChoiceResult> learnChoiceFromPool(
         policies::moduleFeatureNames(
             args.choice.embedding ? policies::ir2VecDimension(*args.choice.embedding) : 0),
         features, pool, measures));
-  MLGO_ASSIGN_OR_RETURN(training::PipelineChoiceResult result,
-                        training::choosePipelineSet(measures, features, pool, args.choice));
+  MLGO_ASSIGN_OR_RETURN(
+      training::PipelineChoiceResult result,
+      training::choosePipelineSet(measures, features, pool, args.choice, codeBaseOf));
   result.compiled = compiled;
   return result;
 }
@@ -685,6 +686,14 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
                 measure.format(learned->chosenTotal).c_str(),
                 percentOf(learned->chosenTotal, fallback), learned->compiled);
   text += totals;
+  if (learned->codeBaseOutTotal && codeBases > 1) {
+    std::snprintf(totals, sizeof totals,
+                  "each module as the other code bases' modules choose (leave one code base out, "
+                  "what an unseen code base gets): %s (%+.3f %%)\n",
+                  measure.format(*learned->codeBaseOutTotal).c_str(),
+                  percentOf(*learned->codeBaseOutTotal, fallback));
+    text += totals;
+  }
   policies::PipelineChoice& choice = learned->choice;
   if (choice.heuristicInliner.size() == choice.pipelines.size()) { // no set member runs it
     choice.heuristicInliner.clear();

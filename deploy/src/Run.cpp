@@ -9,7 +9,9 @@
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/support/Files.h"
+#include "mlgo/support/Sha256.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -213,23 +216,101 @@ std::vector<std::pair<std::string, std::string>> alternativeEnvironment(const La
   return environment;
 }
 
-// Writes one policy file per alternative of the choice, beside the object.
-Expected<std::vector<std::string>> writeAlternativePolicies(const LaunchPlan& plan,
-                                                            const std::string& object) {
-  Expected<std::unique_ptr<policies::Policy>> loaded =
-      policies::loadPolicy(*plan.pipelinePolicyFile);
+// The choice's alternatives as policies, from the pipeline policy file's bytes.
+Expected<std::vector<std::shared_ptr<const policies::PipelinePolicy>>>
+alternativesOf(const std::string& file, const std::string& bytes) {
+  Expected<std::unique_ptr<policies::Policy>> loaded = policies::policyFromJson(bytes, file);
   if (!loaded)
-    return makeError(*plan.pipelinePolicyFile + ": " + loaded.error().message);
+    return makeError(file + ": " + loaded.error().message);
   const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(loaded->get());
   if (!pipeline || !pipeline->choice())
-    return makeError("--mlgo-best-of-set: " + *plan.pipelinePolicyFile +
+    return makeError("--mlgo-best-of-set: " + file +
                      " is not a pipeline policy with a choice among pipelines");
   std::vector<std::shared_ptr<const policies::PipelinePolicy>> alternatives =
       policies::forcedAlternatives(*pipeline);
   if (alternatives.size() > kMaxAlternatives)
-    return makeError("--mlgo-best-of-set: " + *plan.pipelinePolicyFile + " chooses among " +
+    return makeError("--mlgo-best-of-set: " + file + " chooses among " +
                      std::to_string(alternatives.size()) + " pipelines, more than " +
                      std::to_string(kMaxAlternatives));
+  return alternatives;
+}
+
+// Where the forced files of a policy are kept between compiles:
+// $XDG_CACHE_HOME/mlgo-es/alternatives, else $HOME/.cache/mlgo-es/alternatives.
+std::optional<std::filesystem::path> alternativesCacheDirectory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "mlgo-es" / "alternatives";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache" / "mlgo-es" / "alternatives";
+  return std::nullopt;
+}
+
+// The forced files of a policy in the cache, under its contents' hash: what
+// an earlier compile wrote ("count" last, each file renamed into place
+// whole, so that concurrent compiles never read half a file).
+std::optional<std::vector<std::string>> cachedAlternatives(const std::filesystem::path& directory) {
+  Expected<std::string> count = readFileBytes(directory / "count");
+  if (!count)
+    return std::nullopt;
+  const size_t n = std::strtoul(count->c_str(), nullptr, 10);
+  std::vector<std::string> files;
+  for (size_t a = 0; a < n; ++a)
+    files.push_back((directory / (std::to_string(a) + ".json")).string());
+  const bool whole = n > 0 && std::all_of(files.begin(), files.end(), [](const std::string& f) {
+                       return std::filesystem::exists(f);
+                     });
+  return whole ? std::optional(files) : std::nullopt;
+}
+
+// Writes them there; none when the cache cannot be written.
+std::optional<std::vector<std::string>> cacheAlternatives(
+    const std::filesystem::path& directory,
+    const std::vector<std::shared_ptr<const policies::PipelinePolicy>>& alternatives) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error)
+    return std::nullopt;
+  const std::string unique = "." + std::to_string(::getpid());
+  auto place = [&](const std::filesystem::path& partial, const std::filesystem::path& target) {
+    std::filesystem::rename(partial, target, error);
+    return !error;
+  };
+  std::vector<std::string> files;
+  for (size_t a = 0; a < alternatives.size(); ++a) {
+    const std::filesystem::path target = directory / (std::to_string(a) + ".json");
+    const std::string partial = target.string() + unique;
+    if (!policies::savePolicy(*alternatives[a], partial) || !place(partial, target))
+      return std::nullopt;
+    files.push_back(target.string());
+  }
+  const std::string partial = (directory / "count").string() + unique;
+  if (!writeFileBytes(partial, std::to_string(alternatives.size())) ||
+      !place(partial, directory / "count"))
+    return std::nullopt;
+  return files;
+}
+
+// One policy file per alternative of the choice: from the cache when an
+// earlier compile wrote them for this policy's contents, else made, put in
+// the cache, or beside the object (removed afterwards) when there is none.
+Expected<std::vector<std::string>> alternativePolicyFiles(const LaunchPlan& plan,
+                                                          const std::string& object) {
+  const std::string& file = *plan.pipelinePolicyFile;
+  Expected<std::string> bytes = readFileBytes(file);
+  if (!bytes)
+    return makeError(file + ": " + bytes.error().message);
+  const std::optional<std::filesystem::path> root = alternativesCacheDirectory();
+  // The format of the forced files is part of the key: another version of
+  // the launcher writes its own.
+  const std::filesystem::path directory =
+      root ? *root / sha256Hex("mlgo-es forced alternatives v1\n" + *bytes) : "";
+  if (root)
+    if (std::optional<std::vector<std::string>> cached = cachedAlternatives(directory))
+      return *cached;
+  MLGO_ASSIGN_OR_RETURN(auto alternatives, alternativesOf(file, *bytes));
+  if (root)
+    if (std::optional<std::vector<std::string>> cached = cacheAlternatives(directory, alternatives))
+      return *cached;
   std::vector<std::string> files;
   for (size_t a = 0; a < alternatives.size(); ++a) {
     files.push_back(object + ".mlgo-alternative-" + std::to_string(a) + ".json");
@@ -252,7 +333,7 @@ int runBestOfSet(const LaunchPlan& plan) {
     removePendingFiles();
     return 1;
   };
-  Expected<std::vector<std::string>> files = writeAlternativePolicies(plan, object);
+  Expected<std::vector<std::string>> files = alternativePolicyFiles(plan, object);
   if (!files)
     return failed(files.error().message);
   std::string input;

@@ -64,6 +64,7 @@ TEST(PipelineChoice, TheSetCoversTheModulesAndNeighboursChooseWell) {
     EXPECT_EQ(result->choice.pipelines[result->leaveOneOut[m]],
               m < 3 ? f.pool[1].pipeline : f.pool[2].pipeline)
         << "module " << m;
+  EXPECT_FALSE(result->codeBaseOutTotal) << "no code bases given";
   // The learned choice reads unscaled features as the compiler gives them.
   EXPECT_EQ(result->choice.pipelines[result->choice.choose(f.features[4])], f.pool[2].pipeline);
   EXPECT_TRUE(result->choice.heuristicInliner.empty()) << "no candidate runs an inliner policy";
@@ -202,6 +203,28 @@ TEST(PipelineChoice, AnEmbeddingJoinsTheFeatures) {
   EXPECT_EQ(result->choice.embedding->entities, options.embedding->entities);
   EXPECT_TRUE(result->choice.validate());
   EXPECT_EQ(result->chosenTotal, 540); // the clusters still choose their own
+}
+
+// Leave one code base out: when each cluster is one code base, the other
+// code base's examples choose for it (the wrong pipeline: A's modules get B,
+// 103 each, and B's get A, 104 each); when both code bases have modules in
+// each cluster, the estimate stays the oracle.
+TEST(PipelineChoice, LeavingOneCodeBaseOutChoosesByTheOthers) {
+  Fixture f;
+  PipelineChoiceOptions options;
+  options.neighbours = 2;
+  Expected<PipelineChoiceResult> apart = choosePipelineSet(
+      f.measures, f.features, f.pool, options, {"zlib", "zlib", "zlib", "lua", "lua", "lua"});
+  ASSERT_TRUE(apart) << apart.error().message;
+  EXPECT_EQ(apart->chosenTotal, 540); // leave one module out does not see it
+  ASSERT_TRUE(apart->codeBaseOutTotal);
+  EXPECT_EQ(*apart->codeBaseOutTotal, 3 * 103 + 3 * 104);
+  EXPECT_EQ(apart->leaveCodeBaseOut[0], apart->labels[3]);
+  Expected<PipelineChoiceResult> mixed = choosePipelineSet(
+      f.measures, f.features, f.pool, options, {"zlib", "lua", "zlib", "lua", "zlib", "lua"});
+  ASSERT_TRUE(mixed) << mixed.error().message;
+  EXPECT_EQ(*mixed->codeBaseOutTotal, 540);
+  EXPECT_FALSE(choosePipelineSet(f.measures, f.features, f.pool, options, {"zlib"}));
 }
 
 // The pool's measures in a file: read back exactly (failures included),

@@ -79,8 +79,11 @@ std::vector<size_t> greedySet(const std::vector<std::vector<double>>& measures,
 Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<double>>& measures,
                                                  const std::vector<std::vector<double>>& features,
                                                  const std::vector<ChoiceCandidate>& pool,
-                                                 const PipelineChoiceOptions& options) {
+                                                 const PipelineChoiceOptions& options,
+                                                 const std::vector<std::string>& codeBaseOf) {
   MLGO_TRY(options.validate());
+  if (!codeBaseOf.empty() && codeBaseOf.size() != features.size())
+    return makeError("one code base per module, or none");
   if (pool.empty() || measures.size() != pool.size())
     return makeError("one row of measures per pool pipeline, and a pool");
   const size_t modules = measures[0].size();
@@ -156,6 +159,27 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
     const size_t m = counted[i];
     result.leaveOneOut[m] = without.examples.empty() ? 0 : without.choose(features[m]);
     result.chosenTotal += measureOf(result.leaveOneOut[m], m);
+  }
+  if (codeBaseOf.empty())
+    return result;
+  // Leave one code base out: each code base chosen by the others' examples.
+  result.leaveCodeBaseOut.assign(modules, 0);
+  result.codeBaseOutTotal = 0.0;
+  std::vector<std::string> seen;
+  for (size_t m : counted) {
+    if (std::find(seen.begin(), seen.end(), codeBaseOf[m]) != seen.end())
+      continue;
+    seen.push_back(codeBaseOf[m]);
+    policies::PipelineChoice others = choice;
+    others.examples.clear();
+    for (size_t i = 0; i < counted.size(); ++i)
+      if (codeBaseOf[counted[i]] != codeBaseOf[m])
+        others.examples.push_back(choice.examples[i]);
+    for (size_t n : counted)
+      if (codeBaseOf[n] == codeBaseOf[m]) {
+        result.leaveCodeBaseOut[n] = others.examples.empty() ? 0 : others.choose(features[n]);
+        *result.codeBaseOutTotal += measureOf(result.leaveCodeBaseOut[n], n);
+      }
   }
   return result;
 }

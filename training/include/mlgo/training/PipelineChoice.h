@@ -73,6 +73,12 @@ struct PipelineChoiceResult {
   double chosenTotal = 0;          // leave-one-out: each module as its neighbours choose
   std::vector<size_t> labels;      // per module: its best of the set
   std::vector<size_t> leaveOneOut; // per module: the choice without itself
+  // With the modules' code bases given: each module as the other code
+  // bases' modules choose (what an unseen code base gets; a module's
+  // nearest neighbours are mostly its own code base's, so leave-one-out
+  // promises more).
+  std::optional<double> codeBaseOutTotal;
+  std::vector<size_t> leaveCodeBaseOut; // per module (empty without code bases)
   size_t compiled = 0;
 };
 
@@ -130,9 +136,12 @@ Status comparePoolMatrices(const std::vector<std::vector<double>>& stored,
 // module m; NaN where it failed): the set, labels and the choice. When any
 // pool candidate runs the inliner policy, the choice's heuristicInliner
 // lists the set's candidates that do not.
+// `codeBaseOf` (per module, or empty): also the leave-one-code-base-out
+// estimate. The scaling stays the one learned on every module.
 Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<double>>& measures,
                                                  const std::vector<std::vector<double>>& features,
                                                  const std::vector<ChoiceCandidate>& pool,
-                                                 const PipelineChoiceOptions& options);
+                                                 const PipelineChoiceOptions& options,
+                                                 const std::vector<std::string>& codeBaseOf = {});
 
 } // namespace mlgo::training

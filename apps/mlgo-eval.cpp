@@ -1424,6 +1424,29 @@ int runEnsemble(const EnsembleArgs& args) {
   return 0;
 }
 
+struct RewriteArgs {
+  std::string policy;
+  std::string output;
+};
+
+// A policy file in this version's format, with the same contents: every
+// decision is the same (numbers are exact both ways).
+int runRewrite(const RewriteArgs& args) {
+  Expected<fs::path> file = policies::policyFileFor(args.policy);
+  if (!file)
+    return fail(makeError("policy " + args.policy + ": " + file.error().message));
+  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+  if (!policy)
+    return fail(policy.error());
+  if (Status saved = policies::savePolicy(**policy, args.output); !saved)
+    return fail(saved.error());
+  std::error_code ignored;
+  std::printf("%s (%ju bytes) -> %s (%ju bytes)\n", file->c_str(),
+              static_cast<uintmax_t>(fs::file_size(*file, ignored)), args.output.c_str(),
+              static_cast<uintmax_t>(fs::file_size(args.output, ignored)));
+  return 0;
+}
+
 struct MarginArgs {
   std::string policy;
   double margin = 0;
@@ -1672,6 +1695,17 @@ CLI::App* defineMarginCommand(CLI::App& app, MarginArgs& margin) {
   return marginCmd;
 }
 
+CLI::App* defineRewriteCommand(CLI::App& app, RewriteArgs& rewrite) {
+  CLI::App* command = app.add_subcommand(
+      "rewrite-policy", "Write a policy file in this version's format, with the same contents "
+                        "(e.g. a pipeline choice's examples as base64, which a build reads "
+                        "faster)");
+  command->add_option("policy", rewrite.policy, "Policy file or a shipped policy's name")
+      ->required();
+  command->add_option("-o,--output", rewrite.output, "Policy file to write")->required();
+  return command;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -1694,6 +1728,7 @@ int main(int argc, char** argv) {
   ChooseArgs choose;
   EnsembleArgs ensemble;
   MarginArgs margin;
+  RewriteArgs rewrite;
   ConsistentArgs consistent;
   PipelineSearchArgs pipelineSearch;
   mlgo::apps::RunCostArgs runCost;
@@ -1710,6 +1745,7 @@ int main(int argc, char** argv) {
       {defineChooseCommand(app, choose), [&] { return runChoose(choose); }},
       {defineEnsembleCommand(app, ensemble), [&] { return runEnsemble(ensemble); }},
       {defineMarginCommand(app, margin), [&] { return runMargin(margin); }},
+      {defineRewriteCommand(app, rewrite), [&] { return runRewrite(rewrite); }},
       {defineConsistentCommand(app, consistent), [&] { return runConsistent(consistent); }},
       {mlgo::apps::defineRunCostCommand(app, runCost),
        [&] { return mlgo::apps::runRunCost(runCost); }},

@@ -166,19 +166,23 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
         for (size_t pipeline : choice.heuristicInliner)
           out.value(static_cast<int64_t>(pipeline));
       });
-    out.attributeArray("examples", [&] {
-      for (const PipelineChoice::Example& example : choice.examples)
-        out.object([&] {
-          out.attribute("pipeline", static_cast<int64_t>(example.pipeline));
-          out.attributeBegin("features");
-          writeNumbers(out, example.features);
-          out.attributeEnd();
-          if (!example.costs.empty()) {
-            out.attributeBegin("costs");
-            writeNumbers(out, example.costs);
-            out.attributeEnd();
-          }
-        });
+    // The examples as columns of base64 doubles: a build parses the file in
+    // every compile, and hundreds of examples as decimal numbers were most of
+    // what a choice cost a build.
+    out.attributeObject("examples", [&] {
+      out.attribute("encoding", std::string(kParameterEncoding));
+      out.attributeArray("pipelines", [&] {
+        for (const PipelineChoice::Example& example : choice.examples)
+          out.value(static_cast<int64_t>(example.pipeline));
+      });
+      std::vector<double> features, costs;
+      for (const PipelineChoice::Example& example : choice.examples) {
+        features.insert(features.end(), example.features.begin(), example.features.end());
+        costs.insert(costs.end(), example.costs.begin(), example.costs.end());
+      }
+      out.attribute("features", encodeDoubles(features));
+      if (choice.votesWithCosts())
+        out.attribute("costs", encodeDoubles(costs));
     });
   });
 }
@@ -398,11 +402,84 @@ public:
     return pipeline;
   }
 
+  // A choice's examples: {"encoding": "float64-le-base64", "pipelines":
+  // [index per example], "features": base64 of every example's scaled
+  // features in turn, optional "costs": the same for costs}, or (files
+  // before 2026-12-06) [{"pipeline": index, "features": […], optional
+  // "costs": […]}, …].
+  Expected<std::vector<PipelineChoice::Example>>
+  choiceExamples(const llvm::json::Object& object, const PipelineChoice& choice) const {
+    std::vector<PipelineChoice::Example> result;
+    if (const llvm::json::Object* columns = object.getObject("examples")) {
+      MLGO_ASSIGN_OR_RETURN(const std::string encoding,
+                            string(*columns, "encoding", "choice.examples"));
+      if (encoding != kParameterEncoding)
+        return error("choice.examples.encoding",
+                     "\"" + encoding + "\" is not " + std::string(kParameterEncoding));
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* labels,
+                            array(*columns, "pipelines", "choice.examples"));
+      MLGO_ASSIGN_OR_RETURN(const std::string featureData,
+                            string(*columns, "features", "choice.examples"));
+      MLGO_ASSIGN_OR_RETURN(std::vector<double> features,
+                            decodeDoubles(featureData, "choice.examples.features"));
+      std::vector<double> costs;
+      if (columns->get("costs")) {
+        MLGO_ASSIGN_OR_RETURN(const std::string costData,
+                              string(*columns, "costs", "choice.examples"));
+        MLGO_ASSIGN_OR_RETURN(costs, decodeDoubles(costData, "choice.examples.costs"));
+      }
+      const size_t n = labels->size(), width = choice.features.size(),
+                   alternatives = choice.pipelines.size();
+      if (features.size() != n * width)
+        return error("choice.examples.features", std::to_string(features.size()) + " values, not " +
+                                                     std::to_string(n) + " examples of " +
+                                                     std::to_string(width) + " features");
+      if (!costs.empty() && costs.size() != n * alternatives)
+        return error("choice.examples.costs", std::to_string(costs.size()) + " values, not " +
+                                                  std::to_string(n) + " examples of " +
+                                                  std::to_string(alternatives) + " pipelines");
+      for (size_t i = 0; i < n; ++i) {
+        std::optional<int64_t> index = (*labels)[i].getAsInteger();
+        if (!index || *index < 0)
+          return error("choice.examples.pipelines[" + std::to_string(i) + "]",
+                       "must be a pipeline index");
+        auto row = [&](const std::vector<double>& all, size_t size) {
+          return all.empty() ? std::vector<double>()
+                             : std::vector<double>(
+                                   all.begin() + static_cast<std::ptrdiff_t>(i * size),
+                                   all.begin() + static_cast<std::ptrdiff_t>((i + 1) * size));
+        };
+        result.push_back(
+            {row(features, width), static_cast<size_t>(*index), row(costs, alternatives)});
+      }
+      return result;
+    }
+    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* examples, array(object, "examples", "choice"));
+    for (size_t i = 0; i < examples->size(); ++i) {
+      const std::string path = "choice.examples[" + std::to_string(i) + "]";
+      const llvm::json::Object* entry = (*examples)[i].getAsObject();
+      if (!entry)
+        return error(path, "must be an object");
+      MLGO_ASSIGN_OR_RETURN(const int64_t index, integer(*entry, "pipeline", path));
+      if (index < 0)
+        return error(path + ".pipeline", "must not be negative");
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* values, array(*entry, "features", path));
+      MLGO_ASSIGN_OR_RETURN(std::vector<double> scaled, numbers(*values, path + ".features"));
+      std::vector<double> costs;
+      if (entry->get("costs")) {
+        MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* given, array(*entry, "costs", path));
+        MLGO_ASSIGN_OR_RETURN(costs, numbers(*given, path + ".costs"));
+      }
+      result.push_back({std::move(scaled), static_cast<size_t>(index), std::move(costs)});
+    }
+    return result;
+  }
+
   // "choice": {"pipelines": [pipeline objects], "features": [names],
   // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
   // "margin": share, "forced": index and "heuristic_inliner": [pipeline indices],
-  // "examples": [{"pipeline": index, "features": […], optional "costs": […]}, …]}.
+  // "examples": choiceExamples()}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
     if (!object)
@@ -471,24 +548,7 @@ public:
         choice.heuristicInliner.push_back(static_cast<size_t>(*index));
       }
     }
-    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* examples, array(*object, "examples", "choice"));
-    for (size_t i = 0; i < examples->size(); ++i) {
-      const std::string path = "choice.examples[" + std::to_string(i) + "]";
-      const llvm::json::Object* entry = (*examples)[i].getAsObject();
-      if (!entry)
-        return error(path, "must be an object");
-      MLGO_ASSIGN_OR_RETURN(const int64_t index, integer(*entry, "pipeline", path));
-      if (index < 0)
-        return error(path + ".pipeline", "must not be negative");
-      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* values, array(*entry, "features", path));
-      MLGO_ASSIGN_OR_RETURN(std::vector<double> scaled, numbers(*values, path + ".features"));
-      std::vector<double> costs;
-      if (entry->get("costs")) {
-        MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* given, array(*entry, "costs", path));
-        MLGO_ASSIGN_OR_RETURN(costs, numbers(*given, path + ".costs"));
-      }
-      choice.examples.push_back({std::move(scaled), static_cast<size_t>(index), std::move(costs)});
-    }
+    MLGO_ASSIGN_OR_RETURN(choice.examples, choiceExamples(*object, choice));
     if (Status valid = choice.validate(); !valid)
       return error("choice", valid.error().message);
     return choice;

@@ -155,6 +155,37 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   EXPECT_EQ(costedChoice->margin, 0.01);
   EXPECT_EQ(costedChoice->examples[2].costs, costed.examples[2].costs);
   EXPECT_EQ(*policyToJson(*costedBack->get()), *costedJson);
+  // The examples are written as base64 columns; files written before, with
+  // an object per example in decimal numbers, read the same.
+  EXPECT_NE(costedJson->find("\"encoding\": \"float64-le-base64\""), std::string::npos);
+  std::string oldStyle = "[";
+  for (size_t e = 0; e < costed.examples.size(); ++e) {
+    std::string features, costs;
+    for (double v : costed.examples[e].features)
+      features += (features.empty() ? "" : ",") + std::to_string(v);
+    for (double v : costed.examples[e].costs)
+      costs += (costs.empty() ? "" : ",") + std::to_string(v);
+    oldStyle += std::string(e ? "," : "") +
+                "{\"pipeline\":" + std::to_string(costed.examples[e].pipeline) + ",\"features\":[" +
+                features + "],\"costs\":[" + costs + "]}";
+  }
+  oldStyle += "]";
+  std::string oldJson = *costedJson;
+  const size_t from = oldJson.find("\"examples\": {");
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = oldJson.find('}', from);
+  oldJson.replace(from, to + 1 - from, "\"examples\": " + oldStyle);
+  Expected<std::unique_ptr<Policy>> oldBack = policyFromJson(oldJson, "old.json");
+  ASSERT_TRUE(oldBack) << oldBack.error().message << "\n" << oldJson;
+  EXPECT_EQ(*policyToJson(*oldBack->get()), *costedJson);
+  // A column of the wrong length names itself.
+  std::string shortJson = *costedJson;
+  const size_t data = shortJson.find("\"features\": \"", shortJson.find("\"examples\": {"));
+  shortJson.erase(data + 14, 12); // 9 bytes of base64 fewer: not the examples' doubles
+  Expected<std::unique_ptr<Policy>> broken = policyFromJson(shortJson, "short.json");
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("choice.examples.features"), std::string::npos)
+      << broken.error().message;
   costed.margin = -1;
   EXPECT_FALSE(costed.validate());
 

@@ -82,15 +82,6 @@ Expected<std::vector<std::string>> programsOf(const RunCostArgs& args) {
   return split.set(args.set);
 }
 
-// "NAME-O2" → recipe NAME at -O2; "NAME" → at `level`.
-std::pair<std::string, std::string> recipeAndLevel(const std::string& name,
-                                                   const std::string& level) {
-  const size_t dash = name.rfind("-O");
-  if (dash != std::string::npos && dash + 3 == name.size())
-    return {name.substr(0, dash), name.substr(dash + 2)};
-  return {name, level};
-}
-
 Expected<deploy::DeployedPolicies> deployed(const RunCostArgs& args,
                                             const evaluators::CompilerTask& task) {
   deploy::DeployedPolicies deployed;
@@ -196,7 +187,7 @@ int runRunCost(const RunCostArgs& args) {
   double baseTotal = 0, policyTotal = 0, spread = 0;
   bool differs = false;
   for (const std::string& name : *programs) {
-    auto [recipe, programLevel] = recipeAndLevel(name, level);
+    auto [recipe, programLevel] = deploy::programRecipeAndLevel(name, level);
     options.optLevel = programLevel;
     std::fprintf(stderr, "%s (-%s): plain build\n", recipe.c_str(), programLevel.c_str());
     Expected<deploy::RunCost> base = deploy::measureRunCost(recipe, {}, options);

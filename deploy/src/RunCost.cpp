@@ -190,8 +190,8 @@ Expected<PolicyFile> policyFile(const std::string& spec, const char* what) {
 // modification time (a rebuilt plugin or an updated clang builds again).
 std::string toolStamps(const RunCostOptions& options) {
   std::string stamps;
-  for (const fs::path tool : {fs::path(MLGO_LLVM_TOOLS_DIR) / "clang", fs::path(options.launcher),
-                              fs::path(MLGO_DEFAULT_PLUGIN), fs::path(MLGO_DEFAULT_CHANNEL_CC)}) {
+  for (const fs::path& tool : {fs::path(MLGO_LLVM_TOOLS_DIR) / "clang", fs::path(options.launcher),
+                               fs::path(MLGO_DEFAULT_PLUGIN), fs::path(MLGO_DEFAULT_CHANNEL_CC)}) {
     std::error_code error;
     const fs::path real = fs::canonical(tool, error);
     if (error)
@@ -460,6 +460,14 @@ Expected<RunCost> measureRunCost(const std::string& recipe, const DeployedPolici
   }
   result.wall = summariseWallTimes(std::move(seconds));
   return result;
+}
+
+std::pair<std::string, std::string> programRecipeAndLevel(const std::string& program,
+                                                          const std::string& level) {
+  const size_t dash = program.rfind("-O");
+  if (dash != std::string::npos && dash + 3 == program.size())
+    return {program.substr(0, dash), program.substr(dash + 1)};
+  return {program, level};
 }
 
 } // namespace mlgo::deploy

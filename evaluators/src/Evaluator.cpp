@@ -508,6 +508,10 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
   const MeasureTraits& measure = traitsOf(task.measure);
+  if (measure.ofPrograms)
+    return makeError("task " + task.name + ": the " + std::string(measure.name) +
+                     " measure is of whole benchmark programs, built and run, not of a "
+                     "module's compile (mlgo-eval run-cost, or a program scorer)");
   if (!measure.ofObjectSize && task.inProcess != measure.measuredBy) {
     std::string takers;
     for (const CompilerTask& other : CompilerTask::all())

@@ -123,5 +123,15 @@ TEST(RunCost, TheRecipesDeclareBenchmarks) {
   EXPECT_EQ(std::find(names.begin(), names.end(), "common"), names.end());
 }
 
+// "zlib-O2" (a split's name for a program at another level) is recipe zlib
+// at -O2; names without a level take the default.
+TEST(RunCost, AProgramNameMayCarryItsLevel) {
+  using Pair = std::pair<std::string, std::string>;
+  EXPECT_EQ(programRecipeAndLevel("zlib-O2", "Oz"), (Pair{"zlib", "O2"}));
+  EXPECT_EQ(programRecipeAndLevel("box2d-Oz", "O2"), (Pair{"box2d", "Oz"}));
+  EXPECT_EQ(programRecipeAndLevel("lua", "O2"), (Pair{"lua", "O2"}));
+  EXPECT_EQ(programRecipeAndLevel("yaml-cpp", "Oz"), (Pair{"yaml-cpp", "Oz"}));
+}
+
 } // namespace
 } // namespace mlgo::deploy

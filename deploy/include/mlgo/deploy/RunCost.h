@@ -100,6 +100,11 @@ struct RunCost {
 Expected<RunCost> measureRunCost(const std::string& recipe, const DeployedPolicies& policies,
                                  const RunCostOptions& options);
 
+// A benchmark program's name: "NAME-O2" is recipe NAME at -O2 (any of
+// Oz, Os, O1, O2, O3 after the dash), "NAME" recipe NAME at `level`.
+std::pair<std::string, std::string> programRecipeAndLevel(const std::string& program,
+                                                          const std::string& level);
+
 // The recipes of `repository` that declare a benchmark.
 std::vector<std::string> benchmarkRecipes(const std::filesystem::path& repository);
 

@@ -56,6 +56,9 @@ enum class Measure {
                   // (in-process only: our own code generation pipeline)
   IrInstructions, // LLVM IR instructions of the optimised module (CompilerGym's
                   // IrInstructionCount; in-process only, pass-pipeline task)
+  RunCost,        // a whole benchmark program's run cost under cachegrind (its
+                  // cycle estimate), built with the policy through mlgo-cc:
+                  // training::ProgramRunCostScorer, never a module's compile
 };
 
 // Everything tools say about a measure, from one table (CompilerTask.cpp):
@@ -75,6 +78,9 @@ struct MeasureTraits {
   bool ofObjectSize;
   // Otherwise, the in-process route whose worker takes it.
   InProcessRoute measuredBy;
+  // Of whole programs (built and run), not of a module's compile: no
+  // Evaluator measures it.
+  bool ofPrograms = false;
 
   std::string format(double value) const; // one value in valueFormat: "1234"
 };

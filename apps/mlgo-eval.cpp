@@ -1432,17 +1432,13 @@ struct RewriteArgs {
 // A policy file in this version's format, with the same contents: every
 // decision is the same (numbers are exact both ways).
 int runRewrite(const RewriteArgs& args) {
-  Expected<fs::path> file = policies::policyFileFor(args.policy);
-  if (!file)
-    return fail(makeError("policy " + args.policy + ": " + file.error().message));
-  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+  Expected<std::unique_ptr<policies::Policy>> policy = loadPolicyFor("policy", args.policy);
   if (!policy)
     return fail(policy.error());
   if (Status saved = policies::savePolicy(**policy, args.output); !saved)
     return fail(saved.error());
   std::error_code ignored;
-  std::printf("%s (%ju bytes) -> %s (%ju bytes)\n", file->c_str(),
-              static_cast<uintmax_t>(fs::file_size(*file, ignored)), args.output.c_str(),
+  std::printf("%s -> %s (%ju bytes)\n", args.policy.c_str(), args.output.c_str(),
               static_cast<uintmax_t>(fs::file_size(args.output, ignored)));
   return 0;
 }
@@ -1477,10 +1473,7 @@ struct ConsistentArgs {
 };
 
 int runConsistent(const ConsistentArgs& args) {
-  Expected<fs::path> file = policies::policyFileFor(args.policy);
-  if (!file)
-    return fail(makeError("policy " + args.policy + ": " + file.error().message));
-  Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+  Expected<std::unique_ptr<policies::Policy>> policy = loadPolicyFor("policy", args.policy);
   if (!policy)
     return fail(policy.error());
   const policies::CalleeConsistentPolicy consistent(

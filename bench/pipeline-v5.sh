@@ -76,6 +76,33 @@ for mode in best-of best-of-set; do
   report shipped pipeline-inlining-oz "$mode" test
 done
 
+# 3b. Bytes against compiles per object: the greedy sets of 2, 3, 5 and 6
+# from both pools (free from the stored measures), with --best-of-set on
+# validation, and at each size the one validation prefers on test.
+curve="$out/set-size"
+mkdir -p "$curve"
+small=(bzip2 libpng lz4 expat zstd yaml-cpp zlib)
+for size in 2 3 5 6; do
+  for set in wide singles; do
+    name="$set-$size"
+    if [ ! -s "$curve/$name.json" ]; then
+      if [ "$set" = wide ]; then
+        from=("${wide[@]}" --sample "${MLGO_V4_SAMPLE:-30}" --pool-measures "$v4/wide.pool.tsv")
+      else
+        from=("${small[@]}" --pool-singles --pool-measures "$v4/singles.pool.tsv")
+      fi
+      "$eval" pipeline-search "${from[@]}" "${choice[@]}" "${pool[@]}" --set-size "$size" \
+        --minimum-gain 0 -o "$curve/$name.json" --markdown "$curve/$name.md" >"$curve/$name.log" 2>&1
+    fi
+    out="$curve" report "$name" "$curve/$name.json" best-of-set validation
+  done
+  w=$(total "$curve/wide-$size.best-of-set.validation.md")
+  g=$(total "$curve/singles-$size.best-of-set.validation.md")
+  best=wide-$size
+  awk -v a="$g" -v b="$w" 'BEGIN {exit !(a < b)}' && best=singles-$size
+  out="$curve" report "$best" "$curve/$best.json" best-of-set test
+done
+
 # 4. Build cost: Lua from source, paired against plain -Oz.
 bench() { # NAME ENVIRONMENT POLICY
   [ -s "$out/cost-$1.txt" ] && return 0

@@ -130,8 +130,8 @@ Expected<std::string> saveStandardInput() {
   return pattern;
 }
 
-// A second compile, writing only `object`: without the plugin, or with it
-// (`extra`: its flags). When the user's command came in response files, so
+// A second compile, writing only `object`, with `extra` flags (the
+// plugin's, or none: plain). When the user's command came in response files, so
 // does this one (it may be too long for one command line).
 Expected<std::vector<std::string>>
 plainCompileArguments(const LaunchPlan& plan, const std::string& object,
@@ -148,56 +148,6 @@ plainCompileArguments(const LaunchPlan& plan, const std::string& object,
   if (Status written = writeFileBytes(file, text); !written)
     return written.error();
   return std::vector<std::string>{"@" + file};
-}
-
-int runBestOf(const LaunchPlan& plan) {
-  for (int signal : {SIGINT, SIGTERM, SIGHUP})
-    std::signal(signal, removePendingFilesAndReraise);
-  std::string input;
-  if (plan.command.readsStandardInput()) {
-    Expected<std::string> saved = saveStandardInput();
-    if (!saved) {
-      std::cerr << "mlgo-cc: " << saved.error().message << "\n";
-      removePendingFiles();
-      return 1;
-    }
-    input = *saved;
-  }
-  int status = run(plan, plan.arguments, /*quiet=*/false, input);
-  if (status != 0) {
-    removePendingFiles();
-    return status; // clang's diagnostics are out; nothing to compare
-  }
-  std::string object = plan.command.objectPath();
-  std::string plain = object + ".mlgo-oz.o";
-  addPendingFile(plain);
-  // Without the plugin, quietly: its diagnostics would repeat the first's.
-  Expected<std::vector<std::string>> plainArguments = plainCompileArguments(plan, plain);
-  int plainStatus = plainArguments ? run(plan, *plainArguments, /*quiet=*/true, input) : 1;
-  Expected<uint64_t> withPolicy = textBytes(object);
-  Expected<uint64_t> withoutPolicy =
-      plainStatus == 0 ? textBytes(plain) : Expected<uint64_t>(makeError("did not compile"));
-  bool keepPlain = withPolicy && withoutPolicy && *withoutPolicy < *withPolicy;
-  std::error_code error;
-  int result = 0;
-  if (keepPlain && plan.command.saveTemps) {
-    // -save-temps: the saved .i/.bc/.s must be the kept object's, so the
-    // plain compile runs again as the user wrote it (same object: clang is
-    // deterministic), temporary files and all.
-    result = run(plan, plan.userArguments, /*quiet=*/false, input);
-  } else if (keepPlain) {
-    std::filesystem::rename(plain, object, error);
-  }
-  removePendingFiles();
-  if (plan.options.verbose && withPolicy && withoutPolicy)
-    std::cerr << "mlgo-cc: " << object << ": .text " << *withPolicy << " B with the policy, "
-              << *withoutPolicy << " B without: kept "
-              << (keepPlain ? "the object without" : "the policy's") << "\n";
-  if (error) {
-    std::cerr << "mlgo-cc: " << object << ": " << error.message() << "\n";
-    return 1;
-  }
-  return result;
 }
 
 // The plan's environment for one alternative of --best-of-set: its policy
@@ -321,78 +271,102 @@ Expected<std::vector<std::string>> alternativePolicyFiles(const LaunchPlan& plan
   return files;
 }
 
-// --best-of-set: the choice's every alternative compiled, the smallest kept.
-// The first writes the user's outputs (dependency files included); the
-// others only an object of their own.
-int runBestOfSet(const LaunchPlan& plan) {
-  for (int signal : {SIGINT, SIGTERM, SIGHUP})
-    std::signal(signal, removePendingFilesAndReraise);
+// One way to compile the unit, for --best-of and --best-of-set.
+struct Alternative {
+  std::string name; // in --mlgo-verbose's line: "the policy", "-Oz", "alternative 2"
+  // The command that writes the user's outputs: the first alternative's,
+  // and a kept one's again under -save-temps (so that the saved .i/.bc/.s
+  // are the kept object's; clang is deterministic).
+  std::vector<std::string> arguments;
+  // What an object-only compile adds to the user's command.
+  std::vector<std::string> objectOnlyFlags;
+  std::vector<std::pair<std::string, std::string>> environment; // beside the plan's
+};
+
+// Every alternative compiled, the object with the smallest .text kept (the
+// earliest on a tie). The first writes the user's outputs (dependency files
+// included); the others only an object of their own, quietly (their
+// diagnostics would repeat the first's), and one that does not compile is
+// passed over. Standard input is saved to a file every compile reads.
+int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alternatives) {
   const std::string object = plan.command.objectPath();
-  auto failed = [](const std::string& message) {
-    std::cerr << "mlgo-cc: " << message << "\n";
-    removePendingFiles();
-    return 1;
-  };
-  Expected<std::vector<std::string>> files = alternativePolicyFiles(plan, object);
-  if (!files)
-    return failed(files.error().message);
   std::string input;
   if (plan.command.readsStandardInput()) {
     Expected<std::string> saved = saveStandardInput();
-    if (!saved)
-      return failed(saved.error().message);
+    if (!saved) {
+      std::cerr << "mlgo-cc: " << saved.error().message << "\n";
+      removePendingFiles();
+      return 1;
+    }
     input = *saved;
   }
-  int status = run(plan, plan.arguments, /*quiet=*/false, input,
-                   alternativeEnvironment(plan, files->front()));
+  const Alternative& first = alternatives.front();
+  int status = run(plan, first.arguments, /*quiet=*/false, input, first.environment);
   if (status != 0) {
     removePendingFiles();
     return status; // clang's diagnostics are out; nothing to compare
   }
-  Expected<uint64_t> first = textBytes(object);
-  if (!first)
-    return failed(object + ": " + first.error().message);
+  std::vector<Expected<uint64_t>> sizes{textBytes(object)};
   size_t kept = 0;
-  uint64_t smallest = *first;
   std::string keptObject = object;
-  std::vector<std::string> sizes{std::to_string(*first)};
-  for (size_t a = 1; a < files->size(); ++a) {
+  for (size_t a = 1; a < alternatives.size(); ++a) {
     const std::string other = object + ".mlgo-alternative-" + std::to_string(a) + ".o";
     addPendingFile(other);
     Expected<std::vector<std::string>> arguments =
-        plainCompileArguments(plan, other, {"-fpass-plugin=" + plan.plugin});
-    // Quietly: its diagnostics would repeat the first's.
-    Expected<uint64_t> bytes = makeError("did not compile");
-    if (arguments && run(plan, *arguments, /*quiet=*/true, input,
-                         alternativeEnvironment(plan, (*files)[a])) == 0)
-      bytes = textBytes(other);
-    // An alternative that does not compile (or gives no .text) is passed over.
-    sizes.push_back(bytes ? std::to_string(*bytes) : "failed");
-    if (bytes && *bytes < smallest) {
-      smallest = *bytes;
+        plainCompileArguments(plan, other, alternatives[a].objectOnlyFlags);
+    sizes.push_back(makeError("did not compile"));
+    if (arguments && run(plan, *arguments, /*quiet=*/true, input, alternatives[a].environment) == 0)
+      sizes.back() = textBytes(other);
+    if (sizes[0] && sizes.back() && *sizes.back() < *sizes[kept]) {
       kept = a;
       keptObject = other;
     }
   }
   int result = 0;
   std::error_code error;
-  if (kept != 0 && plan.command.saveTemps) // the saved temporaries must be the kept object's
-    result = run(plan, plan.arguments, /*quiet=*/false, input,
-                 alternativeEnvironment(plan, (*files)[kept]));
+  if (kept != 0 && plan.command.saveTemps)
+    result = run(plan, alternatives[kept].arguments, /*quiet=*/false, input,
+                 alternatives[kept].environment);
   else if (kept != 0)
     std::filesystem::rename(keptObject, object, error);
   removePendingFiles();
   if (plan.options.verbose) {
-    std::cerr << "mlgo-cc: " << object << ": .text of the alternatives:";
-    for (const std::string& bytes : sizes)
-      std::cerr << " " << bytes;
-    std::cerr << " B: kept alternative " << kept << "\n";
+    std::cerr << "mlgo-cc: " << object << ": .text";
+    for (size_t a = 0; a < alternatives.size(); ++a)
+      std::cerr << (a ? ", " : " ") << alternatives[a].name << " "
+                << (sizes[a] ? std::to_string(*sizes[a]) + " B" : std::string("failed"));
+    std::cerr << ": kept " << alternatives[kept].name << "\n";
   }
   if (error) {
     std::cerr << "mlgo-cc: " << object << ": " << error.message() << "\n";
     return 1;
   }
   return result;
+}
+
+// --best-of: with the policy, and plain (the user's command as written).
+int runBestOf(const LaunchPlan& plan) {
+  return runAlternatives(
+      plan, {{"the policy", plan.arguments, {}, {}}, {"without", plan.userArguments, {}, {}}});
+}
+
+// --best-of-set: each alternative of the choice, its forced policy file in
+// place of the choice's.
+int runBestOfSet(const LaunchPlan& plan) {
+  Expected<std::vector<std::string>> files =
+      alternativePolicyFiles(plan, plan.command.objectPath());
+  if (!files) {
+    std::cerr << "mlgo-cc: " << files.error().message << "\n";
+    removePendingFiles();
+    return 1;
+  }
+  std::vector<Alternative> alternatives;
+  for (size_t a = 0; a < files->size(); ++a)
+    alternatives.push_back({"alternative " + std::to_string(a),
+                            plan.arguments,
+                            {"-fpass-plugin=" + plan.plugin},
+                            alternativeEnvironment(plan, (*files)[a])});
+  return runAlternatives(plan, alternatives);
 }
 
 } // namespace
@@ -457,6 +431,9 @@ int runLaunch(const LaunchPlan& plan) {
     ::setenv(name.c_str(), value.c_str(), 1);
   for (const std::string& warning : plan.warnings)
     std::cerr << "mlgo-cc: warning: " << warning << "\n";
+  if (plan.bestOf || plan.bestOfSet)
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) // their own files go with them
+      std::signal(signal, removePendingFilesAndReraise);
   if (plan.bestOf)
     return runBestOf(plan);
   if (plan.bestOfSet)

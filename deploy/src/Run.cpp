@@ -212,7 +212,8 @@ std::optional<std::vector<std::string>> cachedAlternatives(const std::filesystem
   return whole ? std::optional(files) : std::nullopt;
 }
 
-// Writes them there; none when the cache cannot be written.
+// Writes them there (each file atomically, "count" last); none when the
+// cache cannot be written.
 std::optional<std::vector<std::string>> cacheAlternatives(
     const std::filesystem::path& directory,
     const std::vector<std::shared_ptr<const policies::PipelinePolicy>>& alternatives) {
@@ -220,22 +221,13 @@ std::optional<std::vector<std::string>> cacheAlternatives(
   std::filesystem::create_directories(directory, error);
   if (error)
     return std::nullopt;
-  const std::string unique = "." + std::to_string(::getpid());
-  auto place = [&](const std::filesystem::path& partial, const std::filesystem::path& target) {
-    std::filesystem::rename(partial, target, error);
-    return !error;
-  };
   std::vector<std::string> files;
   for (size_t a = 0; a < alternatives.size(); ++a) {
-    const std::filesystem::path target = directory / (std::to_string(a) + ".json");
-    const std::string partial = target.string() + unique;
-    if (!policies::savePolicy(*alternatives[a], partial) || !place(partial, target))
+    files.push_back((directory / (std::to_string(a) + ".json")).string());
+    if (!policies::savePolicy(*alternatives[a], files.back()))
       return std::nullopt;
-    files.push_back(target.string());
   }
-  const std::string partial = (directory / "count").string() + unique;
-  if (!writeFileBytes(partial, std::to_string(alternatives.size())) ||
-      !place(partial, directory / "count"))
+  if (!writeFileAtomically(directory / "count", std::to_string(alternatives.size())))
     return std::nullopt;
   return files;
 }

@@ -1,6 +1,7 @@
 #include "mlgo/training/PipelineChoice.h"
 
 #include "mlgo/policies/ModuleFeatures.h"
+#include "mlgo/support/Files.h"
 #include "mlgo/training/PipelineSearch.h"
 
 #include <algorithm>
@@ -208,20 +209,12 @@ std::string matrixHeader(const std::string& context, const std::vector<ChoiceCan
 
 namespace {
 
-// The file at `path` through `path.partial`, renamed into place once whole.
+// The text `write` makes, written atomically (support's writeFileAtomically).
 Status writeWhole(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string partial = path + ".partial";
-  std::ofstream out(partial);
+  std::ostringstream out;
   out.precision(17);
   write(out);
-  out.close();
-  if (!out)
-    return makeError(partial + ": cannot write");
-  std::error_code error;
-  std::filesystem::rename(partial, path, error);
-  if (error)
-    return makeError(path + ": " + error.message());
-  return Status::ok();
+  return writeFileAtomically(path, out.str());
 }
 
 } // namespace

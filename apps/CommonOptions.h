@@ -83,8 +83,8 @@ struct EvaluatorArgs {
           "What jobs are measured and rewarded by (lower is better), one of " +
               evaluators::alternatives(evaluators::measureNames()) + "; default: the task's (" +
               taskMeasures() +
-              "); report also takes run-cost (benchmark programs, "
-              "mlgo-eval run-cost)",
+              "); run-cost is of benchmark programs (report, and es-train/ppo-train "
+              "--programs)",
           [](auto& a) -> auto& { return a.measure; });
       s.value(
           "ir2vec-vocabulary",

@@ -19,6 +19,18 @@ namespace {
 std::string deployableTasks();
 }
 
+deploy::RunCostOptions runCostLocations(const std::string& workDir, const std::string& repository,
+                                        const std::string& launcher) {
+  deploy::RunCostOptions options;
+  options.repository = repository.empty() ? fs::path(MLGO_SOURCE_DIR) : fs::path(repository);
+  const char* buildDir = std::getenv("MLGO_BUILD_DIR");
+  options.workRoot = fs::absolute(!workDir.empty() ? fs::path(workDir)
+                                  : buildDir       ? fs::path(buildDir) / "run-cost"
+                                                   : fs::path("build/run-cost"));
+  options.launcher = launcher.empty() ? std::string(MLGO_LAUNCHER) : launcher;
+  return options;
+}
+
 CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args) {
   CLI::App* command = app.add_subcommand(
       "run-cost",
@@ -160,14 +172,7 @@ int runRunCost(const RunCostArgs& args) {
   if (!policies)
     return fail(policies.error());
 
-  deploy::RunCostOptions options;
-  options.repository =
-      args.repository.empty() ? fs::path(MLGO_SOURCE_DIR) : fs::path(args.repository);
-  const char* buildDir = std::getenv("MLGO_BUILD_DIR");
-  options.workRoot = fs::absolute(!args.workDir.empty() ? fs::path(args.workDir)
-                                  : buildDir            ? fs::path(buildDir) / "run-cost"
-                                                        : fs::path("build/run-cost"));
-  options.launcher = args.launcher.empty() ? std::string(MLGO_LAUNCHER) : args.launcher;
+  deploy::RunCostOptions options = runCostLocations(args.workDir, args.repository, args.launcher);
   options.workload = args.workload;
   options.wallRuns = args.wallRuns;
   options.cachegrind = !args.noCachegrind;

@@ -2,6 +2,8 @@
 // on benchmark programs against the plain build (docs/run-cost.md).
 #pragma once
 
+#include "mlgo/deploy/RunCost.h"
+
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -31,6 +33,14 @@ struct RunCostArgs {
 };
 
 CLI::App* defineRunCostCommand(CLI::App& app, RunCostArgs& args);
+// Where benchmark programs are built and measured unless told otherwise
+// (mlgo-eval run-cost, es-train --programs): this source tree's recipes,
+// the mlgo-cc built beside the tool, $MLGO_BUILD_DIR/run-cost or
+// build/run-cost (so the tools share their plain builds). Empty arguments
+// take those defaults.
+deploy::RunCostOptions runCostLocations(const std::string& workDir = "",
+                                        const std::string& repository = "",
+                                        const std::string& launcher = "");
 int runRunCost(const RunCostArgs& args);
 
 } // namespace mlgo::apps

@@ -7,8 +7,10 @@
 
 #include "ClusterSession.h"
 #include "CommonOptions.h"
+#include "RunCostCommand.h"
 #include "TrainerOptions.h"
 #include "mlgo/support/Files.h"
+#include "mlgo/training/ProgramScorer.h"
 
 #include <CLI/CLI.hpp>
 
@@ -32,15 +34,78 @@ namespace mlgo::apps {
 
 namespace detail {
 
-// The trainer's create or resume; without an evaluator (bc-train on traces)
+// The trainer's create or resume; without a scorer (bc-train on traces)
 // the trainer's own overload that compiles nothing.
 template <class Trainer, class Options>
-Expected<Trainer> openTrainer(bool resuming, Options options, evaluators::Evaluator* evaluator) {
+Expected<Trainer> openTrainer(bool resuming, Options options, evaluators::Scorer* scorer) {
   if constexpr (requires(Options o) { Trainer::create(std::move(o)); })
-    if (!evaluator)
+    if (!scorer)
       return resuming ? Trainer::resume(std::move(options)) : Trainer::create(std::move(options));
-  return resuming ? Trainer::resume(std::move(options), *evaluator)
-                  : Trainer::create(std::move(options), *evaluator);
+  return resuming ? Trainer::resume(std::move(options), *scorer)
+                  : Trainer::create(std::move(options), *scorer);
+}
+
+// Where a compiling trainer's jobs go: the Evaluator, compiling a corpus's
+// modules, or with --programs whole benchmark programs built through mlgo-cc
+// and run under cachegrind (their run cost is the measure).
+struct TrainerScorer {
+  std::unique_ptr<evaluators::Evaluator> evaluator;
+  std::optional<training::ProgramRunCostScorer> programs;
+  evaluators::Scorer* get() {
+    return evaluator  ? static_cast<evaluators::Scorer*>(evaluator.get())
+           : programs ? &*programs
+                      : nullptr;
+  }
+};
+
+// The program scorer of a run on `data.programs`: candidates written beside
+// the run file (RUN.h5.candidates/), programs built where mlgo-eval
+// run-cost builds them (so plain builds are shared), at the task's level.
+inline Expected<training::ProgramRunCostScorer>
+programScorer(const training::CorpusOptions& data, const EvaluatorArgs& evaluator,
+              const std::filesystem::path& runFile) {
+  if (!evaluator.measure.empty() && evaluator.measure != "run-cost")
+    return makeError("--measure " + evaluator.measure +
+                     ": --programs are judged by their run cost (--measure run-cost)");
+  Expected<evaluators::CompilerTask> task = evaluator.toTask();
+  if (!task)
+    return task.error();
+  deploy::RunCostOptions options = runCostLocations();
+  options.optLevel = task->baselineName.substr(1); // "-O2" → "O2"
+  options.workload = data.programWorkload;
+  options.wallRuns = 0; // training trusts the counts alone
+  std::filesystem::path candidates = runFile;
+  candidates += ".candidates";
+  return training::ProgramRunCostScorer::deployed(task.take(), std::move(options),
+                                                  std::move(candidates));
+}
+
+template <class Args>
+Expected<TrainerScorer> openScorer(const Args& args, const std::filesystem::path& runFile) {
+  TrainerScorer scorer;
+  if (!compiles(args))
+    return scorer;
+  if constexpr (requires { args.options.data.programs; })
+    if (args.options.data.trainsOnPrograms()) {
+      Expected<training::ProgramRunCostScorer> programs =
+          programScorer(args.options.data, args.evaluator, runFile);
+      if (!programs)
+        return programs.error();
+      scorer.programs.emplace(programs.take());
+      return scorer;
+    }
+  Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
+  if (!options)
+    return options.error();
+  Expected<evaluators::CompilerTask> task = args.evaluator.toTask();
+  if (!task)
+    return task.error();
+  Expected<std::unique_ptr<evaluators::Evaluator>> created =
+      evaluators::Evaluator::create(*options, task.take());
+  if (!created)
+    return created.error();
+  scorer.evaluator = created.take();
+  return scorer;
 }
 
 // A new run's options as parsed: the flags' errors and warnings, then the
@@ -104,21 +169,11 @@ template <class Args, class Trainer> int runTrainerCommand(int argc, char** argv
   Expected<FileLock> lock = FileLock::tryAcquire(runFile);
   if (!lock)
     return fail(lock.error());
-  std::unique_ptr<evaluators::Evaluator> evaluator;
-  if (compiles(args)) {
-    Expected<evaluators::EvaluatorOptions> options = args.evaluator.toOptions();
-    if (!options)
-      return fail(options.error());
-    Expected<evaluators::CompilerTask> task = args.evaluator.toTask();
-    if (!task)
-      return fail(task.error());
-    Expected<std::unique_ptr<evaluators::Evaluator>> created =
-        evaluators::Evaluator::create(*options, task.take());
-    if (!created)
-      return fail(created.error());
-    evaluator = created.take();
-  }
-  Expected<Trainer> trainer = detail::openTrainer<Trainer>(resuming, args.options, evaluator.get());
+  Expected<detail::TrainerScorer> scorer = detail::openScorer(args, runFile);
+  if (!scorer)
+    return fail(scorer.error());
+  const std::unique_ptr<evaluators::Evaluator>& evaluator = scorer->evaluator;
+  Expected<Trainer> trainer = detail::openTrainer<Trainer>(resuming, args.options, scorer->get());
   if (!trainer)
     return fail(trainer.error());
   const std::string output = runFile.string();

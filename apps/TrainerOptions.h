@@ -90,12 +90,12 @@ template <class Options> struct TrainerArgs {
 // A trainer that compiles a training corpus (es-train, ppo-train).
 template <class Options> struct CorpusTrainerArgs : TrainerArgs<Options> {
   static constexpr const char* verb = "training";
-  static constexpr const char* missingData = "--corpus is required";
+  static constexpr const char* missingData = "--corpus (or --programs) is required";
 };
 
 // Found by TrainerCommand through the tools' Args.
 template <class Options> bool hasData(const CorpusTrainerArgs<Options>& args) {
-  return !args.options.data.corpus.empty();
+  return !args.options.data.corpus.empty() || args.options.data.trainsOnPrograms();
 }
 template <class Options> bool compiles(const CorpusTrainerArgs<Options>&) {
   return true;

@@ -38,8 +38,29 @@ if [ ! -s "$out/es-tot.json" ]; then
     -o "$out/es-tot.h5" >"$out/es-tot.log" 2>&1
 fi
 
+# ES trained on run cost itself (es-train --programs): from es-tot, each
+# candidate rewarded by the run cost of the training programs (Lua and zstd,
+# built through mlgo-cc and run under cachegrind, about 20 s a job), the best
+# chosen by the validation programs' run cost. Fixed before it ran: 4
+# directions, the rest of configs/regalloc-es.toml, validation every 2 steps,
+# 10 steps or 70 minutes.
+if [ ! -s "$out/es-rc.json" ]; then
+  echo "es-train on run cost (about an hour)"
+  resume=()
+  [ -s "$out/es-rc.h5" ] && resume=(--resume "$out/es-rc.h5")
+  if [ ${#resume[@]} -eq 0 ]; then
+    "$apps/es-train" --config configs/regalloc-es.toml --programs lua,zstd \
+      --validation-programs zlib,sqlite --initial-policy "$out/es-tot.json" --directions 4 \
+      --validation-interval 2 --steps 10 --max-seconds 4200 -o "$out/es-rc.h5" \
+      --policy-output "$out/es-rc.json.part" >"$out/es-rc.log" 2>&1
+  else
+    "$apps/es-train" "${resume[@]}" --max-seconds 4200 >>"$out/es-rc.log" 2>&1
+  fi
+  mv "$out/es-rc.json.part" "$out/es-rc.json"
+fi
+
 # Run cost: validation programs first (the choice), then test, each policy.
-for policy in bc es-tot; do
+for policy in bc es-tot es-rc; do
   for set in validation test train; do
     [ -s "$out/$policy.run-cost.$set.md" ] && continue
     echo "run cost: $policy on $set"
@@ -50,7 +71,7 @@ for policy in bc es-tot; do
   done
 done
 # RegAllocScore on each program's -O2 code base, for the relation.
-for policy in bc es-tot; do
+for policy in bc es-tot es-rc; do
   [ -s "$out/$policy.score.md" ] && continue
   echo "RegAllocScore: $policy"
   "$apps/mlgo-eval" report "$out/$policy.json" --task regalloc-eviction \

@@ -12,6 +12,7 @@
 #include "mlgo/training/BcTrainer.h"
 #include "mlgo/training/EsTrainer.h"
 #include "mlgo/training/PpoTrainer.h"
+#include "mlgo/training/ProgramScorer.h"
 
 #include <gtest/gtest.h>
 
@@ -211,6 +212,121 @@ TEST(EsTrainerOnAFakeCompiler, LearnsAndRecordsEveryStep) {
   for (size_t s = 0; s < 12; ++s)
     EXPECT_TRUE(mlgo::testing::sameOrBothNaN(summary->steps[s].rewardMean,
                                              record.stepScalars.at("reward_mean")[s]));
+}
+
+// es-train --programs: whole benchmark programs are the jobs (the program
+// scorer, with a made-up measure here: a candidate's run cost follows its
+// policy file's contents), validation is by their run cost, the plain
+// builds are measured once, and a run on programs is as deterministic as one
+// on modules.
+struct ProgramRuns {
+  size_t plain = 0, candidates = 0;
+};
+
+ProgramRunCostScorer programScorer(const fs::path& candidates, ProgramRuns& runs) {
+  return ProgramRunCostScorer(
+      evaluators::CompilerTask::inliningForSize(), candidates, "O2",
+      [&runs](const std::string& recipe, const std::string&,
+              const deploy::DeployedPolicies& deployed) -> Expected<deploy::RunCost> {
+        deploy::RunCost run;
+        run.counts = deploy::CachegrindCounts{};
+        run.output = recipe;
+        run.cost = 1000;
+        if (deployed.plain()) {
+          ++runs.plain;
+          return run;
+        }
+        ++runs.candidates;
+        Expected<std::string> policy = readFileBytes(deployed.policies.at(0).second);
+        if (!policy)
+          return policy.error();
+        run.cost = 990 + static_cast<double>(hashBytes(*policy + recipe) % 21);
+        return run;
+      });
+}
+
+EsTrainerOptions programRun(const fs::path& initial, const fs::path& output) {
+  EsTrainerOptions o;
+  o.data.programs = {"lua", "zstd"};
+  o.data.validationPrograms = {"zlib"};
+  o.data.validationInterval = 1;
+  o.policy.initialPolicy = initial;
+  std::get<es::GradientEs::Options>(o.optimizer).sampling.directions = 2;
+  o.run = shortRun(output, 2, 5, true);
+  return o;
+}
+
+TEST(EsTrainerOnPrograms, ProgramsAreTheJobsAndRunCostChoosesTheBest) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  // A start policy with the fake compiler's features (as bc-train's would be).
+  {
+    EsTrainerOptions start = esRun(corpora, dir / "start.h5");
+    start.run.steps = 1;
+    FakeCompiler compiler;
+    Expected<EsTrainer> trainer = EsTrainer::create(start, compiler);
+    ASSERT_TRUE(trainer) << trainer.error().message;
+    ASSERT_TRUE(trainer->run());
+  }
+  std::vector<std::vector<double>> rewards;
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    const fs::path output = dir / ("programs" + std::to_string(repeat) + ".h5");
+    EsTrainerOptions o = programRun(dir / "start.json", output);
+    ASSERT_TRUE(o.validate()) << o.validate().error().message;
+    ProgramRuns runs;
+    ProgramRunCostScorer scorer = programScorer(dir / "candidates", runs);
+    Expected<EsTrainer> trainer = EsTrainer::create(o, scorer);
+    ASSERT_TRUE(trainer) << trainer.error().message;
+    Expected<EsTrainerSummary> summary = trainer->run([](const EsProgress& p) {
+      EXPECT_EQ(p.record.compile.compilations, 4u * 2u); // 4 candidates × 2 programs
+      EXPECT_TRUE(p.validationTotalReward);
+      return CallbackAction::Continue;
+    });
+    ASSERT_TRUE(summary) << summary.error().message;
+    const results::RunRecord& record = trainer->record();
+    EXPECT_EQ(record.moduleNames, (std::vector<std::string>{"lua", "zstd"}));
+    EXPECT_EQ(record.validationModuleNames, std::vector<std::string>{"zlib"});
+    EXPECT_EQ(record.attributes.at("corpus"), "programs lua,zstd");
+    EXPECT_EQ(runs.plain, 3u); // each program's plain build once
+    // The start, then every step; the kept policy is the best of them.
+    ASSERT_EQ(record.validations.size(), 3u);
+    ASSERT_TRUE(record.bestPolicy);
+    for (const results::ValidationRecord& v : record.validations)
+      EXPECT_LE(v.totalReward, record.bestPolicyValue);
+    rewards.push_back({});
+    for (const std::vector<double>& step : record.candidateRewards)
+      rewards.back().insert(rewards.back().end(), step.begin(), step.end());
+    for (const results::ValidationRecord& v : record.validations)
+      rewards.back().push_back(v.totalReward);
+  }
+  // The same seed, the same run (the rewards vary: the measure is not flat).
+  EXPECT_EQ(rewards[0], rewards[1]);
+  EXPECT_NE(*std::min_element(rewards[0].begin(), rewards[0].end()),
+            *std::max_element(rewards[0].begin(), rewards[0].end()));
+}
+
+TEST(EsTrainerOnPrograms, NeedsAnInitialPolicyAndProgramsOnly) {
+  ScratchDirectory dir;
+  ProgramRuns runs;
+  ProgramRunCostScorer scorer = programScorer(dir / "candidates", runs);
+  EsTrainerOptions o = programRun(dir / "none.json", dir / "p.h5");
+  o.policy.initialPolicy.reset();
+  Expected<EsTrainer> trainer = EsTrainer::create(o, scorer);
+  ASSERT_FALSE(trainer);
+  EXPECT_NE(trainer.error().message.find("needs an initial policy"), std::string::npos)
+      << trainer.error().message;
+  // A run trains on a corpus or on programs, validated in kind.
+  o.data.corpus = "c";
+  EXPECT_EQ(o.validate().error().message.rfind("data.programs:", 0), 0u);
+  o.data.corpus.clear();
+  o.data.validationCorpus = "v";
+  EXPECT_EQ(o.validate().error().message.rfind("data.validationCorpus:", 0), 0u);
+  o.data.validationCorpus.reset();
+  o.data.programWorkload = "huge";
+  EXPECT_EQ(o.validate().error().message.rfind("data.programWorkload:", 0), 0u);
+  o.data.programWorkload = "tiny";
+  o.data.programs.clear();
+  EXPECT_EQ(o.validate().error().message.rfind("data.corpus:", 0), 0u);
 }
 
 // --candidate-reward total: a candidate's reward is the relative reward of

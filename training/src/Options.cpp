@@ -21,8 +21,17 @@ Status validateGroups(std::initializer_list<std::pair<std::string_view, Status>>
 }
 
 Status CorpusOptions::validate() const {
-  if (corpus.empty())
-    return makeError("corpus: no training corpus given");
+  if (corpus.empty() && programs.empty())
+    return makeError("corpus: no training corpus (or programs) given");
+  if (!corpus.empty() && !programs.empty())
+    return makeError("programs: a run trains on a corpus or on programs, not both");
+  if (validationCorpus && trainsOnPrograms())
+    return makeError("validationCorpus: programs are validated on programs "
+                     "(validationPrograms), not a corpus");
+  if (!validationPrograms.empty() && !trainsOnPrograms())
+    return makeError("validationPrograms: only with programs to train on");
+  if (programWorkload != "full" && programWorkload != "tiny")
+    return makeError("programWorkload: full or tiny, got '" + programWorkload + "'");
   if (validationInterval < 1)
     return makeError("validationInterval: must be at least 1, got " +
                      std::to_string(validationInterval));
@@ -89,6 +98,21 @@ OptionSchema<CorpusOptions> CorpusOptions::schema(const StepNames& names) {
       {corpus::SamplingStrategy::WithReplacement, corpus::SamplingStrategy::WithoutReplacement,
        corpus::SamplingStrategy::BucketRoundRobin, corpus::SamplingStrategy::LanguageStratified},
       corpus::samplingStrategyName);
+  s.value(
+       "programs",
+       "Benchmark programs to train on in place of --corpus: each a job built through mlgo-cc "
+       "and rewarded by its run cost under cachegrind (NAME or NAME-O2; docs/run-cost.md)",
+       [](auto& o) -> auto& { return o.programs; })
+      .delimiter(',');
+  s.value(
+       "validation-programs",
+       "Held-out benchmark programs (with --programs); the best policy is chosen by their run "
+       "cost",
+       [](auto& o) -> auto& { return o.validationPrograms; })
+      .delimiter(',');
+  s.value(
+      "program-workload", "The programs' workload: full | tiny (tests)",
+      [](auto& o) -> auto& { return o.programWorkload; });
   return s;
 }
 

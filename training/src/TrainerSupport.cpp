@@ -119,8 +119,14 @@ Expected<policies::MlpPolicy> startingPolicy(const PolicyStartOptions& options, 
       record.attributes["initial_policy"] = options.initialPolicy->string();
     return loaded;
   }
+  // A program's job is a whole build: no trajectory to learn clang's
+  // features or a vocabulary from.
+  if (corpus.programs())
+    return makeError("training on programs needs an initial policy (--initial-policy: e.g. "
+                     "bc-train's clone or a shipped policy); its features cannot be learned "
+                     "from a program's run");
   Expected<std::vector<policies::TensorSpec>> specs =
-      probeFeatureSpecs(scorer, corpus.eligible(), corpus.directory().string());
+      probeFeatureSpecs(scorer, corpus.eligible(), corpus.source());
   if (!specs)
     return specs.error();
   // A task whose advice is a candidate's index gets a candidate-scoring MLP.

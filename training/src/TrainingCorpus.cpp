@@ -1,5 +1,6 @@
 #include "mlgo/training/TrainingCorpus.h"
 #include "mlgo/support/Files.h"
+#include "mlgo/training/ProgramScorer.h"
 
 namespace mlgo::training {
 
@@ -12,11 +13,30 @@ Expected<std::unique_ptr<corpus::Corpus>> loadCorpus(const std::filesystem::path
   return std::make_unique<corpus::Corpus>(loaded.take());
 }
 
-std::vector<const corpus::ModuleSpec*> modulesOf(const corpus::Corpus& corpus) {
+std::vector<const corpus::ModuleSpec*> modulesOf(const std::vector<corpus::ModuleSpec>& specs) {
   std::vector<const corpus::ModuleSpec*> modules;
-  for (const corpus::ModuleSpec& m : corpus.modules())
+  for (const corpus::ModuleSpec& m : specs)
     modules.push_back(&m);
   return modules;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names)
+    text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
+// What identifies a module's input for --resume's check: its bitcode's
+// hash, or for a program its name (its sources are the recipe's).
+Expected<uint64_t> inputHash(const corpus::ModuleSpec& module, bool program) {
+  if (program)
+    return hashBytes("program:" + module.name);
+  // The baselines just read every bitcode file, so this one is cached.
+  Expected<std::string> bitcode = readFileBytes(module.bitcode);
+  if (!bitcode)
+    return bitcode.error();
+  return hashBytes(*bitcode);
 }
 
 } // namespace
@@ -26,10 +46,19 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
                                               results::RunRecord& record) {
   TrainingCorpus data;
   data.modulesPerStep_ = options.modulesPerStep;
-  Expected<std::unique_ptr<corpus::Corpus>> training = loadCorpus(options.corpus);
-  if (!training)
-    return training.error();
-  data.training_ = training.take();
+  if (options.trainsOnPrograms()) {
+    data.programs_ =
+        std::make_unique<std::vector<corpus::ModuleSpec>>(programModules(options.programs));
+    data.validationPrograms_ = std::make_unique<std::vector<corpus::ModuleSpec>>(
+        programModules(options.validationPrograms));
+    data.source_ = "programs " + joined(options.programs);
+  } else {
+    Expected<std::unique_ptr<corpus::Corpus>> training = loadCorpus(options.corpus);
+    if (!training)
+      return training.error();
+    data.training_ = training.take();
+    data.source_ = options.corpus.string();
+  }
   if (options.validationCorpus) {
     Expected<std::unique_ptr<corpus::Corpus>> validation = loadCorpus(*options.validationCorpus);
     if (!validation)
@@ -44,7 +73,9 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
       if (std::optional<std::string> warning =
               evaluators::optimisationLevelWarning(*loaded, scorer.task()))
         record.failures.push_back({-1, -1, "", "corpus-opt-level", *warning, ""});
-  std::vector<const corpus::ModuleSpec*> all = modulesOf(*data.training_);
+  const bool programs = data.programs();
+  std::vector<const corpus::ModuleSpec*> all =
+      modulesOf(programs ? *data.programs_ : data.training_->modules());
   std::vector<evaluators::BaselineResult> baselines = scorer.baselines(all);
   std::vector<uint64_t> bitcodeBytes;
   std::vector<int> languages; // corpus::SourceLanguage, for LanguageStratified
@@ -54,12 +85,12 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
   for (size_t i = 0; i < all.size(); ++i) {
     record.moduleNames.push_back(all[i]->name);
     record.baselineSizes.push_back(baselines[i].sizeBytes.value_or(0));
-    // The baselines just read every bitcode file, so this one is cached.
-    Expected<std::string> bitcode = readFileBytes(all[i]->bitcode);
-    if (!bitcode)
-      return bitcode.error();
-    record.bitcodeHashes.push_back(hashBytes(*bitcode));
-    if (!baselines[i].sizeBytes) {
+    Expected<uint64_t> hash = inputHash(*all[i], programs);
+    if (!hash)
+      return hash.error();
+    record.bitcodeHashes.push_back(*hash);
+    // A program's baseline is its run cost alone (no object size).
+    if (!baselines[i].sizeBytes && !baselines[i].measured) {
       record.failures.push_back(
           {-1, -1, all[i]->name, "baseline-unavailable", baselines[i].message, ""});
       continue;
@@ -70,14 +101,16 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
     languages.push_back(static_cast<int>(corpus::moduleLanguage(*all[i])));
   }
   if (data.eligible_.empty())
-    return makeError(options.corpus.string() + ": no module has a working -Oz baseline");
+    return makeError(data.source_ + (programs ? ": no program has a working plain build (" +
+                                                    record.failures.back().message + ")"
+                                              : ": no module has a working -Oz baseline"));
   // (With replacement, more picks than modules is a choice, not a shortfall.)
   if (options.modulesPerStep > data.eligible_.size() &&
       options.sampling != corpus::SamplingStrategy::WithReplacement)
     record.failures.push_back({-1, -1, "", "modules-per-step",
                                "modules per step (" + std::to_string(options.modulesPerStep) +
                                    ") is more than the " + std::to_string(data.eligible_.size()) +
-                                   " modules " + options.corpus.string() +
+                                   " modules " + data.source_ +
                                    " can train on: every step compiles those",
                                ""});
   data.sampler_.emplace(options.sampling, std::move(bitcodeBytes), seed, size_t{20},
@@ -85,17 +118,20 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
 
   record.validationModuleNames.clear();
   record.validationBaselineSizes.clear();
-  if (data.validationCorpus_) {
-    data.validation_ = modulesOf(*data.validationCorpus_);
+  if (data.validationCorpus_ || (programs && !data.validationPrograms_->empty())) {
+    data.validation_ =
+        modulesOf(programs ? *data.validationPrograms_ : data.validationCorpus_->modules());
     std::vector<evaluators::BaselineResult> vb = scorer.baselines(data.validation_);
     for (size_t i = 0; i < data.validation_.size(); ++i) {
       record.validationModuleNames.push_back(data.validation_[i]->name);
       record.validationBaselineSizes.push_back(vb[i].sizeBytes.value_or(0));
     }
   }
-  record.attributes["corpus"] = options.corpus.string();
+  record.attributes["corpus"] = data.source_;
   if (options.validationCorpus)
     record.attributes["validation_corpus"] = options.validationCorpus->string();
+  if (programs && !options.validationPrograms.empty())
+    record.attributes["validation_corpus"] = "programs " + joined(options.validationPrograms);
   return data;
 }
 

@@ -48,10 +48,24 @@ struct CorpusOptions {
   // sampling with replacement.
   size_t modulesPerStep = 8;
   corpus::SamplingStrategy sampling = corpus::SamplingStrategy::BucketRoundRobin;
+  // Benchmark programs to train on in place of a corpus (docs/run-cost.md):
+  // each is one job, built with the candidate through mlgo-cc and run on its
+  // workload under cachegrind, rewarded by its run cost against the plain
+  // build's (training::ProgramRunCostScorer). NAME is a recipe that
+  // declares a benchmark, at the task's -O level; NAME-O2 names the level.
+  // A job costs a build and a run (seconds to minutes), so this is for the
+  // few programs where run cost, not a static score, is the point.
+  std::vector<std::string> programs;
+  // Programs the policy never trains on; the best policy is chosen by their
+  // total run cost (with `programs` only).
+  std::vector<std::string> validationPrograms;
+  // The programs' workload: "full" (the measured one) or "tiny" (tests).
+  std::string programWorkload = "full";
 
+  bool trainsOnPrograms() const { return !programs.empty(); }
   Status validate() const;
   // --corpus, --validation-corpus, --validation-interval, the modules flag,
-  // --module-sampling.
+  // --module-sampling, --programs, --validation-programs, --program-workload.
   static OptionSchema<CorpusOptions> schema(const StepNames& names);
 };
 

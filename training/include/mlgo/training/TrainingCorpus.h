@@ -45,13 +45,19 @@ public:
   const std::vector<const corpus::ModuleSpec*>& eligible() const { return eligible_; }
   // Every validation module (failures there are recorded per validation).
   const std::vector<const corpus::ModuleSpec*>& validation() const { return validation_; }
-  const std::filesystem::path& directory() const { return training_->directory(); }
+  // The training corpus's directory, or the programs' names.
+  const std::string& source() const { return source_; }
+  // Trains on benchmark programs (CorpusOptions::programs), not modules.
+  bool programs() const { return programs_ != nullptr; }
 
 private:
   TrainingCorpus() = default;
 
   std::unique_ptr<corpus::Corpus> training_; // on the heap: specs are pointed at
   std::unique_ptr<corpus::Corpus> validationCorpus_;
+  // Benchmark programs as modules (names only), training then validation.
+  std::unique_ptr<std::vector<corpus::ModuleSpec>> programs_, validationPrograms_;
+  std::string source_;
   size_t modulesPerStep_ = 0;
   std::vector<const corpus::ModuleSpec*> eligible_;
   std::vector<int64_t> eligibleIndex_; // their index in RunRecord::moduleNames

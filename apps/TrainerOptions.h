@@ -165,9 +165,14 @@ inline void printRunHeader(const results::RunRecord& record, const std::string& 
     std::string count = attribute(name);
     return count.empty() ? count : " (" + count + " decisions)";
   };
-  std::string modules = std::to_string(record.moduleNames.size()) + " training modules" +
-                        decisions("training_decisions");
-  if (!record.validationModuleNames.empty())
+  // A run on benchmark programs (--programs) names them: there are a few.
+  const bool programs = attribute("corpus").rfind("programs ", 0) == 0;
+  std::string modules = programs ? "training " + attribute("corpus")
+                                 : std::to_string(record.moduleNames.size()) + " training modules" +
+                                       decisions("training_decisions");
+  if (programs && !record.validationModuleNames.empty())
+    modules += ", validation " + attribute("validation_corpus");
+  else if (!record.validationModuleNames.empty())
     modules += ", " + std::to_string(record.validationModuleNames.size()) +
                (record.trainer == "bc-train" ? " held-out modules" : " validation modules") +
                decisions("heldout_decisions");

@@ -14,6 +14,13 @@ namespace mlgo::deploy {
 
 namespace fs = std::filesystem;
 
+const std::vector<ChannelDeployment>& channelDeployments() {
+  static const std::vector<ChannelDeployment> channels{
+      {policies::kEvictionPolicyEnvironment, "--mlgo-eviction-policy"},
+      {policies::kPriorityPolicyEnvironment, "--mlgo-priority-policy"}};
+  return channels;
+}
+
 namespace {
 
 constexpr std::string_view kPluginEnvironment = "MLGO_INLINER_PLUGIN";
@@ -123,6 +130,27 @@ Expected<size_t> searchBudget(const std::string& text, const std::string& where)
   return static_cast<size_t>(std::stoul(text));
 }
 
+// The channel deployment whose flag `argument` is (--mlgo-eviction-policy=…).
+const ChannelDeployment* channelOption(const std::string& argument) {
+  for (const ChannelDeployment& channel : channelDeployments())
+    if (argument.starts_with(std::string(channel.option) + "="))
+      return &channel;
+  return nullptr;
+}
+
+// One channel is answered per compile: a second channel policy is an error
+// naming both (the same one again, a flag over its variable, replaces it).
+Status setChannelPolicy(LauncherOptions& options, const ChannelDeployment& channel,
+                        std::string policy, const std::string& from) {
+  if (options.channelPolicy && options.channelPolicy->variable != channel.variable)
+    return makeError(from + " and " + options.channelPolicy->option + " (or " +
+                     options.channelPolicy->variable +
+                     "): mlgo-channel-cc answers one of clang's channels per compile; give one");
+  options.channelPolicy =
+      LauncherOptions::ChannelPolicy{channel.variable, channel.option, std::move(policy)};
+  return Status::ok();
+}
+
 // Takes the launcher's own --mlgo-… options out of the arguments.
 Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& arguments,
                                               const EnvironmentLookup& environment) {
@@ -149,9 +177,9 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
   if (const char* pipeline = environment(policies::kPipelinePolicyEnvironment);
       pipeline && *pipeline)
     options.pipelinePolicy = pipeline;
-  if (const char* eviction = environment(policies::kEvictionPolicyEnvironment);
-      eviction && *eviction)
-    options.evictionPolicy = eviction;
+  for (const ChannelDeployment& channel : channelDeployments())
+    if (const char* policy = environment(channel.variable); policy && *policy)
+      MLGO_TRY(setChannelPolicy(options, channel, policy, channel.variable));
   std::vector<std::string> rest;
   for (const std::string& a : arguments) {
     if (!a.starts_with("--mlgo-")) {
@@ -162,8 +190,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       options.policy = a.substr(a.find('=') + 1);
     else if (a.starts_with("--mlgo-pipeline-policy="))
       options.pipelinePolicy = a.substr(a.find('=') + 1);
-    else if (a.starts_with("--mlgo-eviction-policy="))
-      options.evictionPolicy = a.substr(a.find('=') + 1);
+    else if (const ChannelDeployment* channel = channelOption(a))
+      MLGO_TRY(setChannelPolicy(options, *channel, a.substr(a.find('=') + 1), channel->option));
     else if (a.starts_with("--mlgo-plugin="))
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
@@ -304,26 +332,26 @@ Expected<std::string> locateHelperProgram(const std::string& name, const char* v
                    "; set " + variable);
 }
 
-// --mlgo-eviction-policy on a compile: the policy's file and the program
-// that runs the compile answering its channel. Not with the options that
-// run the compiler their own way.
-Status planEviction(LaunchPlan& plan, const std::string& launcherPath,
-                    const EnvironmentLookup& environment) {
-  const std::string& name = *plan.options.evictionPolicy;
+// A channel policy (--mlgo-eviction-policy, --mlgo-priority-policy) on a
+// compile: the policy's file and the program that runs the compile
+// answering its channel. Not with the options that run the compiler their
+// own way.
+Status planChannel(LaunchPlan& plan, const std::string& launcherPath,
+                   const EnvironmentLookup& environment) {
+  const LauncherOptions::ChannelPolicy& channel = *plan.options.channelPolicy;
   for (const auto& [on, option] : {std::pair{plan.options.bestOf, "--mlgo-best-of"},
                                    std::pair{plan.options.bestOfSet, "--mlgo-best-of-set"},
                                    std::pair{plan.options.search.has_value(), "--mlgo-search"},
                                    std::pair{plan.options.ccache, "--mlgo-ccache"}})
     if (on)
-      return makeError(std::string("--mlgo-eviction-policy cannot be combined with ") + option +
-                       " yet");
-  Expected<fs::path> file = policies::policyFileFor(name);
+      return makeError(channel.option + " cannot be combined with " + option + " yet");
+  Expected<fs::path> file = policies::policyFileFor(channel.policy);
   if (!file)
-    return makeError("--mlgo-eviction-policy=" + name + ": " + file.error().message);
-  plan.evictionPolicyFile = fs::absolute(*file).string();
+    return makeError(channel.option + "=" + channel.policy + ": " + file.error().message);
+  plan.channelPolicyFile = fs::absolute(*file).string();
   Expected<std::string> program =
       locateHelperProgram("mlgo-channel-cc", "MLGO_CHANNEL_CC", MLGO_DEFAULT_CHANNEL_CC,
-                          "--mlgo-eviction-policy", launcherPath, environment);
+                          channel.option, launcherPath, environment);
   if (!program)
     return program.error();
   plan.channelProgram = program.take();
@@ -373,13 +401,13 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
                      (bitcodeInput ? " (" + *bitcodeInput + " is LLVM bitcode)" : "") +
                      " runs the inliner in the linker, and only lld loads the policy plugin: add "
                      "-fuse-ld=lld");
-  if (plan.options.evictionPolicy && compiles)
-    if (Status eviction = planEviction(plan, launcherPath, environment); !eviction)
-      return eviction.error();
+  if (plan.options.channelPolicy && compiles)
+    if (Status channel = planChannel(plan, launcherPath, environment); !channel)
+      return channel.error();
   Expected<std::string> policy = locatePolicy(plan.options, environment);
-  if (plan.evictionPolicyFile && !linksLto && !policy && !plan.options.policy &&
+  if (plan.channelPolicyFile && !linksLto && !policy && !plan.options.policy &&
       !plan.options.pipelinePolicy)
-    return plan; // the eviction policy alone: no plugin
+    return plan; // the channel policy alone: no plugin
   Expected<std::string> plugin = locatePlugin(plan.options, launcherPath, environment);
   if (!plugin)
     return plugin.error();
@@ -399,10 +427,9 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
   if (plan.options.bestOfSet && plan.options.bestOf)
     return makeError("--mlgo-best-of-set and --mlgo-best-of: give one (the set's first "
                      "alternative is usually -Oz already)");
-  // With a pipeline or eviction policy, the inliner's is optional: none
+  // With a pipeline or channel policy, the inliner's is optional: none
   // found, LLVM's heuristic inlines (one given by name must still exist).
-  if (!policy &&
-      ((!plan.pipelinePolicyFile && !plan.options.evictionPolicy) || plan.options.policy))
+  if (!policy && ((!plan.pipelinePolicyFile && !plan.options.channelPolicy) || plan.options.policy))
     return policy.error();
   if (policy)
     plan.policyFile = policy.take();
@@ -427,9 +454,10 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
     plan.arguments.push_back("-fpass-plugin=" + *plugin);
   if (linksLto)
     plan.arguments.push_back("-Wl,--load-pass-plugin=" + *plugin);
-  if (linksLto && plan.options.evictionPolicy)
-    plan.warnings.push_back("--mlgo-eviction-policy reaches clang's compile steps only: the code "
-                            "this LTO link generates is allocated by LLVM's own advisor");
+  if (linksLto && plan.options.channelPolicy)
+    plan.warnings.push_back(plan.options.channelPolicy->option +
+                            " reaches clang's compile steps only: the code this LTO link "
+                            "generates is allocated by LLVM's own advisor");
   plan.search = plan.options.search && plan.command.singleNativeObject() &&
                 !plan.command.saveTemps && !plan.options.ccache;
   if (plan.options.search && compiles && !plan.search)
@@ -485,6 +513,9 @@ std::string launcherHelp(const std::string& program) {
          "                      mlgo-channel-cc, which answers clang's interactive channel with\n"
          "                      it; default: $MLGO_EVICTION_POLICY; with it, no inliner policy\n"
          "                      found means LLVM's own inlining heuristic\n"
+         "  --mlgo-priority-policy=FILE  a live-range priority policy (--task\n"
+         "                      regalloc-priority), answered the same way; default:\n"
+         "                      $MLGO_PRIORITY_POLICY (one channel policy per compile)\n"
          "  --mlgo-plugin=FILE  the pass plugin (default: $MLGO_INLINER_PLUGIN, else\n"
          "                      libmlgo-inliner.so beside " +
          name +

@@ -77,9 +77,9 @@ struct Invocation {
 };
 
 Invocation invocationOf(const LaunchPlan& plan, const std::vector<std::string>& arguments) {
-  if (plan.evictionPolicyFile) { // the compile answers the allocator's channel
-    std::vector<std::string> channel{"--through", policies::kEvictionPolicyEnvironment,
-                                     "--policy",  *plan.evictionPolicyFile,
+  if (plan.channelPolicyFile) { // the compile answers the allocator's channel
+    std::vector<std::string> channel{"--through", plan.options.channelPolicy->variable,
+                                     "--policy",  *plan.channelPolicyFile,
                                      "--",        plan.compiler};
     channel.insert(channel.end(), arguments.begin(), arguments.end());
     return {plan.channelProgram, channel};

@@ -155,6 +155,8 @@ CompilerTask CompilerTask::regallocPriority() {
   task.adviceName = "priority";
   task.neutralAdvice = 0;
   task.baselineName = "-O2";
+  // Deployed as eviction is: mlgo-cc runs the compile under mlgo-channel-cc.
+  task.launcherEnvironment = policies::kPriorityPolicyEnvironment;
   return task;
 }
 

@@ -8,6 +8,7 @@
 #include "mlgo/deploy/CompilerCommand.h"
 #include "mlgo/deploy/ElfText.h"
 #include "mlgo/deploy/ResponseFiles.h"
+#include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/policies/PolicyLocation.h"
 
@@ -407,6 +408,38 @@ TEST_F(LauncherPlan, BestOfSetNeedsAPipelinePolicyAndOneObject) {
   ASSERT_FALSE(eviction);
   EXPECT_NE(eviction.error().message.find("cannot be combined with --mlgo-best-of-set"),
             std::string::npos);
+}
+
+// The register allocator's advisors are answered on clang's channels by
+// mlgo-channel-cc: eviction and priority policies alike (each task's
+// launcher variable), from the environment or a flag, one per compile.
+TEST_F(LauncherPlan, ChannelPoliciesRunUnderTheChannelProgramOnePerCompile) {
+  environment_.erase("MLGO_POLICY");
+  environment_["MLGO_CHANNEL_CC"] = (scratch_ / "policy.json").string(); // any file
+  environment_["MLGO_PRIORITY_POLICY"] = (scratch_ / "policy.json").string();
+  Expected<LaunchPlan> priority = plan({"-O2", "-c", "a.c"});
+  ASSERT_TRUE(priority) << priority.error().message;
+  ASSERT_TRUE(priority->options.channelPolicy);
+  EXPECT_EQ(priority->options.channelPolicy->variable, "MLGO_PRIORITY_POLICY");
+  EXPECT_TRUE(priority->channelPolicyFile);
+  EXPECT_EQ(priority->channelProgram, environment_.at("MLGO_CHANNEL_CC"));
+  EXPECT_FALSE(hasPlugin(*priority)); // no inliner policy: no plugin
+  // The flag of the same channel replaces the variable's policy.
+  std::ofstream(scratch_ / "other.json") << "{}";
+  Expected<LaunchPlan> flag =
+      plan({"--mlgo-priority-policy=" + (scratch_ / "other.json").string(), "-c", "a.c"});
+  ASSERT_TRUE(flag) << flag.error().message;
+  EXPECT_EQ(flag->options.channelPolicy->policy, (scratch_ / "other.json").string());
+  // Two channels: refused, naming both.
+  Expected<LaunchPlan> both =
+      plan({"--mlgo-eviction-policy=" + (scratch_ / "other.json").string(), "-c", "a.c"});
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("--mlgo-eviction-policy and --mlgo-priority-policy"),
+            std::string::npos)
+      << both.error().message;
+  // Every channel deployment is a registered task's launcher variable.
+  for (const ChannelDeployment& channel : channelDeployments())
+    EXPECT_TRUE(evaluators::CompilerTask::deployedThrough(channel.variable)) << channel.variable;
 }
 
 TEST_F(LauncherPlan, SearchBudgetsFromFlagsAndTheEnvironment) {

@@ -13,7 +13,9 @@
 # neighbours voting with their costs (--vote cost), learned again from the
 # pool's stored measures with --verify-pool-measures, or
 # "eviction": a random register-allocation eviction policy, given as
-# MLGO_EVICTION_POLICY to an -O2 build, judged against the -O2 corpus) and
+# MLGO_EVICTION_POLICY to an -O2 build, judged against the -O2 corpus, or
+# "priority": every live range at one priority, given as
+# MLGO_PRIORITY_POLICY to an -O2 build, judged by clang processes) and
 # checks
 #   - parity: per object, the .text bytes equal what `mlgo-eval run POLICY`
 #     reports for that module of the extracted corpus;
@@ -25,7 +27,7 @@ set -euo pipefail
 build="$(realpath "$1")" recipe="$2" policy="$3" scratch="$(realpath -m "$4")"
 apps="$build/apps"
 level=()
-[ "$policy" != eviction ] || level=(--opt-level O2)
+[ "$policy" != eviction ] && [ "$policy" != priority ] || level=(--opt-level O2)
 flavour="$recipe${level[1]:+-${level[1]}}"
 corpus="$build/corpora/$flavour/corpus"
 objects="$build/corpora/$flavour/build"
@@ -109,13 +111,23 @@ EOF2
     task=(--task regalloc-eviction --measure text-size)
     policy_variable=MLGO_EVICTION_POLICY
     ;;
+  priority)
+    # The priority task's constant advice: the allocator's queue then orders
+    # live ranges by their register numbers alone, which changes most
+    # modules' code against -O2 (docs/register-allocation.md).
+    echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":1}' >policy.json
+    task=(--task regalloc-priority --backend clang)
+    policy_variable=MLGO_PRIORITY_POLICY
+    ;;
   *) cp "$policy" policy.json ;;
 esac
 
 evaluate policy.json >expected.txt
 ! grep -q '^BAD' expected.txt || fail "the evaluator failed modules: $(grep '^BAD' expected.txt)"
 [ -s expected.txt ] || fail "no module sizes from mlgo-eval"
-if [ "$policy" = eviction ]; then
+if [ "$policy" = priority ]; then
+  : # no default decision on its channel: compared with the -O2 objects below
+elif [ "$policy" = eviction ]; then
   evaluate heuristic >default.txt
   ! cmp -s expected.txt default.txt || fail "the eviction policy compiles every module as -O2 does"
 elif [ "$policy" != heuristic ] && [ "$policy" != mixed ]; then
@@ -171,6 +183,14 @@ while read -r module bytes; do
   fi
 done <expected.txt
 [ "$mismatches" -eq 0 ] || fail "$mismatches differences in $modules modules"
+if [ "$policy" = priority ]; then
+  changed=0
+  while read -r module bytes; do
+    [ "$(text_bytes "$objects/$module")" = "$bytes" ] || changed=$((changed + 1))
+  done <expected.txt
+  [ "$changed" -gt 0 ] || fail "the priority policy compiles every module as -O2 does"
+  echo "priority: $changed of $modules objects differ from -O2's"
+fi
 echo "parity: $modules objects, .text as the evaluator reports$([ "$policy" != heuristic ] || echo ', byte-identical to -Oz')"
 
 # The code still works.

@@ -105,7 +105,8 @@ Expected<TrainingCorpus> TrainingCorpus::load(const CorpusOptions& options, uint
                                                     record.failures.back().message + ")"
                                               : ": no module has a working -Oz baseline"));
   // (With replacement, more picks than modules is a choice, not a shortfall.)
-  if (options.modulesPerStep > data.eligible_.size() &&
+  // (A few programs are all trained on every step: no shortfall either.)
+  if (options.modulesPerStep > data.eligible_.size() && !programs &&
       options.sampling != corpus::SamplingStrategy::WithReplacement)
     record.failures.push_back({-1, -1, "", "modules-per-step",
                                "modules per step (" + std::to_string(options.modulesPerStep) +

@@ -29,12 +29,21 @@ struct LauncherOptions {
   // policy (or a shipped one's name) applied beside the inliner's; with it,
   // the inliner policy is optional (none found: LLVM's heuristic).
   std::optional<std::string> pipelinePolicy;
-  // --mlgo-eviction-policy=FILE (or MLGO_EVICTION_POLICY): a register-
-  // allocation eviction policy (--task regalloc-eviction), which answers
-  // clang's interactive channel through mlgo-channel-cc (LLVM 22 has no
-  // plugin hook for the allocator's advisor); with it, the inliner policy is
-  // optional (none found: LLVM's heuristic, and no plugin).
-  std::optional<std::string> evictionPolicy;
+  // A policy that answers one of clang's interactive channels through
+  // mlgo-channel-cc (LLVM 22 has no plugin hook for the register
+  // allocator's advisors), one per compile (channelDeployments()):
+  //   --mlgo-eviction-policy=FILE (or MLGO_EVICTION_POLICY): eviction,
+  //     --task regalloc-eviction;
+  //   --mlgo-priority-policy=FILE (or MLGO_PRIORITY_POLICY): live-range
+  //     priorities, --task regalloc-priority.
+  // With it, the inliner policy is optional (none found: LLVM's heuristic,
+  // and no plugin).
+  struct ChannelPolicy {
+    std::string variable; // the task's launcher variable (MLGO_EVICTION_POLICY)
+    std::string option;   // its flag (--mlgo-eviction-policy), for messages
+    std::string policy;   // a file or a shipped name
+  };
+  std::optional<ChannelPolicy> channelPolicy;
   // --mlgo-plugin=FILE; default $MLGO_INLINER_PLUGIN, else libmlgo-inliner.so
   // beside the launcher, in ../lib, or in the build tree it was built in.
   std::optional<std::string> plugin;
@@ -71,6 +80,15 @@ struct LauncherOptions {
   bool help = false; // --mlgo-help, or --help as the only argument
 };
 
+// The policies mlgo-cc deploys on a clang channel: each task's launcher
+// variable and its flag. A new channel task is one line here (and its
+// CompilerTask::launcherEnvironment).
+struct ChannelDeployment {
+  const char* variable;
+  const char* option;
+};
+const std::vector<ChannelDeployment>& channelDeployments();
+
 struct LaunchPlan {
   LauncherOptions options;
   std::string compiler;                   // the clang-22 executable, as given
@@ -88,9 +106,9 @@ struct LaunchPlan {
   std::optional<std::string> policyFile;         // exported as MLGO_POLICY
   std::optional<std::string> pipelinePolicyFile; // exported as MLGO_PIPELINE_POLICY
   std::string plugin;                            // the pass plugin (when the policy applies)
-  // The eviction policy's file, and the program that answers its channel
+  // The channel policy's file, and the program that answers its channel
   // (mlgo-channel-cc): the compile runs under it.
-  std::optional<std::string> evictionPolicyFile;
+  std::optional<std::string> channelPolicyFile;
   std::string channelProgram;
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;

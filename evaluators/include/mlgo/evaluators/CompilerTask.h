@@ -136,8 +136,9 @@ struct CompilerTask {
   bool inProcessOnly = false;
   // The environment variable through which mlgo-cc deploys the task's
   // policies in a build (MLGO_POLICY: the plugin's inliner; the pipeline's;
-  // MLGO_EVICTION_POLICY: answered on clang's channel by mlgo-channel-cc);
-  // empty: mlgo-cc cannot deploy them.
+  // MLGO_EVICTION_POLICY, MLGO_PRIORITY_POLICY: answered on clang's channel
+  // by mlgo-channel-cc, deploy::channelDeployments()); empty: mlgo-cc cannot
+  // deploy them.
   std::string launcherEnvironment;
 
   // f(field of each task…) for every field, in declaration order, over one

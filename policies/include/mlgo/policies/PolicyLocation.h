@@ -20,6 +20,9 @@ inline constexpr const char* kPipelinePolicyEnvironment = "MLGO_PIPELINE_POLICY"
 // A register-allocation eviction policy, answered on clang's interactive
 // channel by mlgo-channel-cc (no plugin hook exists for the allocator).
 inline constexpr const char* kEvictionPolicyEnvironment = "MLGO_EVICTION_POLICY";
+// A register-allocation priority policy (the priority task), answered the
+// same way on the priority advisor's channel.
+inline constexpr const char* kPriorityPolicyEnvironment = "MLGO_PRIORITY_POLICY";
 // Otherwise the nearest file of this name in the working directory or a parent.
 inline constexpr std::string_view kPolicyFileName = "mlgo-policy.json";
 // "heuristic": an opt-in to compile with LLVM's own inlining heuristic (and a

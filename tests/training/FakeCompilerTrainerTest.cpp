@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -105,10 +107,19 @@ BcTrainerOptions bcRun(const Corpora& corpora, const fs::path& output) {
 // fresh trainer (and a fresh compiler, as a new process would have) on the
 // options the library reads back from the run file's stored config: the
 // run file must equal an uninterrupted run's.
+// A fresh scorer as a new process would have one (a made-up compiler by
+// default).
+using ScorerFactory = std::function<std::unique_ptr<evaluators::Scorer>()>;
+ScorerFactory fakeCompilers() {
+  return [] { return std::make_unique<FakeCompiler>(); };
+}
+
 template <class Trainer, class Options, class Progress>
-void expectResumeEqualsUninterrupted(Options whole, Options parts, int64_t stopAt) {
+void expectResumeEqualsUninterrupted(Options whole, Options parts, int64_t stopAt,
+                                     const ScorerFactory& makeScorer = fakeCompilers()) {
   parts.run.configToml = Options::schema().toToml(parts);
-  FakeCompiler compiler;
+  std::unique_ptr<evaluators::Scorer> scorer = makeScorer();
+  evaluators::Scorer& compiler = *scorer;
   Expected<Trainer> a = Trainer::create(whole, compiler);
   ASSERT_TRUE(a) << a.error().message;
   auto all = a->run();
@@ -125,7 +136,8 @@ void expectResumeEqualsUninterrupted(Options whole, Options parts, int64_t stopA
     EXPECT_EQ(stopped->stepsRun, stopAt);
     EXPECT_NE(stopped->message.find("--resume"), std::string::npos) << stopped->message;
   }
-  FakeCompiler fresh;
+  std::unique_ptr<evaluators::Scorer> freshScorer = makeScorer();
+  evaluators::Scorer& fresh = *freshScorer;
   Expected<Options> stored = Trainer::storedOptions(parts.run.output);
   ASSERT_TRUE(stored) << stored.error().message;
   EXPECT_EQ(Options::schema().toToml(*stored), parts.run.configToml);
@@ -303,6 +315,30 @@ TEST(EsTrainerOnPrograms, ProgramsAreTheJobsAndRunCostChoosesTheBest) {
   EXPECT_EQ(rewards[0], rewards[1]);
   EXPECT_NE(*std::min_element(rewards[0].begin(), rewards[0].end()),
             *std::max_element(rewards[0].begin(), rewards[0].end()));
+}
+
+// A run on programs resumes as one on modules does: the stored config names
+// the programs, and the resumed run equals the uninterrupted one.
+TEST(EsTrainerOnPrograms, ResumedRunEqualsAnUninterruptedOne) {
+  ScratchDirectory dir;
+  Corpora corpora = writeCorpora(dir);
+  EsTrainerOptions start = esRun(corpora, dir / "start.h5");
+  start.run.steps = 1;
+  {
+    FakeCompiler compiler;
+    Expected<EsTrainer> trainer = EsTrainer::create(start, compiler);
+    ASSERT_TRUE(trainer) << trainer.error().message;
+    ASSERT_TRUE(trainer->run());
+  }
+  EsTrainerOptions whole = programRun(dir / "start.json", dir / "whole.h5");
+  whole.run.steps = 3;
+  EsTrainerOptions parts = programRun(dir / "start.json", dir / "parts.h5");
+  parts.run.steps = 3;
+  auto runs = std::make_shared<ProgramRuns>();
+  expectResumeEqualsUninterrupted<EsTrainer, EsTrainerOptions, EsProgress>(
+      whole, parts, 2, [&dir, runs]() -> std::unique_ptr<evaluators::Scorer> {
+        return std::make_unique<ProgramRunCostScorer>(programScorer(dir / "candidates", *runs));
+      });
 }
 
 TEST(EsTrainerOnPrograms, NeedsAnInitialPolicyAndProgramsOnly) {

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# es-train-programs.sh ES_TRAIN SOURCE_DIR OUT
+# es-train-programs.sh ES_TRAIN SOURCE_DIR CORPORA OUT
 #
 # es-train --programs for real: register-allocation eviction trained on
 # zlib's benchmark program (tiny workload) through mlgo-cc and cachegrind,
 # one step of one antithetic pair, validated by run cost on the same
 # program; the kept policy is written, and the flags that cannot go with
-# programs are refused with messages that say why.
+# programs are refused with messages that say why. Then a live-range
+# priority policy trained the same way.
 set -euo pipefail
-es="$1" src="$2" out="$3"
+es="$1" src="$2" corpora="$3" out="$4"
 rm -rf "$out"
 mkdir -p "$out"
 fail() {
@@ -45,4 +46,17 @@ expect_error "a module measure" "are judged by their run cost" --measure text-si
   --initial-policy "$src/configs/policies/eviction-o2.json"
 expect_error "a corpus too" "a corpus or on programs, not both" --corpus "$out" \
   --initial-policy "$src/configs/policies/eviction-o2.json"
+
+# The priority task trains on run cost the same way (its policies deployed
+# through mlgo-cc --mlgo-priority-policy): a random 8-unit start from one
+# step on zlib's -O2 corpus (no default to clone on its channel), then a
+# step on zlib's program.
+"$es" --corpus "$corpora/zlib-O2/corpus" --task regalloc-priority --backend clang \
+  --steps 1 --directions 1 --modules-per-step 2 --hidden 8 --vocabulary-quantiles 20 \
+  --residual-margin 0 --seed 3 -j 1 -o "$out/priority-start.h5" >"$out/priority-start.log" 2>&1 ||
+  { cat "$out/priority-start.log"; fail "es-train --task regalloc-priority on the corpus failed"; }
+"$es" --task regalloc-priority --programs zlib --program-workload tiny --steps 1 --directions 1 \
+  --sigma 0.5 --initial-policy "$out/priority-start.json" -o "$out/priority.h5" \
+  >"$out/priority.log" 2>&1 || { cat "$out/priority.log"; fail "es-train --programs for priorities failed"; }
+grep -q "^step 1/1 .* failed 0" "$out/priority.log" || fail "the priority step failed jobs"
 echo "PASS"

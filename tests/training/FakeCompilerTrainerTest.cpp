@@ -268,18 +268,20 @@ EsTrainerOptions programRun(const fs::path& initial, const fs::path& output) {
   return o;
 }
 
+// DIR/start.json: a start policy with the fake compiler's features (as
+// bc-train's would be), from one ES step on a made-up corpus.
+void writeStartPolicy(const ScratchDirectory& dir) {
+  EsTrainerOptions start = esRun(writeCorpora(dir), dir / "start.h5");
+  start.run.steps = 1;
+  FakeCompiler compiler;
+  Expected<EsTrainer> trainer = EsTrainer::create(start, compiler);
+  ASSERT_TRUE(trainer) << trainer.error().message;
+  ASSERT_TRUE(trainer->run());
+}
+
 TEST(EsTrainerOnPrograms, ProgramsAreTheJobsAndRunCostChoosesTheBest) {
   ScratchDirectory dir;
-  Corpora corpora = writeCorpora(dir);
-  // A start policy with the fake compiler's features (as bc-train's would be).
-  {
-    EsTrainerOptions start = esRun(corpora, dir / "start.h5");
-    start.run.steps = 1;
-    FakeCompiler compiler;
-    Expected<EsTrainer> trainer = EsTrainer::create(start, compiler);
-    ASSERT_TRUE(trainer) << trainer.error().message;
-    ASSERT_TRUE(trainer->run());
-  }
+  ASSERT_NO_FATAL_FAILURE(writeStartPolicy(dir));
   std::vector<std::vector<double>> rewards;
   for (int repeat = 0; repeat < 2; ++repeat) {
     const fs::path output = dir / ("programs" + std::to_string(repeat) + ".h5");
@@ -321,15 +323,7 @@ TEST(EsTrainerOnPrograms, ProgramsAreTheJobsAndRunCostChoosesTheBest) {
 // the programs, and the resumed run equals the uninterrupted one.
 TEST(EsTrainerOnPrograms, ResumedRunEqualsAnUninterruptedOne) {
   ScratchDirectory dir;
-  Corpora corpora = writeCorpora(dir);
-  EsTrainerOptions start = esRun(corpora, dir / "start.h5");
-  start.run.steps = 1;
-  {
-    FakeCompiler compiler;
-    Expected<EsTrainer> trainer = EsTrainer::create(start, compiler);
-    ASSERT_TRUE(trainer) << trainer.error().message;
-    ASSERT_TRUE(trainer->run());
-  }
+  ASSERT_NO_FATAL_FAILURE(writeStartPolicy(dir));
   EsTrainerOptions whole = programRun(dir / "start.json", dir / "whole.h5");
   whole.run.steps = 3;
   EsTrainerOptions parts = programRun(dir / "start.json", dir / "parts.h5");

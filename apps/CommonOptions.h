@@ -83,7 +83,7 @@ struct EvaluatorArgs {
           "What jobs are measured and rewarded by (lower is better), one of " +
               evaluators::alternatives(evaluators::measureNames()) + "; default: the task's (" +
               taskMeasures() +
-              "); run-cost is of benchmark programs (report, and es-train/ppo-train "
+              "); run-cost is of benchmark programs (report, and es-train "
               "--programs)",
           [](auto& a) -> auto& { return a.measure; });
       s.value(

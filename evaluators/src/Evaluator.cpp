@@ -511,7 +511,7 @@ Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
   if (measure.ofPrograms)
     return makeError("task " + task.name + ": the " + std::string(measure.name) +
                      " measure is of whole benchmark programs, built and run, not of a "
-                     "module's compile (mlgo-eval run-cost, or es-train/ppo-train --programs)");
+                     "module's compile (mlgo-eval run-cost, or es-train --programs)");
   if (!measure.ofObjectSize && task.inProcess != measure.measuredBy) {
     std::string takers;
     for (const CompilerTask& other : CompilerTask::all())

@@ -355,6 +355,10 @@ TEST(EsTrainerOnPrograms, NeedsAnInitialPolicyAndProgramsOnly) {
   o.data.programWorkload = "huge";
   EXPECT_EQ(o.validate().error().message.rfind("data.programWorkload:", 0), 0u);
   o.data.programWorkload = "tiny";
+  // PPO needs the decisions' trajectories, which a program's job has not.
+  PpoTrainerOptions ppo;
+  ppo.data = o.data;
+  EXPECT_NE(ppo.validate().error().message.find("with es-train"), std::string::npos);
   o.data.programs.clear();
   EXPECT_EQ(o.validate().error().message.rfind("data.corpus:", 0), 0u);
 }

@@ -248,6 +248,11 @@ Expected<std::optional<BestCandidate>> PpoAlgorithm::runStep(int64_t step,
 } // namespace
 
 Status PpoTrainerOptions::validate() const {
+  // PPO learns from every decision's features and action; a program's job
+  // is a whole build whose decisions are not returned.
+  if (data.trainsOnPrograms())
+    return makeError("data.programs: PPO learns from each decision's trajectory, and a "
+                     "program's job returns none; train on programs with es-train");
   if (!(movingAverageDecay >= 0 && movingAverageDecay <= 1))
     return makeError("movingAverageDecay: must be in [0, 1], got " +
                      std::to_string(movingAverageDecay));

@@ -469,6 +469,14 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
                             "): compiled with the policy alone");
   plan.bestOf = plan.options.bestOf && !plan.search && plan.command.singleNativeObject();
   plan.bestOfSet = plan.options.bestOfSet && compiles && plan.command.singleNativeObject();
+  if (plan.bestOfSet) {
+    Expected<std::string> alternatives =
+        locateHelperProgram("mlgo-alternatives", "MLGO_ALTERNATIVES", MLGO_DEFAULT_ALTERNATIVES,
+                            "--mlgo-best-of-set", launcherPath, environment);
+    if (!alternatives)
+      return alternatives.error();
+    plan.alternativesProgram = alternatives.take();
+  }
   if (plan.options.bestOfSet && compiles && !plan.bestOfSet)
     plan.warnings.push_back("--mlgo-best-of-set compares one object of one source (" +
                             plan.command.whyNotSingleNativeObject() +

@@ -3,10 +3,9 @@
 #include "mlgo/deploy/Launcher.h"
 
 #include "mlgo/deploy/ElfText.h"
+#include "mlgo/deploy/ForcedAlternatives.h"
 #include "mlgo/deploy/Process.h"
 #include "mlgo/deploy/ResponseFiles.h"
-#include "mlgo/policies/PassPipeline.h"
-#include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/support/Files.h"
 #include "mlgo/support/Sha256.h"
@@ -43,16 +42,20 @@ std::vector<char*> argvOf(const std::string& program, const std::vector<std::str
 // Files of --best-of's own (the second object, its response file, the saved
 // standard input), removed when the launcher ends or is interrupted. Fixed
 // storage: the signal handler may not allocate.
-// --best-of-set: a policy file, an object and a response file per alternative.
-constexpr size_t kMaxAlternatives = 16;
-constexpr size_t kPendingFiles = 3 + 3 * kMaxAlternatives;
+// --best-of-set: an object and a response file per alternative, and without
+// a cache the forced files, their count and their directory (last).
+constexpr size_t kPendingFiles = 3 + 3 * kMaxAlternatives + 2;
 char pendingFiles[kPendingFiles][4096] = {};
 
+// Files first, then what was a directory (rmdir once its files are gone).
 void removePendingFiles() {
   for (char* file : pendingFiles)
-    if (file[0]) {
-      ::unlink(file);
+    if (file[0] && (::unlink(file) == 0 || errno == ENOENT))
       file[0] = 0;
+  for (char* directory : pendingFiles)
+    if (directory[0]) {
+      ::rmdir(directory);
+      directory[0] = 0;
     }
 }
 
@@ -166,25 +169,6 @@ std::vector<std::pair<std::string, std::string>> alternativeEnvironment(const La
   return environment;
 }
 
-// The choice's alternatives as policies, from the pipeline policy file's bytes.
-Expected<std::vector<std::shared_ptr<const policies::PipelinePolicy>>>
-alternativesOf(const std::string& file, const std::string& bytes) {
-  Expected<std::unique_ptr<policies::Policy>> loaded = policies::policyFromJson(bytes, file);
-  if (!loaded)
-    return makeError(file + ": " + loaded.error().message);
-  const auto* pipeline = dynamic_cast<const policies::PipelinePolicy*>(loaded->get());
-  if (!pipeline || !pipeline->choice())
-    return makeError("--mlgo-best-of-set: " + file +
-                     " is not a pipeline policy with a choice among pipelines");
-  std::vector<std::shared_ptr<const policies::PipelinePolicy>> alternatives =
-      policies::forcedAlternatives(*pipeline);
-  if (alternatives.size() > kMaxAlternatives)
-    return makeError("--mlgo-best-of-set: " + file + " chooses among " +
-                     std::to_string(alternatives.size()) + " pipelines, more than " +
-                     std::to_string(kMaxAlternatives));
-  return alternatives;
-}
-
 // Where the forced files of a policy are kept between compiles:
 // $XDG_CACHE_HOME/mlgo-es/alternatives, else $HOME/.cache/mlgo-es/alternatives.
 std::optional<std::filesystem::path> alternativesCacheDirectory() {
@@ -195,46 +179,27 @@ std::optional<std::filesystem::path> alternativesCacheDirectory() {
   return std::nullopt;
 }
 
-// The forced files of a policy in the cache, under its contents' hash: what
-// an earlier compile wrote ("count" last, each file renamed into place
-// whole, so that concurrent compiles never read half a file).
-std::optional<std::vector<std::string>> cachedAlternatives(const std::filesystem::path& directory) {
-  Expected<std::string> count = readFileBytes(directory / "count");
+// The forced files in a directory mlgo-alternatives wrote ("count" last,
+// each file renamed into place whole, so that concurrent compiles never
+// read half a file); none when it is not whole.
+std::optional<std::vector<std::string>> forcedFilesIn(const std::filesystem::path& directory) {
+  Expected<std::string> count = readFileBytes(forcedAlternativeCount(directory));
   if (!count)
     return std::nullopt;
   const size_t n = std::strtoul(count->c_str(), nullptr, 10);
   std::vector<std::string> files;
   for (size_t a = 0; a < n; ++a)
-    files.push_back((directory / (std::to_string(a) + ".json")).string());
-  const bool whole = n > 0 && std::all_of(files.begin(), files.end(), [](const std::string& f) {
-                       return std::filesystem::exists(f);
-                     });
+    files.push_back(forcedAlternativeFile(directory, a).string());
+  const bool whole = n > 0 && n <= kMaxAlternatives &&
+                     std::all_of(files.begin(), files.end(),
+                                 [](const std::string& f) { return std::filesystem::exists(f); });
   return whole ? std::optional(files) : std::nullopt;
 }
 
-// Writes them there (each file atomically, "count" last); none when the
-// cache cannot be written.
-std::optional<std::vector<std::string>> cacheAlternatives(
-    const std::filesystem::path& directory,
-    const std::vector<std::shared_ptr<const policies::PipelinePolicy>>& alternatives) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error)
-    return std::nullopt;
-  std::vector<std::string> files;
-  for (size_t a = 0; a < alternatives.size(); ++a) {
-    files.push_back((directory / (std::to_string(a) + ".json")).string());
-    if (!policies::savePolicy(*alternatives[a], files.back()))
-      return std::nullopt;
-  }
-  if (!writeFileAtomically(directory / "count", std::to_string(alternatives.size())))
-    return std::nullopt;
-  return files;
-}
-
 // One policy file per alternative of the choice: from the cache when an
-// earlier compile wrote them for this policy's contents, else made, put in
-// the cache, or beside the object (removed afterwards) when there is none.
+// earlier compile had them written for this policy's contents, else written
+// by mlgo-alternatives into the cache, or beside the object (removed
+// afterwards) when there is none.
 Expected<std::vector<std::string>> alternativePolicyFiles(const LaunchPlan& plan,
                                                           const std::string& object) {
   const std::string& file = *plan.pipelinePolicyFile;
@@ -245,22 +210,26 @@ Expected<std::vector<std::string>> alternativePolicyFiles(const LaunchPlan& plan
   // The format of the forced files is part of the key: another version of
   // the launcher writes its own.
   const std::filesystem::path directory =
-      root ? *root / sha256Hex("mlgo-es forced alternatives v1\n" + *bytes) : "";
-  if (root)
-    if (std::optional<std::vector<std::string>> cached = cachedAlternatives(directory))
+      root ? *root / sha256Hex("mlgo-es forced alternatives v1\n" + *bytes)
+           : std::filesystem::path(object + ".mlgo-alternatives");
+  if (root) {
+    if (std::optional<std::vector<std::string>> cached = forcedFilesIn(directory))
       return *cached;
-  MLGO_ASSIGN_OR_RETURN(auto alternatives, alternativesOf(file, *bytes));
-  if (root)
-    if (std::optional<std::vector<std::string>> cached = cacheAlternatives(directory, alternatives))
-      return *cached;
-  std::vector<std::string> files;
-  for (size_t a = 0; a < alternatives.size(); ++a) {
-    files.push_back(object + ".mlgo-alternative-" + std::to_string(a) + ".json");
-    addPendingFile(files.back());
-    if (Status saved = policies::savePolicy(*alternatives[a], files.back()); !saved)
-      return saved.error();
+  } else { // every file it may write, then the directory: removed at the end
+    for (size_t a = 0; a < kMaxAlternatives; ++a)
+      addPendingFile(forcedAlternativeFile(directory, a).string());
+    addPendingFile(forcedAlternativeCount(directory).string());
+    addPendingFile(directory.string());
   }
-  return files;
+  if (plan.options.verbose)
+    printCommand(plan.alternativesProgram, {file, directory.string()});
+  if (int status = runProgram(plan.alternativesProgram, {file, directory.string()}); status != 0)
+    return makeError("--mlgo-best-of-set: " + plan.alternativesProgram + " " + file + " " +
+                     directory.string() + " failed (exit status " + std::to_string(status) + ")");
+  if (std::optional<std::vector<std::string>> written = forcedFilesIn(directory))
+    return *written;
+  return makeError("--mlgo-best-of-set: " + plan.alternativesProgram + " did not write " +
+                   forcedAlternativeCount(directory).string());
 }
 
 // One way to compile the unit, for --best-of and --best-of-set.

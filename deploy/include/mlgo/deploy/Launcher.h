@@ -112,8 +112,11 @@ struct LaunchPlan {
   std::string channelProgram;
   // --best-of applies (a single native object); otherwise the policy alone.
   bool bestOf = false;
-  // --best-of-set applies (a single native object and a choice policy).
+  // --best-of-set applies (a single native object and a choice policy),
+  // and the program that writes the alternatives' forced policy files
+  // (mlgo-alternatives: parsing a policy loads libLLVM, the launcher must not).
   bool bestOfSet = false;
+  std::string alternativesProgram;
   // --mlgo-search applies (a single native object): runSearchLaunch.
   bool search = false;
 };

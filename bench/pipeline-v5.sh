@@ -16,7 +16,7 @@
 #      deployment, the smallest validation total (no module can be larger
 #      than -Oz behind either);
 #   3. the chosen ones, and the shipped pipeline-inlining-oz, on test;
-#   4. what each deployment costs a build (Lua from source, farm-bench).
+#   4. what each deployment costs a build (Lua from source, bench/paired-time.sh).
 # Resumable: a finished step is not run again. Needs bench/pipeline-v4.sh's
 # outputs ($MLGO_V4_DIR) and bench/pipeline-v3.sh's pool files ($MLGO_V3_DIR).
 set -euo pipefail
@@ -106,9 +106,8 @@ done
 # 4. Build cost: Lua from source, paired against plain -Oz.
 bench() { # NAME ENVIRONMENT POLICY
   [ -s "$out/cost-$1.txt" ] && return 0
-  farm-bench -n 3 --warmup 0 --timeout 1800 \
-    --vs "bash bench/deploy/build-once.sh lua /tmp/fb-plain" -- \
-    env "$2" bash bench/deploy/build-once.sh lua "/tmp/fb-$1" "$3" >"$out/cost-$1.txt.part" 2>&1
+  bench/paired-time.sh 3 "env $2 bash bench/deploy/build-once.sh lua /tmp/fb-$1 $3" \
+    "bash bench/deploy/build-once.sh lua /tmp/fb-plain" >"$out/cost-$1.txt.part" 2>&1
   mv "$out/cost-$1.txt.part" "$out/cost-$1.txt"
 }
 bench best-of MLGO_BEST_OF=1 pipeline-inlining-oz-best-of

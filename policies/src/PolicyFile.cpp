@@ -34,25 +34,6 @@ constexpr std::string_view kExpansionX = "x";
 constexpr std::string_view kExpansionSquare = "x^2";
 constexpr std::string_view kExpansionSqrt = "sqrt(x)";
 
-// Shortest decimal that parses back to `value`, with a '.' or exponent so
-// that JSON readers (LLVM's included) parse a double, keeping -0.0's sign.
-std::string formatExact(double value) {
-  std::array<char, 64> buffer;
-  auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  std::string text(buffer.data(), end);
-  if (text.find_first_of(".e") == std::string::npos)
-    text += ".0";
-  return text;
-}
-
-// All on one line: a feature's boundaries.
-void writeCompactNumberArray(llvm::json::OStream& out, std::span<const double> values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + formatExact(values[i]);
-  out.rawValue(text + "]");
-}
-
 // Parameters as the bytes of IEEE doubles, little-endian, in base64: exact,
 // and read in a small fraction of the time tens of thousands of decimal
 // numbers take (a build loads the policy once per compile).
@@ -132,9 +113,9 @@ void writeBoundaries(llvm::json::OStream& out, std::span<const double> boundarie
     counts.push_back(1);
   }
   out.object([&] {
-    out.attributeBegin("values");
-    writeCompactNumberArray(out, values);
-    out.attributeEnd();
+    // The values in base64 like the parameters (version 3): decimal numbers
+    // were most of a small policy's parse, paid by every compile.
+    out.attribute("values", encodeDoubles(values));
     std::string text = "[";
     for (size_t i = 0; i < counts.size(); ++i)
       text += (i ? ", " : "") + std::to_string(counts[i]);
@@ -331,7 +312,8 @@ public:
   }
 
   // A feature's boundaries: an array of numbers (version 1) or {"values":
-  // distinct values, "counts": how often each occurs} (version 2).
+  // distinct values, "counts": how often each occurs} (version 2; the
+  // values in base64 as the parameters since version 3).
   Expected<std::vector<double>> boundaries(const llvm::json::Value& value,
                                            const std::string& path) const {
     if (const llvm::json::Array* list = value.getAsArray())
@@ -339,11 +321,18 @@ public:
     const llvm::json::Object* object = value.getAsObject();
     if (!object)
       return error(path, "must be an array of numbers or {\"values\", \"counts\"}");
-    MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* valueArray, array(*object, "values", path));
     MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* countArray, array(*object, "counts", path));
-    if (valueArray->size() != countArray->size())
+    std::vector<double> values;
+    const llvm::json::Value* valueField = object->get("values");
+    if (std::optional<llvm::StringRef> encoded =
+            valueField ? valueField->getAsString() : std::nullopt) {
+      MLGO_ASSIGN_OR_RETURN(values, decodeDoubles(*encoded, path + ".values"));
+    } else {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* valueArray, array(*object, "values", path));
+      MLGO_ASSIGN_OR_RETURN(values, numbers(*valueArray, path + ".values"));
+    }
+    if (values.size() != countArray->size())
       return error(path, "values and counts differ in length");
-    MLGO_ASSIGN_OR_RETURN(const std::vector<double> values, numbers(*valueArray, path + ".values"));
     std::vector<double> result;
     for (size_t i = 0; i < values.size(); ++i) {
       std::optional<int64_t> count = (*countArray)[i].getAsInteger();

@@ -166,9 +166,9 @@ TEST(PolicyFile, WritesTheDocumentedFormat) {
   Expected<std::string> text = policyToJson(inlinerMlp());
   ASSERT_TRUE(text);
   for (const char* needle :
-       {"\"format\": \"mlgo-es-policy\"", "\"version\": 2", "\"kind\": \"mlp\"",
+       {"\"format\": \"mlgo-es-policy\"", "\"version\": 3", "\"kind\": \"mlp\"",
         "\"activation\": \"relu\"", "\"actions\": 2", "\"x^2\"", "\"inlining_default\"",
-        "\"vocabulary\": {", "\"values\": [", "\"counts\": [", "\"parameters\": {",
+        "\"vocabulary\": {", "\"values\": \"", "\"counts\": [", "\"parameters\": {",
         "\"encoding\": \"float64-le-base64\"", "\"data\": \""})
     EXPECT_NE(text->find(needle), std::string::npos) << needle;
 }
@@ -249,11 +249,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadPolicyEdit{"format", "\"mlgo-es-policy\"", "\"tflite\"",
                       "format: is \"tflite\", expected \"mlgo-es-policy\""},
-        BadPolicyEdit{"newer", "\"version\": 2", "\"version\": 3",
-                      "version: 3 is newer than this build of mlgo-es reads (2); update mlgo-es"},
-        BadPolicyEdit{"versionType", "\"version\": 2", "\"version\": \"2\"",
+        BadPolicyEdit{"newer", "\"version\": 3", "\"version\": 4",
+                      "version: 4 is newer than this build of mlgo-es reads (3); update mlgo-es"},
+        BadPolicyEdit{"versionType", "\"version\": 3", "\"version\": \"3\"",
                       "version: must be an integer"},
-        BadPolicyEdit{"noVersion", "\"version\": 2,", "", "version: missing"},
+        BadPolicyEdit{"noVersion", "\"version\": 3,", "", "version: missing"},
         BadPolicyEdit{"kind", "\"kind\": \"mlp\"", "\"kind\": \"xgboost\"",
                       "kind: unknown policy kind \"xgboost\" (expected heuristic, constant, "
                       "mlp, flip-set or pipeline)"},
@@ -272,11 +272,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicyEdit{"excludedInput", "\"excluded_features\": [\n   \"inlining_default\"",
                       "\"excluded_features\": [\n   \"b\"",
                       "inputs[1]: \"b\" is also in architecture.excluded_features"},
-        BadPolicyEdit{"unsorted", "\"values\": [0.0, 1.0", "\"values\": [0.0, -1.0",
+        // [0, 1, 2] and [0, -1, 2] as float64-le-base64.
+        BadPolicyEdit{"unsorted", "AAAAAAAAAAAAAAAAAADwPwAAAAAAAABA",
+                      "AAAAAAAAAAAAAAAAAADwvwAAAAAAAABA",
                       "vocabulary.a: vocabulary feature \"a\": boundary 1 (-1) is smaller than "
                       "the one before (0)"},
-        BadPolicyEdit{"vocabularyNumber", "\"values\": [5.0]", "\"values\": [\"5\"]",
+        BadPolicyEdit{"vocabularyNumber", "\"values\": \"AAAAAAAAFEA=\"", "\"values\": [\"5\"]",
                       "vocabulary.b.values[0]: must be a finite number"},
+        BadPolicyEdit{"vocabularyNotFinite", "AAAAAAAAFEA=", "AAAAAAAA+H8=",
+                      "vocabulary.b.values[0]: must be a finite number"},
+        BadPolicyEdit{"vocabularyBase64", "AAAAAAAAFEA=", "!AAAAAAAFEA=",
+                      "vocabulary.b.values: invalid base64: Invalid Base64 character 0x21 at "
+                      "index 0"},
         BadPolicyEdit{"vocabularyCount", "\"counts\": [1, 1, 1]", "\"counts\": [1, 0, 1]",
                       "vocabulary.a.counts[1]: must be a positive integer"},
         BadPolicyEdit{"vocabularyLengths", "\"counts\": [1, 1, 1]", "\"counts\": [1, 1]",
@@ -305,9 +312,9 @@ TEST(PolicyFile, ReadsVersionOneFiles) {
   ASSERT_TRUE(expected) << expected.error().message;
   const auto& mlp = dynamic_cast<const MlpPolicy&>(**expected);
   std::string v1 = current.substr(0, current.find("\"vocabulary\""));
-  const size_t version = v1.find("\"version\": 2");
+  const size_t version = v1.find("\"version\": 3");
   ASSERT_NE(version, std::string::npos);
-  v1.replace(version, std::strlen("\"version\": 2"), "\"version\": 1");
+  v1.replace(version, std::strlen("\"version\": 3"), "\"version\": 1");
   v1 += "\"vocabulary\": {\"a\": [0.0, 1.0, 2.0], \"b\": [5.0]}, \"parameters\": [";
   for (size_t i = 0; i < mlp.parameterCount(); ++i) {
     std::array<char, 64> number;
@@ -318,6 +325,23 @@ TEST(PolicyFile, ReadsVersionOneFiles) {
   v1 += "]}";
   Expected<std::unique_ptr<Policy>> old = policyFromJson(v1, "v1.json");
   ASSERT_TRUE(old) << old.error().message << "\n" << v1;
+  EXPECT_EQ(policyToJson(**old).hasValue() ? *policyToJson(**old) : "", current);
+}
+
+// Version 2 wrote a vocabulary's values as decimal numbers: such files
+// still load, to the same policy.
+TEST(PolicyFile, ReadsVersionTwoVocabularies) {
+  const std::string current = smallMlpJson();
+  std::string v2 = current;
+  for (auto [from, to] : {std::pair{"\"version\": 3", "\"version\": 2"},
+                          std::pair{"\"AAAAAAAAAAAAAAAAAADwPwAAAAAAAABA\"", "[0.0, 1.0, 2.0]"},
+                          std::pair{"\"AAAAAAAAFEA=\"", "[5.0]"}}) {
+    const size_t at = v2.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " not in:\n" << current;
+    v2.replace(at, std::strlen(from), to);
+  }
+  Expected<std::unique_ptr<Policy>> old = policyFromJson(v2, "v2.json");
+  ASSERT_TRUE(old) << old.error().message << "\n" << v2;
   EXPECT_EQ(policyToJson(**old).hasValue() ? *policyToJson(**old) : "", current);
 }
 

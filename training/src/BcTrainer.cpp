@@ -6,6 +6,7 @@
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/policies/PolicyFile.h"
+#include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/policies/Vocabulary.h"
 #include "mlgo/results/TraceFile.h"
 #include "mlgo/rl/Decisions.h"
@@ -302,7 +303,11 @@ Status BcAlgorithm::gatherDecisions() {
   const size_t actions = policy_->structure()->logitCount();
   std::unique_ptr<policies::Policy> teacher;
   if (options_.teacher) {
-    Expected<std::unique_ptr<policies::Policy>> loaded = policies::loadPolicy(*options_.teacher);
+    // A file, or a shipped policy's name (--teacher inlining-oz).
+    Expected<std::filesystem::path> file = policies::policyFileFor(options_.teacher->string());
+    if (!file)
+      return makeError("teacher: " + options_.teacher->string() + ": " + file.error().message);
+    Expected<std::unique_ptr<policies::Policy>> loaded = policies::loadPolicy(*file);
     if (!loaded)
       return makeError("teacher: " + loaded.error().message);
     teacher = loaded.take();
@@ -542,7 +547,8 @@ const OptionSchema<BcTrainerOptions>& BcTrainerOptions::schema() {
         [](auto& o) -> auto& { return o.outcomeWeightFloor; });
     s.value(
         "teacher",
-        "Distil this policy (file): label every recorded decision with the teacher's decision "
+        "Distil this policy (a file or a shipped policy's name): label every recorded decision "
+        "with the teacher's decision "
         "on its features (not with --imitate-actions or --outcome-weights)",
         [](auto& o) -> auto& { return o.teacher; });
     s.value(

@@ -35,7 +35,10 @@
 namespace mlgo::policies {
 
 inline constexpr std::string_view kPolicyFileFormat = "mlgo-es-policy";
-inline constexpr int kPolicyFileVersion = 2;
+// 3: a feature's vocabulary values in base64 (float64-le) as the
+// parameters; 2: parameters in base64, vocabularies as values and counts.
+// Every older version still reads.
+inline constexpr int kPolicyFileVersion = 3;
 
 // Errors for policies that are not built-in kinds, or with non-finite
 // parameters.

@@ -11,7 +11,8 @@
 // the unit up in the search cache instead (MLGO_SEARCH_COMMAND_KEY): at the
 // pipeline's start the module is hashed, and the cached choice (or on a
 // miss -Oz's own decisions, with the module's bitcode written for the
-// search) makes the decisions. The policy is loaded once per process; a missing, unreadable or
+// search) makes the decisions. The policy is loaded once per process, at
+// the first decision (an inliner policy alone: loadsLazily); a missing, unreadable or
 // mismatched policy is a compile error naming the file (or, opted in with
 // MLGO_POLICY_FALLBACK=heuristic, a warning and LLVM's own heuristic).
 //
@@ -42,8 +43,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,17 +83,17 @@ const ProcessPolicy& pipelinePolicy() {
   return loaded;
 }
 
-const ProcessPolicy& processPolicy() {
-  static const ProcessPolicy loaded = [] {
+// Only a pipeline policy given: the inliner is the one it carries, else
+// LLVM's own.
+bool pipelineOnly() {
+  return !std::getenv(policies::kPolicyEnvironment) && pipelinePolicy().policy;
+}
+
+// The inliner policy's file (MLGO_POLICY, else the nearest mlgo-policy.json)
+// and the fallback, known without reading the file.
+const ProcessPolicy& policySource() {
+  static const ProcessPolicy source = [] {
     ProcessPolicy result;
-    // Only a pipeline policy given: the inliner is the one it carries, else
-    // LLVM's own.
-    if (!std::getenv(policies::kPolicyEnvironment) && pipelinePolicy().policy) {
-      const ProcessPolicy& pipeline = pipelinePolicy();
-      result.policy = static_cast<const policies::PipelinePolicy&>(*pipeline.policy).inliner();
-      result.file = pipeline.file + " (its inliner)";
-      return result;
-    }
     mlgo::Expected<bool> fallback =
         policies::policyFallbackRequested(std::getenv(policies::kFallbackEnvironment));
     if (!fallback) {
@@ -101,12 +104,28 @@ const ProcessPolicy& processPolicy() {
     std::error_code ignored;
     mlgo::Expected<std::filesystem::path> file = policies::locatePolicyFile(
         std::getenv(policies::kPolicyEnvironment), std::filesystem::current_path(ignored));
-    if (!file) {
+    if (!file)
       result.problem = file.error().message;
+    else
+      result.file = file->string();
+    return result;
+  }();
+  return source;
+}
+
+const ProcessPolicy& processPolicy() {
+  static const ProcessPolicy loaded = [] {
+    ProcessPolicy result;
+    if (pipelineOnly()) {
+      const ProcessPolicy& pipeline = pipelinePolicy();
+      result.policy = static_cast<const policies::PipelinePolicy&>(*pipeline.policy).inliner();
+      result.file = pipeline.file + " (its inliner)";
       return result;
     }
-    result.file = file->string();
-    mlgo::Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(*file);
+    result = policySource();
+    if (!result.problem.empty())
+      return result;
+    mlgo::Expected<std::unique_ptr<policies::Policy>> policy = policies::loadPolicy(result.file);
     if (!policy)
       result.problem = policy.error().message;
     else
@@ -114,6 +133,50 @@ const ProcessPolicy& processPolicy() {
     return result;
   }();
   return loaded;
+}
+
+// The top-level "kind" of a policy file, read from its first bytes: found
+// only before any nested object (the project writes "format", "version" and
+// "kind" first), else none.
+std::optional<std::string> peekPolicyKind(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const size_t open = head.find('{');
+  const size_t key = head.find("\"kind\"");
+  if (open == std::string::npos || key == std::string::npos ||
+      head.find_first_of("{[", open + 1) < key)
+    return std::nullopt;
+  const size_t colon = head.find_first_not_of(" \t\r\n", key + 6);
+  const size_t quote = colon == std::string::npos || head[colon] != ':'
+                           ? std::string::npos
+                           : head.find_first_not_of(" \t\r\n", colon + 1);
+  if (quote == std::string::npos || head[quote] != '"')
+    return std::nullopt;
+  const size_t end = head.find('"', quote + 1);
+  if (end == std::string::npos)
+    return std::nullopt;
+  return head.substr(quote + 1, end - quote - 1);
+}
+
+// Whether the inliner policy can be parsed at a compile's first decision
+// instead of when the plugin loads: no pipeline policy beside it, and its
+// file is not one (a pipeline policy changes the pipeline being built). A
+// configure probe or a file without calls to defined functions then never
+// parses the policy (11.6 M instructions for a [40,40,20] network).
+bool loadsLazily() {
+  static const bool lazy = [] {
+    if (const char* pipeline = std::getenv(policies::kPipelinePolicyEnvironment);
+        pipeline && *pipeline)
+      return false;
+    const ProcessPolicy& source = policySource();
+    if (!source.problem.empty())
+      return false;
+    std::optional<std::string> kind = peekPolicyKind(source.file);
+    return kind && *kind != "pipeline";
+  }();
+  return lazy;
 }
 
 // The inliner policy of a loaded policy: itself, or a pipeline policy's
@@ -218,12 +281,11 @@ void reportError(llvm::Module& module, const std::string& message) {
 }
 
 // An error, or with the fallback opted in a warning (once per process, on
-// stderr itself: -w must not hide it, -Werror must not turn it into an error)
-// and LLVM's own heuristic.
-llvm::InlineAdvisor* refuse(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
-                            const llvm::InlineParams& params, llvm::InlineContext context,
-                            const std::string& problem) {
-  if (!processPolicy().fallback) {
+// stderr itself: -w must not hide it, -Werror must not turn it into an error);
+// the caller then inlines with LLVM's own heuristic.
+void reportProblem(llvm::Module& module, const std::string& problem) {
+  const bool fallback = !pipelineOnly() && policySource().fallback;
+  if (!fallback) {
     reportError(module, problem);
   } else {
     static std::once_flag warned;
@@ -232,7 +294,39 @@ llvm::InlineAdvisor* refuse(llvm::Module& module, llvm::FunctionAnalysisManager&
                    << policies::kFallbackEnvironment << "=heuristic)\n";
     });
   }
+}
+
+llvm::InlineAdvisor* refuse(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
+                            const llvm::InlineParams& params, llvm::InlineContext context,
+                            const std::string& problem) {
+  reportProblem(module, problem);
   return new llvm::DefaultInlineAdvisor(module, functions, params, context);
+}
+
+std::string mismatchMessage(const std::string& source, const std::string& mismatch) {
+  return source + " does not fit LLVM " LLVM_VERSION_STRING "'s inliner: " + mismatch;
+}
+
+// The advisor of a compile whose policy is parsed at its first decision
+// (loadsLazily): a policy that cannot be read or does not fit is reported
+// then, and the heuristic's decisions answer.
+llvm::InlineAdvisor* createLazyAdvisor(llvm::Module& module, const llvm::InlineParams& params) {
+  auto session = std::make_unique<AdvisorSession>();
+  session->resolvePolicy = [](std::string& problem) -> const policies::Policy* {
+    const ProcessPolicy& loaded = processPolicy();
+    if (!loaded.policy)
+      problem = loaded.problem;
+    return loaded.policy ? inlinerOf(loaded) : nullptr;
+  };
+  session->onProblem = [&module](const std::string& problem) {
+    const ProcessPolicy& loaded = processPolicy();
+    reportProblem(module,
+                  loaded.policy ? mismatchMessage("policy " + loaded.file, problem) : problem);
+  };
+  static const std::string defaultFeature =
+      mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
+  session->defaultDecisionFeature = defaultFeature;
+  return mlgo::inprocess::createPolicyAdvisor(module, *moduleAnalyses, params, std::move(session));
 }
 
 llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisManager& functions,
@@ -242,6 +336,8 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
     reportError(module, "--mlgo-search: " + lookup.problem);
     return new llvm::DefaultInlineAdvisor(module, functions, params, context);
   }
+  if (!lookup.active && loadsLazily() && moduleAnalyses)
+    return createLazyAdvisor(module, params);
   static const ProcessPolicy none;
   const ProcessPolicy& loaded = lookup.active ? none : processPolicy();
   if (!lookup.active && !loaded.policy)
@@ -264,10 +360,10 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
   std::unique_ptr<llvm::InlineAdvisor> advisor(
       mlgo::inprocess::createPolicyAdvisor(module, *moduleAnalyses, params, std::move(session)));
   if (advisorSession.mismatch)
-    return refuse(
-        module, functions, params, context,
-        (lookup.active ? std::string("the search cache's choice") : "policy " + loaded.file) +
-            " does not fit LLVM " LLVM_VERSION_STRING "'s inliner: " + *advisorSession.mismatch);
+    return refuse(module, functions, params, context,
+                  mismatchMessage(lookup.active ? std::string("the search cache's choice")
+                                                : "policy " + loaded.file,
+                                  *advisorSession.mismatch));
   return advisor.release();
 }
 
@@ -283,6 +379,8 @@ struct ProblemPass : llvm::PassInfoMixin<ProblemPass> {
 
 // The pipeline policy, if any (either variable), or a problem.
 const policies::PipelinePolicy* chosenPipeline(std::string& problem) {
+  if (loadsLazily())
+    return nullptr; // an inliner policy alone
   const ProcessPolicy& separate = pipelinePolicy();
   const ProcessPolicy& main = processPolicy();
   const auto* asMain = dynamic_cast<const policies::PipelinePolicy*>(main.policy.get());
@@ -335,6 +433,8 @@ void registerPipeline(llvm::PassBuilder& builder) {
 
 // Whether the inliner is ours: not when the only policy is a pipeline.
 bool advisesInlining() {
+  if (loadsLazily())
+    return true;
   const ProcessPolicy& main = processPolicy();
   if (dynamic_cast<const policies::PipelinePolicy*>(main.policy.get()) ||
       (!main.policy && main.problem.empty() && pipelinePolicy().policy))

@@ -95,10 +95,53 @@ public:
       setUpBufferForTensor(specs.size(), llvm::TensorSpec::createSpec<int64_t>("unused", {1}),
                            nullptr);
     defaultIndex_ = defaultName.empty() ? -1 : header_.findFeature(defaultName);
+    if (session.policy || !session.resolvePolicy)
+      bind();
+    if (session.recordTrajectory) {
+      session.trajectory.emplace();
+      session.trajectory->featureSpecs = header_.features;
+      session.trajectory->width = layout_ ? layout_->recordWidth : 0;
+    }
+  }
 
-    Expected<FeatureLayout> layout = FeatureLayout::bind(header_, *session.policy, defaultName);
+  // Before each decision: the policy, resolved at the first.
+  bool needsDefaultDecision() {
+    if (!bound_)
+      bind();
+    return needsDefault_;
+  }
+
+  // The callee of the decision about to be asked (for callee consistency).
+  void setCallee(llvm::StringRef name, bool discardable) {
+    callee_ = name;
+    calleeDiscardable_ = discardable;
+  }
+
+  void setDefaultDecision(bool inline_) {
+    if (defaultIndex_ < 0)
+      return;
+    int64_t value = inline_ ? 1 : 0;
+    std::memcpy(observation() + layout_offset(static_cast<size_t>(defaultIndex_)), &value,
+                sizeof value);
+  }
+
+private:
+  // The policy's inputs bound to the header's features (a policy that does
+  // not fit, or none, leaves the heuristic's decisions to answer).
+  void bind() {
+    bound_ = true;
+    AdvisorSession& session = session_;
+    const std::string& defaultName = session.defaultDecisionFeature;
+    std::string problem;
+    if (!session.policy && session.resolvePolicy)
+      session.policy = session.resolvePolicy(problem);
+    Expected<FeatureLayout> layout =
+        session.policy ? FeatureLayout::bind(header_, *session.policy, defaultName)
+                       : Expected<FeatureLayout>(makeError(problem));
     if (!layout) {
       session.mismatch = layout.error().message;
+      if (session.onProblem)
+        session.onProblem(*session.mismatch);
     } else {
       layout_ = layout.take();
       inputs_.resize(layout_->policyWidth);
@@ -120,30 +163,8 @@ public:
       std::memcpy(observation() + layout_offset(static_cast<size_t>(defaultIndex_)), &unknown,
                   sizeof unknown);
     }
-    if (session.recordTrajectory) {
-      session.trajectory.emplace();
-      session.trajectory->featureSpecs = header_.features;
-      session.trajectory->width = layout_ ? layout_->recordWidth : 0;
-    }
   }
 
-  bool needsDefaultDecision() const { return needsDefault_; }
-
-  // The callee of the decision about to be asked (for callee consistency).
-  void setCallee(llvm::StringRef name, bool discardable) {
-    callee_ = name;
-    calleeDiscardable_ = discardable;
-  }
-
-  void setDefaultDecision(bool inline_) {
-    if (defaultIndex_ < 0)
-      return;
-    int64_t value = inline_ ? 1 : 0;
-    std::memcpy(observation() + layout_offset(static_cast<size_t>(defaultIndex_)), &value,
-                sizeof value);
-  }
-
-private:
   std::byte* observation() { return reinterpret_cast<std::byte*>(storage_.data()); }
   size_t layout_offset(size_t feature) const {
     size_t offset = 0;
@@ -190,6 +211,7 @@ private:
   policies::ChannelHeader header_;
   std::vector<uint64_t> storage_;
   int defaultIndex_ = -1;
+  bool bound_ = false;
   bool needsDefault_ = true;
   std::optional<FeatureLayout> layout_;
   std::vector<double> inputs_;

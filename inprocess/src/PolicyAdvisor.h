@@ -30,6 +30,13 @@ namespace mlgo::inprocess {
 // keeps a reference: the session must outlive it.
 struct AdvisorSession {
   const policies::Policy* policy = nullptr;
+  // Without `policy`: called at the module's first decision for it (the
+  // plugin parses the policy file only when a compile has a decision to make:
+  // most of a build's configure probes have none). Null, or a policy that
+  // does not fit, sets `mismatch` and calls `onProblem` with it; the advisor
+  // then answers with the heuristic's decisions.
+  std::function<const policies::Policy*(std::string& problem)> resolvePolicy;
+  std::function<void(const std::string& problem)> onProblem;
   policies::DecisionMode mode = policies::DecisionMode::Deterministic;
   RandomStream rng{0};
   // The feature carrying the heuristic's own decision ("" if none is wanted).

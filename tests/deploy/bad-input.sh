@@ -67,6 +67,30 @@ else
   echo "FAIL fallback: $(cat fallback.log)"
   failures=$((failures + 1))
 fi
+# The policy is parsed at a compile's first inlining decision: a file with
+# no call to a defined function (a configure probe) compiles as -Oz with an
+# unreadable policy, and every compile with a decision still fails on it.
+# (The file must say its kind: one that does not is read at once, as above.)
+printf 'int main(void) { return 0; }\n' >probe.c
+echo '{"format":"mlgo-es-policy","version":3,"kind":"mlp","inputs":[' >broken-mlp.json
+"$clang" -Oz -c probe.c -o probe-plain.o
+if MLGO_POLICY="$scratch/broken-mlp.json" "$cc" -Oz -c probe.c -o probe.o 2>probe.log &&
+  cmp -s probe-plain.o probe.o; then
+  echo "ok   a compile without decisions does not parse the policy"
+else
+  echo "FAIL a compile without decisions: $(cat probe.log)"
+  failures=$((failures + 1))
+fi
+expect_failure "unreadable policy, read at the first decision" "broken-mlp.json: invalid JSON" \
+  env MLGO_POLICY="$scratch/broken-mlp.json" "$cc" -Oz -c t.c -o t.o
+# Only an inliner policy waits: a pipeline policy given as MLGO_POLICY is read
+# when the pipeline is built (its passes would otherwise be dropped), so its
+# errors show even without decisions.
+printf '{"format":"mlgo-es-policy","version":3,"kind":"pipeline","pipeline":{"skip":["NoSuchPass"]}}\n' \
+  >bad-pipeline.json
+expect_failure "pipeline policy as MLGO_POLICY, no decisions" "bad-pipeline.json" \
+  env MLGO_POLICY="$scratch/bad-pipeline.json" "$cc" -Oz -c probe.c -o probe.o
+
 # A policy beside the build: mlgo-policy.json in a parent directory.
 if (cd project/sub && "$cc" -Oz -c ../../t.c -o ../../found.o) && cmp -s plain.o found.o; then
   echo "ok   mlgo-policy.json found in a parent directory"

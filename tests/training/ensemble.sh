@@ -66,11 +66,14 @@ print("ensemble of two: the mean of their logits on 20 random inputs")
 PY
 
 "$PY" - "$out/p2.json" "$out/other.json" <<'PY'
-import json, sys
+import base64, json, struct, sys
 p = json.load(open(sys.argv[1]))
 name = sorted(p["vocabulary"])[0]
-entry = p["vocabulary"][name]  # version 2: {"values": distinct, "counts": …}
-entry["values"] = [v + 1 for v in entry["values"]]
+# {"values": distinct values (version 3: float64-le in base64), "counts": …}
+entry = p["vocabulary"][name]
+raw = base64.b64decode(entry["values"])
+values = struct.unpack("<%dd" % (len(raw) // 8), raw)
+entry["values"] = base64.b64encode(struct.pack("<%dd" % len(values), *[v + 1 for v in values])).decode()
 json.dump(p, open(sys.argv[2], "w"))
 PY
 if "$eval_tool" ensemble "$out/p1.json" "$out/other.json" -o "$out/bad.json" 2>"$out/bad.log"; then

@@ -73,6 +73,7 @@ programScorer(const training::CorpusOptions& data, const EvaluatorArgs& evaluato
   deploy::RunCostOptions options = runCostLocations();
   options.optLevel = task->baselineName.substr(1); // "-O2" → "O2"
   options.workload = data.programWorkload;
+  options.verifyBuilds = data.verifyProgramBuilds;
   options.wallRuns = 0; // training trusts the counts alone
   std::filesystem::path candidates = runFile;
   candidates += ".candidates";

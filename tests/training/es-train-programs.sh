@@ -46,6 +46,10 @@ expect_error "a module measure" "are judged by their run cost" --measure text-si
   --initial-policy "$src/configs/policies/eviction-o2.json"
 expect_error "a corpus too" "a corpus or on programs, not both" --corpus "$out" \
   --initial-policy "$src/configs/policies/eviction-o2.json"
+"$es" --corpus "$corpora/zlib-O2/corpus" --task regalloc-eviction --verify-program-builds \
+  -o "$out/bad.h5" --overwrite >"$out/bad.log" 2>&1 && fail "--verify-program-builds without programs: accepted"
+grep -q "verifyProgramBuilds: only with programs" "$out/bad.log" ||
+  { cat "$out/bad.log"; fail "--verify-program-builds without programs: not named"; }
 
 # The priority task trains on run cost the same way (its policies deployed
 # through mlgo-cc --mlgo-priority-policy): a random 8-unit start from one
@@ -55,8 +59,20 @@ expect_error "a corpus too" "a corpus or on programs, not both" --corpus "$out" 
   --steps 1 --directions 1 --modules-per-step 2 --hidden 8 --vocabulary-quantiles 20 \
   --residual-margin 0 --seed 3 -j 1 -o "$out/priority-start.h5" >"$out/priority-start.log" 2>&1 ||
   { cat "$out/priority-start.log"; fail "es-train --task regalloc-priority on the corpus failed"; }
+# --verify-program-builds checks the run-cost build cache: a cached plain
+# build whose program no longer matches its sources is found (here one the
+# test alters), and the build made again replaces it.
+plain_program=$(ls "$out/run-cost/builds"/zlib-O2-plain-*/build/bench-* | head -n 1)
+printf 'stale' >>"$plain_program"
+if "$es" --task regalloc-priority --programs zlib --program-workload tiny --steps 1 --directions 1 \
+  --sigma 0.5 --initial-policy "$out/priority-start.json" -o "$out/stale.h5" --verify-program-builds \
+  >"$out/stale.log" 2>&1; then
+  fail "--verify-program-builds accepted a stale cached build"
+fi
+grep -q "differs from the same build made again" "$out/stale.log" ||
+  { cat "$out/stale.log"; fail "--verify-program-builds: not the stale-build message"; }
 "$es" --task regalloc-priority --programs zlib --program-workload tiny --steps 1 --directions 1 \
-  --sigma 0.5 --initial-policy "$out/priority-start.json" -o "$out/priority.h5" \
+  --sigma 0.5 --initial-policy "$out/priority-start.json" -o "$out/priority.h5" --verify-program-builds \
   >"$out/priority.log" 2>&1 || { cat "$out/priority.log"; fail "es-train --programs for priorities failed"; }
 grep -q "^step 1/1 .* failed 0" "$out/priority.log" || fail "the priority step failed jobs"
 echo "PASS"

@@ -30,6 +30,8 @@ Status CorpusOptions::validate() const {
                      "(validationPrograms), not a corpus");
   if (!validationPrograms.empty() && !trainsOnPrograms())
     return makeError("validationPrograms: only with programs to train on");
+  if (verifyProgramBuilds && !trainsOnPrograms())
+    return makeError("verifyProgramBuilds: only with programs to train on");
   if (programWorkload != "full" && programWorkload != "tiny")
     return makeError("programWorkload: full or tiny, got '" + programWorkload + "'");
   if (validationInterval < 1)
@@ -113,6 +115,11 @@ OptionSchema<CorpusOptions> CorpusOptions::schema(const StepNames& names) {
   s.value(
       "program-workload", "The programs' workload: full | tiny (tests)",
       [](auto& o) -> auto& { return o.programWorkload; });
+  s.flag(
+      "verify-program-builds",
+      "With --programs: every build the run-cost cache would serve is made again and must "
+      "give the same programs byte for byte (as mlgo-eval run-cost --verify-builds; slow)",
+      [](auto& o) -> auto& { return o.verifyProgramBuilds; });
   return s;
 }
 

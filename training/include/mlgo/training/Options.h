@@ -61,11 +61,17 @@ struct CorpusOptions {
   std::vector<std::string> validationPrograms;
   // The programs' workload: "full" (the measured one) or "tiny" (tests).
   std::string programWorkload = "full";
+  // Check the run-cost build cache the programs share with mlgo-eval
+  // run-cost: a build it would serve is made again from scratch and its
+  // programs must be the cached ones byte for byte (--verify-builds there;
+  // slow: every cached build twice).
+  bool verifyProgramBuilds = false;
 
   bool trainsOnPrograms() const { return !programs.empty(); }
   Status validate() const;
   // --corpus, --validation-corpus, --validation-interval, the modules flag,
-  // --module-sampling, --programs, --validation-programs, --program-workload.
+  // --module-sampling, --programs, --validation-programs, --program-workload,
+  // --verify-program-builds.
   static OptionSchema<CorpusOptions> schema(const StepNames& names);
 };
 

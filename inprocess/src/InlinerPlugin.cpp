@@ -310,8 +310,18 @@ std::string mismatchMessage(const std::string& source, const std::string& mismat
 // The advisor of a compile whose policy is parsed at its first decision
 // (loadsLazily): a policy that cannot be read or does not fit is reported
 // then, and the heuristic's decisions answer.
-llvm::InlineAdvisor* createLazyAdvisor(llvm::Module& module, const llvm::InlineParams& params) {
+// A session for one module's advisor, told which feature carries the
+// heuristic's decision.
+std::unique_ptr<AdvisorSession> newSession() {
+  static const std::string defaultFeature =
+      mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
   auto session = std::make_unique<AdvisorSession>();
+  session->defaultDecisionFeature = defaultFeature;
+  return session;
+}
+
+llvm::InlineAdvisor* createLazyAdvisor(llvm::Module& module, const llvm::InlineParams& params) {
+  std::unique_ptr<AdvisorSession> session = newSession();
   session->resolvePolicy = [](std::string& problem) -> const policies::Policy* {
     const ProcessPolicy& loaded = processPolicy();
     if (!loaded.policy)
@@ -323,9 +333,6 @@ llvm::InlineAdvisor* createLazyAdvisor(llvm::Module& module, const llvm::InlineP
     reportProblem(module,
                   loaded.policy ? mismatchMessage("policy " + loaded.file, problem) : problem);
   };
-  static const std::string defaultFeature =
-      mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
-  session->defaultDecisionFeature = defaultFeature;
   return mlgo::inprocess::createPolicyAdvisor(module, *moduleAnalyses, params, std::move(session));
 }
 
@@ -351,11 +358,8 @@ llvm::InlineAdvisor* createAdvisor(llvm::Module& module, llvm::FunctionAnalysisM
     return refuse(module, functions, params, context,
                   "no module analyses registered on this thread (a pipeline not built by "
                   "this LLVM's PassBuilder?)");
-  auto session = std::make_unique<AdvisorSession>();
+  std::unique_ptr<AdvisorSession> session = newSession();
   session->policy = lookup.active ? lookup.policy.get() : inlinerOf(loaded);
-  static const std::string defaultFeature =
-      mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
-  session->defaultDecisionFeature = defaultFeature;
   AdvisorSession& advisorSession = *session;
   std::unique_ptr<llvm::InlineAdvisor> advisor(
       mlgo::inprocess::createPolicyAdvisor(module, *moduleAnalyses, params, std::move(session)));

@@ -1053,7 +1053,52 @@ struct SearchArgs {
   std::string startPolicy; // the decisions to start from, if not -Oz's
   bool calleeConsistent = false;
   bool timeReport = false;
+  std::string checkpoint;         // progress file: saved as it goes, resumed from if present
+  size_t checkpointModules = 256; // modules compiled between checkpoints within a round
   apps::EvaluatorArgs evaluator;
+};
+
+// A search's checkpoint file and, beside it (FILE.tried.h5), a copy of the
+// tried decisions it counts. Seconds spent and the tried trace's rows are
+// the caller's numbers in it.
+class SearchCheckpointFile {
+public:
+  explicit SearchCheckpointFile(std::string path) : path_(std::move(path)) {}
+  bool enabled() const { return !path_.empty(); }
+  std::filesystem::path triedCopy() const { return path_ + ".tried.h5"; }
+
+  // The saved progress, if the file exists; errors name the file.
+  Expected<std::optional<training::SearchProgress>> load() const {
+    if (!enabled() || !std::filesystem::exists(path_))
+      return std::optional<training::SearchProgress>();
+    Expected<std::string> text = readFileBytes(path_);
+    if (!text)
+      return text.error();
+    Expected<training::SearchProgress> progress = training::SearchProgress::parse(*text);
+    if (!progress)
+      return makeError(path_ + ": " + progress.error().message);
+    return std::optional<training::SearchProgress>(progress.take());
+  }
+  // The tried trace's copy first, then the progress that counts its rows:
+  // a kill between the two leaves a copy with more rows than counted.
+  Status save(training::SearchProgress progress, double seconds, double roundEnd,
+              training::TriedDecisionTrace* tried) const {
+    progress.extra["seconds"] = seconds;
+    progress.extra["round_end_seconds"] = roundEnd;
+    progress.extra["tried_rows"] = tried ? static_cast<double>(tried->rows()) : 0.0;
+    if (tried)
+      MLGO_TRY(tried->saveCopy(triedCopy()));
+    return writeFileAtomically(path_, progress.text());
+  }
+  // A finished search leaves no checkpoint behind.
+  void remove() const {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+    std::filesystem::remove(triedCopy(), ignored);
+  }
+
+private:
+  std::string path_;
 };
 
 // The search's totals in the task's measure, as measured in the search.
@@ -1146,10 +1191,50 @@ int runSearch(const SearchArgs& args) {
   // The flips so far are saved after every round: an interrupted search
   // leaves a usable policy.
   std::optional<Error> saveError;
-  double previousSeconds = 0;
+  double previousSeconds = 0, secondsBefore = 0; // secondsBefore: spent before a resume
+  auto elapsed = [&] {
+    return secondsBefore +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  // With --checkpoint, an interrupted search continues where it stopped.
+  const SearchCheckpointFile checkpoint(args.checkpoint);
+  Expected<std::optional<training::SearchProgress>> saved = checkpoint.load();
+  if (!saved)
+    return fail(makeError("--checkpoint " + saved.error().message));
+  if (*saved) {
+    const training::SearchProgress& progress = **saved;
+    auto extra = [&](const char* name) {
+      auto it = progress.extra.find(name);
+      return it == progress.extra.end() ? 0.0 : it->second;
+    };
+    secondsBefore = extra("seconds");
+    previousSeconds = extra("round_end_seconds");
+    if (triedTrace)
+      if (Status restored =
+              triedTrace->restore(checkpoint.triedCopy(), static_cast<size_t>(extra("tried_rows")));
+          !restored)
+        return fail(makeError("--checkpoint " + args.checkpoint + ": " + restored.error().message));
+    size_t into = 0;
+    for (const training::SearchProgress::Module& m : progress.modules)
+      into += m.rounds > progress.rounds;
+    std::fprintf(stderr,
+                 "resuming from %s: %zu rounds done, %zu modules into the next, %.0f s "
+                 "spent\n",
+                 args.checkpoint.c_str(), progress.rounds, into, secondsBefore);
+    search.resume = &progress;
+  }
+  if (checkpoint.enabled()) {
+    search.checkpointModules = args.checkpointModules;
+    search.onCheckpoint = [&](const training::SearchProgress& progress) {
+      if (Status written = checkpoint.save(progress, elapsed(), previousSeconds,
+                                           triedTrace ? &*triedTrace : nullptr);
+          !written)
+        saveError = makeError("--checkpoint: " + written.error().message);
+      return !saveError;
+    };
+  }
   search.onRound = [&](size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    double seconds = elapsed();
     // Rounds get shorter as modules run out of decisions: the last one is a
     // safe estimate of the next.
     const double lastRound = seconds - previousSeconds;
@@ -1190,11 +1275,11 @@ int runSearch(const SearchArgs& args) {
   if (triedTrace)
     if (Status closed = triedTrace->close(); !closed)
       return fail(makeError(args.tried + ": " + closed.error().message));
-  if (Status saved = policies::savePolicy(result->policy, args.output); !saved)
-    return fail(saved.error());
+  if (Status written = policies::savePolicy(result->policy, args.output); !written)
+    return fail(written.error());
+  checkpoint.remove();
   printSearchSummary(*result, (*evaluator)->task(), start != nullptr, args.output);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds = elapsed();
   size_t tried = 0;
   for (const training::ModuleSearch& m : result->modules)
     tried += m.tried;
@@ -1606,6 +1691,17 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       "discardable callee's first -Oz-inlined call flips all of that callee's -Oz-inlined "
       "calls in the module, a group no single flip reaches; the written policy is consistent "
       "(in-process backend only)");
+  searchCmd->add_option(
+      "--checkpoint", searchArgs.checkpoint,
+      "Save the search's progress to this file as it goes (with FILE.tried.h5, a copy of "
+      "--tried's rows) and, if it exists, continue from it: the same trials and flips as an "
+      "uninterrupted search; --max-seconds counts the time before the interruption. Removed "
+      "when the search ends");
+  searchCmd
+      ->add_option("--checkpoint-modules", searchArgs.checkpointModules,
+                   "With --checkpoint: modules compiled between two checkpoints within a round")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   searchCmd->add_flag("--time-report", searchArgs.timeReport,
                       "Print where the workers' compiles spent their time, by phase (full "
                       "compiles and forked trials apart)");

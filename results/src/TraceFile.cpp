@@ -285,6 +285,10 @@ Status TraceWriter::addModule(const TraceModule& row, const Trajectory* trajecto
   return Status::ok();
 }
 
+Status TraceWriter::flush() {
+  return file_.flush();
+}
+
 Status TraceWriter::close() {
   return file_.close();
 }

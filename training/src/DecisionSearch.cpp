@@ -4,8 +4,14 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/rl/MiniBatches.h"
+#include "mlgo/support/Files.h"
 #include "mlgo/support/Random.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -26,6 +32,11 @@ struct Frontier {
   bool active = false;
   size_t positions = 0;   // decisions of the -Oz trajectory
   uint64_t bestBytes = 0; // the code size of the best decisions (for tried traces)
+  size_t rounds = 0;      // rounds this module has done
+  // The states this module kept flipped, in order, and the last one's trial
+  // position: what a checkpoint needs to compile its trajectory again.
+  std::vector<uint64_t> toggled;
+  size_t lastPosition = 0;
 };
 
 constexpr uint64_t kOrderTag = 0x5ea7c40d;
@@ -145,6 +156,18 @@ struct Round {
   evaluators::TrialRequest request;
   std::vector<size_t> modules;
   std::vector<std::vector<Pending>> pending;
+
+  // Batches [from, from + count): modules are independent, so a round
+  // compiled in slices keeps the same flips.
+  Round slice(size_t from, size_t count) const {
+    const size_t to = std::min(modules.size(), from + count);
+    Round part;
+    part.request.showProgress = request.showProgress;
+    part.request.batches.assign(request.batches.begin() + from, request.batches.begin() + to);
+    part.modules.assign(modules.begin() + from, modules.begin() + to);
+    part.pending.assign(pending.begin() + from, pending.begin() + to);
+    return part;
+  }
 };
 
 // One search in progress: every module's frontier and the result so far.
@@ -157,14 +180,25 @@ public:
 
   // Compiles the start (-Oz or the start policy's flips) with trajectories.
   Status start();
-  // The next round's trials; empty when no module has decisions left.
-  Round plan();
+  // Continues from a checkpoint: every module's frontier as saved, its
+  // trajectory compiled again from its last kept flip (`compile`; a search
+  // that had stopped needs none).
+  Status restore(const SearchProgress& saved, bool compile);
+  // Round `round`'s trials (modules that have done it already are not in
+  // it); empty when no module has decisions left.
+  Round plan(size_t round);
   // Takes a round's results in the search's order: per module up to its
   // first kept flip (the rest were drawn from the trajectory before it).
   void take(const Round& round, const evaluators::TrialResults& trials);
   // The start with every state some module keeps flipped away from it
   // toggled once.
   policies::FlipSetPolicy merged() const;
+  SearchProgress progress(uint64_t fingerprint, bool stopped) const;
+  // Whether some module has done round `round` (a resumed round).
+  bool begun(size_t round) const {
+    return std::any_of(frontier_.begin(), frontier_.end(),
+                       [&](const Frontier& f) { return f.rounds >= round; });
+  }
 
   DecisionSearchResult& result() { return *result_; }
 
@@ -232,14 +266,14 @@ Status GreedySearch::start() {
   return Status::ok();
 }
 
-Round GreedySearch::plan() {
+Round GreedySearch::plan(size_t roundNumber) {
   // With incremental trials one compile answers several decisions of a
   // module; the results are the same as one at a time.
   const size_t perRound = scorer_.incrementalTrials() ? options_.trialsPerRound : 1;
   Round round;
   for (size_t m = 0; m < modules_.size(); ++m) {
     Frontier& f = frontier_[m];
-    if (!f.active)
+    if (!f.active || f.rounds >= roundNumber)
       continue;
     std::vector<Pending> next = nextDecisions(f, options_, perRound);
     if (next.empty()) {
@@ -278,6 +312,7 @@ void GreedySearch::take(const Round& round, const evaluators::TrialResults& tria
     const size_t m = round.modules[b];
     Frontier& f = frontier_[m];
     ModuleSearch& r = result.modules[m];
+    ++f.rounds;
     for (size_t t = 0; t < round.pending[b].size(); ++t) {
       const evaluators::JobResult& job = trials.jobs[b][t];
       ++r.tried;
@@ -291,6 +326,8 @@ void GreedySearch::take(const Round& round, const evaluators::TrialResults& tria
       const uint64_t state = round.request.batches[b].trials[t].state;
       f.base->toggle(state);
       keptBy_[state] += f.base->flips(state) != start_->flips(state) ? 1 : -1;
+      f.toggled.push_back(state);
+      f.lastPosition = round.request.batches[b].trials[t].position;
       r.best = job.measured.value_or(0);
       f.bestBytes = job.sizeBytes;
       ++r.kept;
@@ -309,7 +346,272 @@ policies::FlipSetPolicy GreedySearch::merged() const {
   return policy;
 }
 
+SearchProgress GreedySearch::progress(uint64_t fingerprint, bool stopped) const {
+  const DecisionSearchResult& result = *result_;
+  SearchProgress saved;
+  saved.fingerprint = fingerprint;
+  saved.stopped = stopped;
+  saved.rounds = result.rounds;
+  saved.compilations = result.compilations;
+  saved.incremental = result.incremental;
+  saved.verified = result.verified;
+  saved.fullCompiles = result.fullCompiles;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    const Frontier& f = frontier_[m];
+    const ModuleSearch& r = result.modules[m];
+    saved.modules.push_back({f.rounds, f.next, f.active, r.tried, r.start, r.best, f.bestBytes,
+                             f.toggled, f.lastPosition});
+  }
+  return saved;
+}
+
+Status GreedySearch::restore(const SearchProgress& saved, bool compile) {
+  DecisionSearchResult& result = *result_;
+  if (saved.modules.size() != modules_.size())
+    return makeError("the checkpoint has " + std::to_string(saved.modules.size()) +
+                     " modules, the search " + std::to_string(modules_.size()));
+  // Each restored module compiles its base before its last kept flip with
+  // that flip as a trial: the compile whose trajectory it continued from.
+  std::vector<policies::FlipSetPolicy> bases;
+  bases.reserve(modules_.size()); // batches point into it
+  Round again;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    const SearchProgress::Module& s = saved.modules[m];
+    Frontier& f = frontier_[m];
+    ModuleSearch& r = result.modules[m];
+    if (s.start != r.start)
+      return makeError("module " + modules_[m]->name +
+                       " does not start where it did when the checkpoint was saved (the "
+                       "compiler, the corpus or the start policy changed)");
+    f.rounds = s.rounds;
+    f.next = s.next;
+    f.active = s.active;
+    f.bestBytes = s.bestBytes;
+    f.toggled = s.toggled;
+    f.lastPosition = s.lastPosition;
+    r.tried = s.tried;
+    r.kept = s.toggled.size();
+    r.best = s.best;
+    if (s.toggled.empty())
+      continue;
+    if (!f.base)
+      return makeError("module " + modules_[m]->name +
+                       " kept flips in the checkpoint but has no trajectory now");
+    for (uint64_t state : s.toggled) {
+      f.base->toggle(state);
+      keptBy_[state] += f.base->flips(state) != start_->flips(state) ? 1 : -1;
+    }
+    if (!compile)
+      continue;
+    bases.push_back(*f.base);
+    bases.back().toggle(s.toggled.back());
+    evaluators::TrialBatch& batch = again.request.batches.emplace_back();
+    batch.module = modules_[m];
+    batch.base = &bases.back();
+    batch.trials.push_back({s.lastPosition, s.toggled.back()});
+    again.modules.push_back(m);
+  }
+  result.rounds = saved.rounds;
+  result.compilations = saved.compilations;
+  result.incremental = saved.incremental;
+  result.verified = saved.verified;
+  result.fullCompiles = saved.fullCompiles;
+  result.policy = merged();
+  if (again.modules.empty())
+    return Status::ok();
+  again.request.showProgress = options_.showProgress;
+  evaluators::TrialResults trials = scorer_.evaluateTrials(again.request);
+  if (trials.problem)
+    return *trials.problem;
+  result.compilations += trials.trials;
+  for (size_t b = 0; b < again.modules.size(); ++b) {
+    const size_t m = again.modules[b];
+    const evaluators::JobResult& job = trials.jobs[b][0];
+    if (!job.ok() || !job.trajectory || job.measured != result.modules[m].best ||
+        job.sizeBytes != frontier_[m].bestBytes)
+      return makeError("module " + modules_[m]->name +
+                       " does not compile with its kept flips to what it measured when the "
+                       "checkpoint was saved (the compiler or the corpus changed)");
+    frontier_[m].trajectory = *job.trajectory;
+  }
+  return Status::ok();
+}
+
 } // namespace
+
+namespace {
+
+constexpr std::string_view kProgressHeader = "mlgo-search-progress 1";
+
+// Doubles in hexadecimal ("%a") read back to the same bits.
+std::string exactReal(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%a", value);
+  return text;
+}
+std::string optionalReal(const std::optional<double>& value) {
+  return value ? exactReal(*value) : "-";
+}
+
+// Reads the whitespace-separated fields of one line.
+class Fields {
+public:
+  explicit Fields(std::string_view line) : in_(std::string(line)) {}
+  bool word(std::string& out) { return static_cast<bool>(in_ >> out); }
+  template <class T> bool integer(T& out) {
+    std::string text;
+    if (!word(text))
+      return false;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  }
+  bool real(double& out) {
+    std::string text;
+    if (!word(text))
+      return false;
+    char* end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && !text.empty();
+  }
+  bool optionalReal(std::optional<double>& out) {
+    std::string text;
+    if (!(in_ >> std::ws) || in_.peek() == '-') {
+      in_ >> text;
+      out.reset();
+      return text == "-";
+    }
+    double value = 0;
+    if (!real(value))
+      return false;
+    out = value;
+    return true;
+  }
+  std::string rest() {
+    std::string text;
+    std::getline(in_ >> std::ws, text);
+    return text;
+  }
+  bool done() { return !(in_ >> std::ws).good() || in_.peek() == EOF; }
+
+private:
+  std::istringstream in_;
+};
+
+} // namespace
+
+std::string SearchProgress::text() const {
+  std::string out = std::string(kProgressHeader) + "\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "fingerprint %016llx\nstopped %d\nrounds %zu\n",
+                static_cast<unsigned long long>(fingerprint), stopped ? 1 : 0, rounds);
+  out += line;
+  std::snprintf(line, sizeof line, "counts %zu %zu %zu\n", compilations, incremental, verified);
+  out += line;
+  for (const auto& [why, count] : fullCompiles)
+    out += "full " + std::to_string(count) + " " + why + "\n";
+  for (const auto& [name, value] : extra)
+    out += "extra " + name + " " + exactReal(value) + "\n";
+  for (const Module& m : modules) {
+    out += "module " + std::to_string(m.rounds) + " " + std::to_string(m.next) + " " +
+           (m.active ? "1 " : "0 ") + std::to_string(m.tried) + " " + optionalReal(m.start) + " " +
+           optionalReal(m.best) + " " + std::to_string(m.bestBytes) + " " +
+           std::to_string(m.lastPosition) + " " + std::to_string(m.toggled.size());
+    for (uint64_t state : m.toggled)
+      out += " " + std::to_string(state);
+    out += "\n";
+  }
+  return out + "end\n";
+}
+
+Expected<SearchProgress> SearchProgress::parse(std::string_view text) {
+  SearchProgress progress;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  size_t number = 0;
+  auto bad = [&](std::string_view what) {
+    return makeError("line " + std::to_string(number) + ": " + std::string(what));
+  };
+  if (!std::getline(lines, line) || line != kProgressHeader)
+    return makeError("not a decision search checkpoint (no \"" + std::string(kProgressHeader) +
+                     "\" line)");
+  number = 1;
+  bool ended = false;
+  while (std::getline(lines, line)) {
+    ++number;
+    Fields fields(line);
+    std::string key;
+    if (!fields.word(key))
+      return bad("empty");
+    bool ok = true;
+    if (key == "fingerprint") {
+      std::string hex;
+      ok = fields.word(hex) && hex.size() == 16;
+      if (ok) {
+        auto [end, ec] =
+            std::from_chars(hex.data(), hex.data() + hex.size(), progress.fingerprint, 16);
+        ok = ec == std::errc() && end == hex.data() + hex.size();
+      }
+    } else if (key == "stopped") {
+      int flag = 0;
+      ok = fields.integer(flag) && (flag == 0 || flag == 1);
+      progress.stopped = flag == 1;
+    } else if (key == "rounds") {
+      ok = fields.integer(progress.rounds);
+    } else if (key == "counts") {
+      ok = fields.integer(progress.compilations) && fields.integer(progress.incremental) &&
+           fields.integer(progress.verified);
+    } else if (key == "full") {
+      size_t count = 0;
+      ok = fields.integer(count);
+      const std::string why = fields.rest();
+      ok = ok && !why.empty();
+      progress.fullCompiles[why] = count;
+    } else if (key == "extra") {
+      std::string name;
+      double value = 0;
+      ok = fields.word(name) && fields.real(value);
+      progress.extra[name] = value;
+    } else if (key == "module") {
+      Module& m = progress.modules.emplace_back();
+      int active = 0;
+      size_t toggles = 0;
+      ok = fields.integer(m.rounds) && fields.integer(m.next) && fields.integer(active) &&
+           fields.integer(m.tried) && fields.optionalReal(m.start) && fields.optionalReal(m.best) &&
+           fields.integer(m.bestBytes) && fields.integer(m.lastPosition) &&
+           fields.integer(toggles) && toggles < (1u << 24);
+      m.active = active == 1;
+      for (size_t i = 0; ok && i < toggles; ++i)
+        ok = fields.integer(m.toggled.emplace_back());
+    } else if (key == "end") {
+      ended = true;
+    } else {
+      return bad("unknown field \"" + key + "\"");
+    }
+    if (!ok || !fields.done())
+      return bad("malformed \"" + key + "\" line");
+  }
+  // Written in one piece (atomically): a missing end means a damaged file.
+  if (!ended)
+    return makeError("truncated (no \"end\" line)");
+  return progress;
+}
+
+uint64_t searchFingerprint(const evaluators::Scorer& scorer,
+                           std::span<const corpus::ModuleSpec* const> modules,
+                           const DecisionSearchOptions& options) {
+  // Trials per round change which trials are drawn only through rounds, but
+  // a checkpoint's rounds count them.
+  const size_t perRound = scorer.incrementalTrials() ? options.trialsPerRound : 1;
+  std::string key = "decision-search 1\n" + scorer.compilerIdentity() + "\n" + scorer.task().name +
+                    "\n" + std::to_string(options.maxDecisions) + " " +
+                    std::to_string(static_cast<int>(options.order)) + " " +
+                    std::to_string(options.seed) + " " + std::to_string(perRound) + " " +
+                    std::to_string(options.calleeConsistent) + " " +
+                    std::to_string(options.start != nullptr) + "\n";
+  for (const corpus::ModuleSpec* module : modules)
+    key += module->name + "\n";
+  return hashBytes(key);
+}
 
 Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
                                                std::span<const corpus::ModuleSpec* const> modules,
@@ -322,19 +624,44 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
     return makeError("decision search: the task " + task.name +
                      " has no binary decision with the compiler's own on its channel (the "
                      "search flips one decision at a time)");
+  const uint64_t fingerprint = searchFingerprint(scorer, modules, options);
   GreedySearch search(scorer, modules, options);
   MLGO_TRY(search.start());
-  for (size_t round = 1;; ++round) {
-    Round next = search.plan();
-    if (next.request.batches.empty())
+  size_t round = 1;
+  if (const SearchProgress* saved = options.resume) {
+    if (saved->fingerprint != fingerprint)
+      return makeError("decision search: the checkpoint is of another search (other modules, "
+                       "compiler or options)");
+    if (Status restored = search.restore(*saved, !saved->stopped); !restored)
+      return makeError("decision search: checkpoint: " + restored.error().message);
+    if (saved->stopped)
+      return std::move(search.result());
+    round = saved->rounds + 1;
+  }
+  auto checkpoint = [&](bool stopped) {
+    return !options.onCheckpoint || options.onCheckpoint(search.progress(fingerprint, stopped));
+  };
+  for (;; ++round) {
+    Round next = search.plan(round);
+    // A resumed round may have nothing left but its end (onRound).
+    if (next.request.batches.empty() && !search.begun(round))
       break;
     next.request.showProgress = options.showProgress;
-    evaluators::TrialResults trials = scorer.evaluateTrials(next.request);
-    if (trials.problem)
-      return makeError("decision search: " + trials.problem->message);
-    search.take(next, trials);
+    const size_t chunk =
+        options.checkpointModules ? options.checkpointModules : next.modules.size();
+    for (size_t from = 0; from < next.modules.size(); from += chunk) {
+      Round part = next.slice(from, chunk);
+      evaluators::TrialResults trials = scorer.evaluateTrials(part.request);
+      if (trials.problem)
+        return makeError("decision search: " + trials.problem->message);
+      search.take(part, trials);
+      if (from + chunk < next.modules.size() && !checkpoint(false))
+        return std::move(search.result());
+    }
     search.result().rounds = round;
-    if (options.onRound && !options.onRound(round, options.maxDecisions, search.result().policy))
+    const bool more =
+        !options.onRound || options.onRound(round, options.maxDecisions, search.result().policy);
+    if (!checkpoint(!more) || !more)
       break;
   }
   return std::move(search.result());
@@ -364,6 +691,57 @@ Status TriedDecisionTrace::add(const TriedDecision& tried, const std::string& mo
   if (Status added = writer_->addModule(module, &one); !added)
     return added;
   ++rows_;
+  return Status::ok();
+}
+
+Status TriedDecisionTrace::saveCopy(const std::filesystem::path& copy) {
+  std::error_code error;
+  if (!writer_) {
+    std::filesystem::remove(copy, error);
+    return Status::ok();
+  }
+  if (Status flushed = writer_->flush(); !flushed)
+    return flushed;
+  const std::filesystem::path partial = copy.string() + ".partial";
+  std::filesystem::copy_file(path_, partial, std::filesystem::copy_options::overwrite_existing,
+                             error);
+  if (!error)
+    std::filesystem::rename(partial, copy, error);
+  if (error)
+    return makeError(copy.string() + ": cannot copy the tried decisions: " + error.message());
+  return Status::ok();
+}
+
+Status TriedDecisionTrace::restore(const std::filesystem::path& copy, size_t rows) {
+  if (rows == 0)
+    return Status::ok();
+  Expected<results::Trace> saved = results::readTrace(copy);
+  if (!saved)
+    return saved.error();
+  if (saved->modules.size() < rows)
+    return makeError(copy.string() + ": " + std::to_string(saved->modules.size()) +
+                     " tried decisions, the checkpoint counts " + std::to_string(rows));
+  Expected<results::TraceWriter> writer =
+      results::TraceWriter::create(path_, saved->featureSpecs, attributes_);
+  if (!writer)
+    return writer.error();
+  writer_.emplace(writer.take());
+  policies::Trajectory one;
+  one.featureSpecs = saved->featureSpecs;
+  one.width = saved->width;
+  for (size_t r = 0; r < rows; ++r) {
+    const results::TraceModule& row = saved->modules[r];
+    const size_t first = row.firstDecision, count = row.decisionCount;
+    one.observations.assign(saved->row(first), saved->row(first + count));
+    one.defaultDecisions.assign(saved->defaultDecisions.begin() + first,
+                                saved->defaultDecisions.begin() + first + count);
+    one.actions.assign(saved->actions.begin() + first, saved->actions.begin() + first + count);
+    one.logProbabilities.assign(saved->logProbabilities.begin() + first,
+                                saved->logProbabilities.begin() + first + count);
+    if (Status added = writer_->addModule(row, &one); !added)
+      return added;
+  }
+  rows_ = rows;
   return Status::ok();
 }
 

@@ -82,6 +82,9 @@ public:
   uint64_t decisionCount() const { return decisions_; }
   const std::vector<policies::TensorSpec>& featureSpecs() const { return featureSpecs_; }
 
+  // Writes everything added so far to disk; the writer stays open (a copy
+  // of the file then is a complete trace).
+  Status flush();
   // Flushes and closes the file. Destroying an unclosed writer closes it too,
   // but loses any error.
   Status close();

@@ -62,6 +62,39 @@ enum class SearchOrder {
 // so the order is a function of the trajectory alone.
 std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policies::Policy* guide);
 
+// A search's progress at a checkpoint: with the same modules, options and
+// scorer, enough to continue it exactly where it stopped (the same trials,
+// the same flips kept, onTried called with the same rows in the same order).
+// Within a round modules are searched in chunks (checkpointModules), so a
+// search killed mid-round loses at most one chunk. A module's kept flips are
+// its toggled states in the order kept; its trajectory is compiled again on
+// resume from the last one (a trial of its decisions before it), and must
+// measure what it measured when saved.
+struct SearchProgress {
+  struct Module {
+    size_t rounds = 0; // rounds this module has done
+    size_t next = 0;   // Frontier::next
+    bool active = false;
+    size_t tried = 0;
+    std::optional<double> start, best;
+    uint64_t bestBytes = 0;
+    std::vector<uint64_t> toggled; // states, in the order the module kept them
+    size_t lastPosition = 0;       // the last kept flip's trial position
+  };
+  uint64_t fingerprint = 0; // searchFingerprint of the search it belongs to
+  bool stopped = false;     // onRound ended the search: nothing is left to do
+  size_t rounds = 0;        // complete rounds
+  std::vector<Module> modules;
+  size_t compilations = 0, incremental = 0, verified = 0;
+  std::map<std::string, size_t> fullCompiles;
+  // The caller's own numbers (e.g. seconds spent, rows of a tried trace).
+  std::map<std::string, double> extra;
+
+  // A line-based text, exact for every number (doubles in hexadecimal).
+  std::string text() const;
+  static Expected<SearchProgress> parse(std::string_view text);
+};
+
 struct DecisionSearchOptions {
   // Decisions tried per module: one round each. Modules with fewer decisions
   // finish early. 0: none (the result is the start's).
@@ -99,9 +132,25 @@ struct DecisionSearchOptions {
   // e.g. to save them; false stops the search after that round (its result
   // is kept).
   std::function<bool(size_t, size_t, const policies::FlipSetPolicy&)> onRound;
+  // Checkpoints: within a round, modules are compiled this many at a time
+  // (0: the whole round at once) and onCheckpoint is called after each
+  // chunk and after each round's onRound with the progress so far (false
+  // stops the search). The same search either way, only chunked.
+  size_t checkpointModules = 0;
+  std::function<bool(const SearchProgress&)> onCheckpoint;
+  // Continue from a checkpoint of this search (its fingerprint must match).
+  const SearchProgress* resume = nullptr;
 
   Status validate() const;
 };
+
+// What a checkpoint must match to continue a search: the modules' names,
+// the scorer's compiler and task, and every option that changes what is
+// tried (maxDecisions, order, seed, trialsPerRound when trials are
+// incremental, calleeConsistent; a start policy is checked by its measures).
+uint64_t searchFingerprint(const evaluators::Scorer& scorer,
+                           std::span<const corpus::ModuleSpec* const> modules,
+                           const DecisionSearchOptions& options);
 
 // A module's search, in the task's measure (.text bytes for the inliner).
 struct ModuleSearch {
@@ -153,6 +202,11 @@ public:
   Status add(const TriedDecision& tried, const std::string& moduleName);
   Status close();
   size_t rows() const { return rows_; }
+  // Checkpoints: the rows so far copied to `copy` (flushed first, written
+  // beside it and renamed, so a kill never leaves half a copy), and a new
+  // trace started from the first `rows` rows of such a copy.
+  Status saveCopy(const std::filesystem::path& copy);
+  Status restore(const std::filesystem::path& copy, size_t rows);
 
 private:
   std::filesystem::path path_;

@@ -383,6 +383,8 @@ std::optional<std::string> replayDifference(const JobResult& replayed, const Job
       return "log-probability of decision " + std::to_string(d);
   if (r.width && (r.observations != c.observations || r.defaultDecisions != c.defaultDecisions))
     return std::string("other features or default decisions");
+  if (r.followsCommitment != c.followsCommitment)
+    return std::string("other calls answered by a callee's commitment");
   return std::nullopt;
 }
 

@@ -255,6 +255,7 @@ void writeTrajectory(Writer& w, const policies::Trajectory& t) {
   w.array(t.defaultDecisions);
   w.array(t.actions);
   w.array(t.logProbabilities);
+  w.array(t.followsCommitment);
 }
 
 policies::Trajectory readTrajectory(Reader& r, size_t payloadBytes) {
@@ -267,6 +268,7 @@ policies::Trajectory readTrajectory(Reader& r, size_t payloadBytes) {
   t.defaultDecisions = r.array<int64_t>();
   t.actions = r.array<int64_t>();
   t.logProbabilities = r.array<double>();
+  t.followsCommitment = r.array<uint8_t>();
   return t;
 }
 

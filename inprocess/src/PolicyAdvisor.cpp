@@ -188,19 +188,24 @@ private:
     // so that a forked trial and its full compile commit alike.
     if (session_.invert && session_.invert(session_.decisions, inputs_))
       decision.advice = 1 - decision.advice;
+    bool follows = false;
     if (commitments_ && defaultIndex_ >= 0) {
       int64_t heuristic = 0;
       std::memcpy(&heuristic, observation() + layout_offset(static_cast<size_t>(defaultIndex_)),
                   sizeof heuristic);
-      decision.advice = commitments_->apply(std::string_view(callee_.data(), callee_.size()),
-                                            calleeDiscardable_, heuristic, decision.advice);
+      const std::string_view callee(callee_.data(), callee_.size());
+      follows = commitments_->follows(callee, calleeDiscardable_, heuristic);
+      decision.advice = commitments_->apply(callee, calleeDiscardable_, heuristic, decision.advice);
     }
     advice_ = decision.advice;
     session_.decisionsAfterInlinerDone |= session_.inlinerDone;
     ++session_.decisions;
     session_.adviceSequence.push_back(decision.advice);
-    if (session_.trajectory)
+    if (session_.trajectory) {
       layout_->record(header_, observation(), decision, *session_.trajectory);
+      if (commitments_)
+        session_.trajectory->followsCommitment.push_back(follows ? 1 : 0);
+    }
     return &advice_;
   }
 

@@ -60,7 +60,11 @@ std::vector<Pending> nextDecisions(const Frontier& f, const DecisionSearchOption
   const size_t end = std::min(f.positions, options.maxDecisions);
   for (size_t index = f.next; index < end && pending.size() < count; ++index) {
     const size_t position = f.order.empty() ? index : f.order[index];
-    if (position < f.trajectory.decisions())
+    // A call the callee-consistency rule answers from an earlier call's
+    // commitment changes nothing when flipped there: not tried. (Its state,
+    // if it also occurs elsewhere, is tried at that position.)
+    const std::vector<uint8_t>& follows = f.trajectory.followsCommitment;
+    if (position < f.trajectory.decisions() && !(position < follows.size() && follows[position]))
       pending.push_back({index, position});
   }
   return pending;

@@ -52,6 +52,11 @@ public:
   // indirect or unnamed callee, never committed), given the heuristic's own
   // decision there and the policy's advice.
   int64_t apply(std::string_view callee, bool discardable, int64_t heuristic, int64_t advice);
+  // Whether apply() would answer with an earlier site's commitment whatever
+  // the advice: a later site of a committed callee where the heuristic inlines.
+  bool follows(std::string_view callee, bool discardable, int64_t heuristic) const {
+    return heuristic == 1 && discardable && !callee.empty() && committed_.count(callee) > 0;
+  }
 
   size_t callees() const { return committed_.size(); }
   // Sites whose advice the rule changed.

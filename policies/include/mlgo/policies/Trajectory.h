@@ -21,6 +21,12 @@ struct Trajectory {
   std::vector<int64_t> defaultDecisions;
   std::vector<int64_t> actions;
   std::vector<double> logProbabilities;
+  // Under callee consistency (CalleeConsistent.h), 1 at the decisions the
+  // rule answered with an earlier call's commitment: a later call of a
+  // committed callee where the heuristic inlines, whose own answer changes
+  // nothing (the decision search does not try them). Empty when the policy
+  // has no such rule.
+  std::vector<uint8_t> followsCommitment;
 
   size_t decisions() const { return actions.size(); }
   const double* row(size_t decision) const { return observations.data() + decision * width; }

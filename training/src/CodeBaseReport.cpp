@@ -1,5 +1,7 @@
 #include "mlgo/training/CodeBaseReport.h"
 
+#include "TrainerSupport.h"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -233,13 +235,6 @@ namespace {
 
 constexpr std::string_view kValuesHeader = "# mlgo-eval report values v1";
 
-// A value printed so that reading it back gives the same double.
-std::string exact(double value) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-
 std::vector<std::string> splitTabs(const std::string& line) {
   std::vector<std::string> fields;
   std::istringstream in(line);
@@ -259,8 +254,9 @@ Status writeReportValues(std::span<const CodeBaseReport> reports,
   out << kValuesHeader << "\tmeasure=" << evaluators::measureName(measure)
       << "\tbaseline=" << baseline << "\n";
   for (const CodeBaseReport& r : reports)
-    out << r.name << "\t" << r.modules << "\t" << r.failed << "\t" << exact(r.baseline) << "\t"
-        << exact(r.policy) << "\t" << r.smaller << "\t" << r.larger << "\t" << r.same << "\n";
+    out << r.name << "\t" << r.modules << "\t" << r.failed << "\t"
+        << detail::exactDecimal(r.baseline) << "\t" << detail::exactDecimal(r.policy) << "\t"
+        << r.smaller << "\t" << r.larger << "\t" << r.same << "\n";
   std::ofstream file_(file);
   file_ << out.str();
   if (!file_.flush())

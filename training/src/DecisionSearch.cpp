@@ -1,6 +1,8 @@
 #include "mlgo/training/DecisionSearch.h"
 #include "mlgo/training/TraceRecording.h"
 
+#include "TrainerSupport.h"
+
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/rl/Decisions.h"
 #include "mlgo/rl/MiniBatches.h"
@@ -447,14 +449,8 @@ namespace {
 
 constexpr std::string_view kProgressHeader = "mlgo-search-progress 1";
 
-// Doubles in hexadecimal ("%a") read back to the same bits.
-std::string exactReal(double value) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%a", value);
-  return text;
-}
 std::string optionalReal(const std::optional<double>& value) {
-  return value ? exactReal(*value) : "-";
+  return value ? detail::exactDecimal(*value) : "-";
 }
 
 // Reads the whitespace-separated fields of one line.
@@ -514,7 +510,7 @@ std::string SearchProgress::text() const {
   for (const auto& [why, count] : fullCompiles)
     out += "full " + std::to_string(count) + " " + why + "\n";
   for (const auto& [name, value] : extra)
-    out += "extra " + name + " " + exactReal(value) + "\n";
+    out += "extra " + name + " " + detail::exactDecimal(value) + "\n";
   for (const Module& m : modules) {
     out += "module " + std::to_string(m.rounds) + " " + std::to_string(m.next) + " " +
            (m.active ? "1 " : "0 ") + std::to_string(m.tried) + " " + optionalReal(m.start) + " " +

@@ -2,11 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/OptionSchema.h"
 
 namespace mlgo::training::detail {
+
+std::string exactDecimal(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
 
 std::string policyJson(const policies::MlpPolicy& policy) {
   Expected<std::string> json = policies::policyToJson(policy);

@@ -27,6 +27,9 @@ inline double secondsBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+// A double as text that reads back (strtod) to the same value.
+std::string exactDecimal(double value);
+
 // The policy as JSON; parameters are finite by construction, so a failure is
 // a programmer error and gives "{}".
 std::string policyJson(const policies::MlpPolicy& policy);

@@ -90,7 +90,7 @@ struct SearchProgress {
   // The caller's own numbers (e.g. seconds spent, rows of a tried trace).
   std::map<std::string, double> extra;
 
-  // A line-based text, exact for every number (doubles in hexadecimal).
+  // A line-based text, exact for every number (doubles to 17 digits).
   std::string text() const;
   static Expected<SearchProgress> parse(std::string_view text);
 };

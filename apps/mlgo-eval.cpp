@@ -1101,6 +1101,108 @@ private:
   std::string path_;
 };
 
+// What a search keeps outside itself: its clock (with the time spent before
+// a resume), the flips saved after every round (an interrupted search
+// leaves a usable policy), --checkpoint's progress, and --max-seconds.
+class SearchBookkeeping {
+public:
+  SearchBookkeeping(const SearchArgs& args, training::TriedDecisionTrace* tried,
+                    const std::optional<Error>& triedError)
+      : args_(args), tried_(tried), triedError_(triedError), checkpoint_(args.checkpoint),
+        started_(std::chrono::steady_clock::now()) {}
+
+  // Continues from --checkpoint's file if there is one: the search's
+  // progress, the tried trace's rows and the time spent.
+  Status resume(training::DecisionSearchOptions& search) {
+    Expected<std::optional<training::SearchProgress>> loaded = checkpoint_.load();
+    if (!loaded)
+      return makeError("--checkpoint " + loaded.error().message);
+    if (!*loaded)
+      return Status::ok();
+    saved_ = std::move(**loaded);
+    auto extra = [&](const char* name) {
+      auto it = saved_->extra.find(name);
+      return it == saved_->extra.end() ? 0.0 : it->second;
+    };
+    secondsBefore_ = extra("seconds");
+    roundEnd_ = extra("round_end_seconds");
+    if (tried_)
+      if (Status restored =
+              tried_->restore(checkpoint_.triedCopy(), static_cast<size_t>(extra("tried_rows")));
+          !restored)
+        return makeError("--checkpoint " + args_.checkpoint + ": " + restored.error().message);
+    size_t into = 0;
+    for (const training::SearchProgress::Module& m : saved_->modules)
+      into += m.rounds > saved_->rounds;
+    std::fprintf(stderr,
+                 "resuming from %s: %zu rounds done, %zu modules into the next, %.0f s spent\n",
+                 args_.checkpoint.c_str(), saved_->rounds, into, secondsBefore_);
+    search.resume = &*saved_;
+    return Status::ok();
+  }
+
+  // The search's onCheckpoint (with --checkpoint) and onRound.
+  void install(training::DecisionSearchOptions& search) {
+    if (checkpoint_.enabled()) {
+      search.checkpointModules = args_.checkpointModules;
+      search.onCheckpoint = [this](const training::SearchProgress& progress) {
+        if (Status written = checkpoint_.save(progress, elapsed(), roundEnd_, tried_); !written)
+          error_ = makeError("--checkpoint: " + written.error().message);
+        return !error_;
+      };
+    }
+    search.onRound = [this](size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
+      return afterRound(round, rounds, flips);
+    };
+  }
+
+  double elapsed() const {
+    return secondsBefore_ +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  const std::optional<Error>& error() const { return error_; }
+  // A finished search leaves no checkpoint.
+  void finished() const { checkpoint_.remove(); }
+
+private:
+  bool afterRound(size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
+    const double seconds = elapsed();
+    // Rounds get shorter as modules run out of decisions: the last one is a
+    // safe estimate of the next.
+    const double lastRound = seconds - roundEnd_;
+    roundEnd_ = seconds;
+    std::fprintf(stderr, "round %zu/%zu  %zu flips kept  %.0f s\n", round, rounds,
+                 flips.flipSet().size(), seconds);
+    if (Status saved = policies::savePolicy(flips, args_.output); !saved)
+      error_ = saved.error();
+    if (triedError_)
+      error_ = triedError_;
+    const double budget = args_.maxSeconds;
+    if (budget > 0 && seconds >= budget) {
+      std::fprintf(stderr, "time budget of %.0f s reached\n", budget);
+      return false;
+    }
+    if (budget > 0 && seconds + lastRound > budget) {
+      std::fprintf(stderr,
+                   "time budget of %.0f s: another round (about %.0f s, as long as the last) "
+                   "would end past it\n",
+                   budget, lastRound);
+      return false;
+    }
+    return !error_;
+  }
+
+  const SearchArgs& args_;
+  training::TriedDecisionTrace* tried_;
+  const std::optional<Error>& triedError_;
+  SearchCheckpointFile checkpoint_;
+  std::chrono::steady_clock::time_point started_;
+  double secondsBefore_ = 0; // spent before a resume
+  double roundEnd_ = 0;      // elapsed() at the last round's end
+  std::optional<training::SearchProgress> saved_;
+  std::optional<Error> error_;
+};
+
 // The search's totals in the task's measure, as measured in the search.
 void printSearchSummary(const training::DecisionSearchResult& result,
                         const evaluators::CompilerTask& task, bool fromPolicy,
@@ -1187,77 +1289,10 @@ int runSearch(const SearchArgs& args) {
         triedError = makeError(args.tried + ": " + added.error().message);
     };
   }
-  auto started = std::chrono::steady_clock::now();
-  // The flips so far are saved after every round: an interrupted search
-  // leaves a usable policy.
-  std::optional<Error> saveError;
-  double previousSeconds = 0, secondsBefore = 0; // secondsBefore: spent before a resume
-  auto elapsed = [&] {
-    return secondsBefore +
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  };
-  // With --checkpoint, an interrupted search continues where it stopped.
-  const SearchCheckpointFile checkpoint(args.checkpoint);
-  Expected<std::optional<training::SearchProgress>> saved = checkpoint.load();
-  if (!saved)
-    return fail(makeError("--checkpoint " + saved.error().message));
-  if (*saved) {
-    const training::SearchProgress& progress = **saved;
-    auto extra = [&](const char* name) {
-      auto it = progress.extra.find(name);
-      return it == progress.extra.end() ? 0.0 : it->second;
-    };
-    secondsBefore = extra("seconds");
-    previousSeconds = extra("round_end_seconds");
-    if (triedTrace)
-      if (Status restored =
-              triedTrace->restore(checkpoint.triedCopy(), static_cast<size_t>(extra("tried_rows")));
-          !restored)
-        return fail(makeError("--checkpoint " + args.checkpoint + ": " + restored.error().message));
-    size_t into = 0;
-    for (const training::SearchProgress::Module& m : progress.modules)
-      into += m.rounds > progress.rounds;
-    std::fprintf(stderr,
-                 "resuming from %s: %zu rounds done, %zu modules into the next, %.0f s "
-                 "spent\n",
-                 args.checkpoint.c_str(), progress.rounds, into, secondsBefore);
-    search.resume = &progress;
-  }
-  if (checkpoint.enabled()) {
-    search.checkpointModules = args.checkpointModules;
-    search.onCheckpoint = [&](const training::SearchProgress& progress) {
-      if (Status written = checkpoint.save(progress, elapsed(), previousSeconds,
-                                           triedTrace ? &*triedTrace : nullptr);
-          !written)
-        saveError = makeError("--checkpoint: " + written.error().message);
-      return !saveError;
-    };
-  }
-  search.onRound = [&](size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
-    double seconds = elapsed();
-    // Rounds get shorter as modules run out of decisions: the last one is a
-    // safe estimate of the next.
-    const double lastRound = seconds - previousSeconds;
-    previousSeconds = seconds;
-    std::fprintf(stderr, "round %zu/%zu  %zu flips kept  %.0f s\n", round, rounds,
-                 flips.flipSet().size(), seconds);
-    if (Status saved = policies::savePolicy(flips, args.output); !saved)
-      saveError = saved.error();
-    if (triedError)
-      saveError = triedError;
-    if (args.maxSeconds > 0 && seconds >= args.maxSeconds) {
-      std::fprintf(stderr, "time budget of %.0f s reached\n", args.maxSeconds);
-      return false;
-    }
-    if (args.maxSeconds > 0 && seconds + lastRound > args.maxSeconds) {
-      std::fprintf(stderr,
-                   "time budget of %.0f s: another round (about %.0f s, as long as the last) "
-                   "would end past it\n",
-                   args.maxSeconds, lastRound);
-      return false;
-    }
-    return !saveError;
-  };
+  SearchBookkeeping bookkeeping(args, triedTrace ? &*triedTrace : nullptr, triedError);
+  if (Status resumed = bookkeeping.resume(search); !resumed)
+    return fail(resumed.error());
+  bookkeeping.install(search);
   std::fprintf(
       stderr, "searching %s %zu decisions of %zu modules of %s from %s\n",
       args.order == "random"   ? "a random"
@@ -1270,16 +1305,16 @@ int runSearch(const SearchArgs& args) {
       training::searchDecisions(**evaluator, modules, search);
   if (!result)
     return fail(result.error());
-  if (saveError)
-    return fail(*saveError);
+  if (bookkeeping.error())
+    return fail(*bookkeeping.error());
   if (triedTrace)
     if (Status closed = triedTrace->close(); !closed)
       return fail(makeError(args.tried + ": " + closed.error().message));
   if (Status written = policies::savePolicy(result->policy, args.output); !written)
     return fail(written.error());
-  checkpoint.remove();
+  bookkeeping.finished();
   printSearchSummary(*result, (*evaluator)->task(), start != nullptr, args.output);
-  const double seconds = elapsed();
+  const double seconds = bookkeeping.elapsed();
   size_t tried = 0;
   for (const training::ModuleSearch& m : result->modules)
     tried += m.tried;

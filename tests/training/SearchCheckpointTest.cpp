@@ -191,6 +191,28 @@ TEST_F(SearchCheckpoint, AnotherSearchsCheckpointIsRefused) {
       << always.error->message;
 }
 
+// Every number reads back exactly: negative measures (a task's measure
+// need not be a size), none, the largest state hash, a reason with spaces.
+TEST(SearchProgressText, ReadsBackExactly) {
+  SearchProgress progress;
+  progress.fingerprint = 0xfedcba9876543210ull;
+  progress.rounds = 3;
+  progress.fullCompiles["state met before its position"] = 2;
+  progress.extra["seconds"] = 1234.5678901234567;
+  SearchProgress::Module& m = progress.modules.emplace_back();
+  m.start = -2.5;
+  m.best = -1.0 / 3.0;
+  m.toggled = {~0ull, 7};
+  progress.modules.emplace_back(); // no measures at all (`m` is stale now)
+  Expected<SearchProgress> read = SearchProgress::parse(progress.text());
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->text(), progress.text());
+  EXPECT_EQ(read->modules[0].best, -1.0 / 3.0);
+  EXPECT_FALSE(read->modules[1].start);
+  EXPECT_EQ(read->modules[0].toggled, (std::vector<uint64_t>{~0ull, 7}));
+  EXPECT_EQ(read->fullCompiles, progress.fullCompiles);
+}
+
 TEST_F(SearchCheckpoint, ADamagedCheckpointIsNamed) {
   CheckpointRun first = run(modules_, {.stopAfter = 4});
   const std::string text = first.checkpoints.back();

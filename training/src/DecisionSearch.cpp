@@ -453,6 +453,12 @@ std::string optionalReal(const std::optional<double>& value) {
   return value ? detail::exactDecimal(*value) : "-";
 }
 
+bool parseReal(const std::string& text, double& out) {
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size();
+}
+
 // Reads the whitespace-separated fields of one line.
 class Fields {
 public:
@@ -467,21 +473,18 @@ public:
   }
   bool real(double& out) {
     std::string text;
-    if (!word(text))
-      return false;
-    char* end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && !text.empty();
+    return word(text) && parseReal(text, out);
   }
+  // "-" for none; any number, negative too, otherwise.
   bool optionalReal(std::optional<double>& out) {
     std::string text;
-    if (!(in_ >> std::ws) || in_.peek() == '-') {
-      in_ >> text;
-      out.reset();
-      return text == "-";
-    }
+    if (!word(text))
+      return false;
+    out.reset();
+    if (text == "-")
+      return true;
     double value = 0;
-    if (!real(value))
+    if (!parseReal(text, value))
       return false;
     out = value;
     return true;

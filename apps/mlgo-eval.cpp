@@ -38,6 +38,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -735,6 +736,23 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
     return runProgramPipelineChoice(args, modules, codeBaseOf, evaluator);
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(evaluator.task().measure);
   double baseline = 0;
+  // --checkpoint: the pipelines' measures, kept as they are compiled; a run
+  // again (after a kill, or with another --regression-weight) compiles only
+  // what the log lacks.
+  std::optional<training::ProgramMeasureLog> log;
+  if (!args.es.checkpoint.empty()) {
+    Expected<training::ProgramMeasureLog> opened = training::ProgramMeasureLog::open(
+        args.es.checkpoint,
+        training::ProgramMeasureLog::contextOf(evaluator, modules, args.options.inliner.get()));
+    if (!opened)
+      return fail(makeError("--checkpoint: " + opened.error().message));
+    log = opened.take();
+    std::fprintf(stderr, "measure log %s: %zu pipelines already measured%s\n",
+                 args.es.checkpoint.string().c_str(), log->size(),
+                 args.es.verifyCache ? " (compiled again to compare: --verify-cache)" : "");
+    args.options.measureLog = &*log;
+    args.options.verifyMeasureLog = args.es.verifyCache;
+  }
   Expected<training::ProgramPipelineSearch> search = training::searchProgramPipeline(
       evaluator, modules, args.options, args.programRounds,
       [&](const training::ProgramPipelineStep& step) {
@@ -764,7 +782,8 @@ int runProgramPipelineSearch(PipelineSearchArgs& args, const std::vector<std::st
     addRow("start", *search->start);
   for (size_t i = 0; i < search->steps.size(); ++i)
     addRow(std::to_string(i + 1), search->steps[i]);
-  text += "\n" + std::to_string(search->evaluations) + " pipelines, " +
+  text += "\n" + std::to_string(search->evaluations) + " pipelines" +
+          (log ? " (" + std::to_string(search->logged) + " from the measure log)" : "") + ", " +
           std::to_string(search->compiled) + " compiles, " +
           std::to_string(static_cast<long>(search->seconds)) + " s\n";
   return finishProgramPipeline(args, text, search->pipeline);
@@ -1027,10 +1046,12 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                    "--program-search es: |parameter| of each change at the start (on: +, off: -)")
       ->capture_default_str();
   command->add_flag("--verify-cache", args.es.verifyCache,
-                    "--program-search es: compile every pipeline the cache serves again and "
-                    "fail on a difference");
+                    "--program: compile every pipeline the cache (es) or the measure log "
+                    "(greedy) answers again and fail on a difference");
   command->add_option("--checkpoint", args.es.checkpoint,
-                      "--program-search es: state after every step; an existing one resumes");
+                      "--program: es: the state after every step; greedy: every pipeline's "
+                      "measures as they are compiled (a run again compiles only what the file "
+                      "lacks, also under another --regression-weight); an existing one resumes");
   args.where.evaluator.task = evaluators::CompilerTask::passPipeline().name;
   args.flags = std::make_shared<apps::SchemaFlags>();
   args.where.evaluator.addTo(*command, *args.flags);

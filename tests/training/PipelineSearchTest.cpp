@@ -5,12 +5,15 @@
 #include "mlgo/training/PipelineSearch.h"
 
 #include "PipelineFakeCompiler.h"
+#include "TestSupport.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace mlgo::training {
 namespace {
@@ -169,6 +172,133 @@ TEST(PipelineSearch, EveryCandidateCarriesTheInliner) {
   EXPECT_TRUE(search->steps.empty());
   EXPECT_TRUE(search->pipeline.neutral());
   EXPECT_EQ(search->best, 2 * 997.0); // the inliner alone
+}
+
+// --checkpoint for the greedy program search: a search cut short and run
+// again with its log compiles only what it lacks and ends as one that never
+// stopped; a full log answers everything; another weight reuses it.
+TEST(ProgramMeasureLog, ASearchRunAgainCompilesOnlyWhatTheLogLacks) {
+  mlgo::testing::ScratchDirectory dir;
+  const auto modules = modulesNamed({"a.o", "b.o", "c.o"});
+  PipelineCompiler compiler;
+  compiler.licm = {{"a.o", -20}, {"b.o", -20}, {"c.o", 30}};
+  PipelineSearchOptions options;
+  options.start.skipped = {{"InstCombinePass", std::nullopt}};
+  Expected<ProgramPipelineSearch> whole =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(whole) << whole.error().message;
+  ASSERT_GE(whole->steps.size(), 3u);
+  const size_t wholeJobs = compiler.jobs;
+
+  const std::string context = ProgramMeasureLog::contextOf(compiler, pointers(modules), nullptr);
+  auto openLog = [&] {
+    Expected<ProgramMeasureLog> log = ProgramMeasureLog::open(dir / "measures.tsv", context);
+    EXPECT_TRUE(log) << log.error().message;
+    return log.take();
+  };
+  // Cut short: one combination round (what a kill after it leaves).
+  ProgramMeasureLog first = openLog();
+  options.measureLog = &first;
+  compiler.jobs = 0;
+  Expected<ProgramPipelineSearch> cut =
+      searchProgramPipeline(compiler, pointers(modules), options, 1);
+  ASSERT_TRUE(cut);
+  const size_t cutJobs = compiler.jobs;
+  EXPECT_EQ(cut->compiled, cutJobs);
+  EXPECT_LT(cutJobs, wholeJobs);
+
+  ProgramMeasureLog again = openLog();
+  EXPECT_EQ(again.size(), first.size());
+  options.measureLog = &again;
+  compiler.jobs = 0;
+  Expected<ProgramPipelineSearch> resumed =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(compiler.jobs, wholeJobs - cutJobs);
+  EXPECT_EQ(resumed->logged, cut->evaluations);
+  EXPECT_EQ(resumed->pipeline, whole->pipeline);
+  EXPECT_EQ(resumed->best, whole->best);
+  ASSERT_EQ(resumed->steps.size(), whole->steps.size());
+  for (size_t i = 0; i < whole->steps.size(); ++i) {
+    EXPECT_EQ(resumed->steps[i].pipeline, whole->steps[i].pipeline);
+    EXPECT_EQ(resumed->steps[i].objective, whole->steps[i].objective);
+    EXPECT_EQ(resumed->steps[i].larger, whole->steps[i].larger);
+  }
+
+  // A complete log answers the whole search; the measures do not depend on
+  // the regression weight, so another weight's search reuses them.
+  ProgramMeasureLog full = openLog();
+  options.measureLog = &full;
+  options.regressionWeight = 0;
+  compiler.jobs = 0;
+  Expected<ProgramPipelineSearch> other =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(other);
+  options.measureLog = nullptr;
+  Expected<ProgramPipelineSearch> otherFresh =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(otherFresh);
+  EXPECT_EQ(other->pipeline, otherFresh->pipeline);
+  EXPECT_EQ(other->best, otherFresh->best);
+  EXPECT_LT(other->compiled, otherFresh->compiled); // mostly from the log
+}
+
+// The log claims the compiler's answer: a changed value is used as logged
+// (so it is really read), and --verify-cache catches it, naming the module
+// and pipeline; a log of another search or a damaged one is refused.
+TEST(ProgramMeasureLog, VerifyCatchesADifferenceAndForeignOrDamagedLogsAreRefused) {
+  mlgo::testing::ScratchDirectory dir;
+  const auto modules = modulesNamed({"a.o", "b.o"});
+  PipelineCompiler compiler;
+  const std::string context = ProgramMeasureLog::contextOf(compiler, pointers(modules), nullptr);
+  const auto path = dir / "measures.tsv";
+  PipelineSearchOptions options;
+  {
+    Expected<ProgramMeasureLog> log = ProgramMeasureLog::open(path, context);
+    ASSERT_TRUE(log);
+    options.measureLog = &*log;
+    ASSERT_TRUE(searchProgramPipeline(compiler, pointers(modules), options, 8));
+  }
+  // b.o under skipping GVN: 990 in truth; logged as 2000 (the change now
+  // looks bad on b.o).
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string contents = text.str();
+  const std::string row = "\n-Oz -GVNPass\t990\t990\n";
+  const size_t at = contents.find(row);
+  ASSERT_NE(at, std::string::npos) << contents;
+  contents.replace(at, row.size(), "\n-Oz -GVNPass\t990\t2000\n");
+  std::ofstream(path) << contents;
+
+  Expected<ProgramMeasureLog> tampered = ProgramMeasureLog::open(path, context);
+  ASSERT_TRUE(tampered) << tampered.error().message;
+  ASSERT_NE(tampered->find(PassPipeline{{{"GVNPass", std::nullopt}}, {}, {}}), nullptr);
+  EXPECT_EQ((*tampered->find(PassPipeline{{{"GVNPass", std::nullopt}}, {}, {}}))[1], 2000);
+  options.measureLog = &*tampered;
+  options.verifyMeasureLog = true;
+  Expected<ProgramPipelineSearch> verified =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_FALSE(verified);
+  EXPECT_NE(verified.error().message.find("module b.o, -Oz -GVNPass: logged 2000"),
+            std::string::npos)
+      << verified.error().message;
+
+  // Other modules, another inliner: another context.
+  const auto others = modulesNamed({"a.o", "c.o"});
+  Expected<ProgramMeasureLog> foreign = ProgramMeasureLog::open(
+      path, ProgramMeasureLog::contextOf(compiler, pointers(others), nullptr));
+  ASSERT_FALSE(foreign);
+  EXPECT_NE(foreign.error().message.find("the log of another search"), std::string::npos);
+  const policies::PipelinePolicy inliner{PassPipeline{}};
+  EXPECT_NE(ProgramMeasureLog::contextOf(compiler, pointers(modules), &inliner), context);
+
+  contents.replace(contents.find("\t2000\n"), 6, "\tx\n");
+  std::ofstream(path) << contents;
+  Expected<ProgramMeasureLog> damaged = ProgramMeasureLog::open(path, context);
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.error().message.find("measures.tsv:"), std::string::npos)
+      << damaged.error().message;
 }
 
 TEST(PipelineSearch, RandomSequencesAreDrawnPerModuleAndSeed) {

@@ -1,11 +1,17 @@
 #include "mlgo/training/PipelineSearch.h"
 
+#include "mlgo/policies/PolicyFile.h"
+#include "mlgo/support/Files.h"
 #include "mlgo/support/Random.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 namespace mlgo::training {
 
@@ -309,19 +315,20 @@ PipelineMatrix measurePipelinePolicies(evaluators::Scorer& evaluator,
   return matrix;
 }
 
-ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
-                                           std::span<const corpus::ModuleSpec* const> modules,
-                                           const std::vector<PassPipeline>& pipelines,
-                                           double regressionWeight,
-                                           std::shared_ptr<const policies::Policy> inliner) {
-  const PipelineMatrix matrix = measurePipelines(evaluator, modules, pipelines, std::move(inliner));
+namespace {
+
+// Each pipeline's total, objective and modules above -Oz from its measures
+// (nullopt: it failed a module whose baseline compiled).
+ProgramEvaluation programSteps(const PipelineMatrix& matrix,
+                               const std::vector<PassPipeline>& pipelines,
+                               double regressionWeight) {
   ProgramEvaluation evaluation;
-  for (size_t m = 0; m < modules.size(); ++m)
-    evaluation.baseline += matrix.baselines[m].value_or(0);
+  for (const std::optional<double>& baseline : matrix.baselines)
+    evaluation.baseline += baseline.value_or(0);
   for (size_t c = 0; c < pipelines.size(); ++c) {
     ProgramPipelineStep step{pipelines[c], 0, 0, 0};
     bool ok = true;
-    for (size_t m = 0; m < modules.size(); ++m) {
+    for (size_t m = 0; m < matrix.baselines.size(); ++m) {
       if (!matrix.baselines[m])
         continue;
       const double measured = matrix.measures[c][m], baseline = *matrix.baselines[m];
@@ -334,23 +341,99 @@ ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
       step.larger += measured > baseline;
     }
     evaluation.pipelines.push_back(ok ? std::optional(step) : std::nullopt);
-    evaluation.compiled += modules.size();
   }
+  return evaluation;
+}
+
+bool sameMeasure(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+// Pipelines compiled between two writes of a measure log.
+constexpr size_t kLoggedChunk = 8;
+
+// The pipelines' matrix, those in the log answered from it (and compiled
+// anyway to compare, with verifyMeasureLog). The rest are compiled in
+// chunks, each logged as it ends: a kill loses at most one chunk (the first
+// round alone is every single change of the space).
+Expected<PipelineMatrix> loggedMatrix(evaluators::Scorer& evaluator,
+                                      std::span<const corpus::ModuleSpec* const> modules,
+                                      const std::vector<PassPipeline>& pipelines,
+                                      const PipelineSearchOptions& options,
+                                      ProgramPipelineSearch& search) {
+  ProgramMeasureLog& log = *options.measureLog;
+  std::vector<PassPipeline> compile;
+  std::vector<std::optional<std::vector<double>>> before(pipelines.size()); // as logged
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    if (const std::vector<double>* logged = log.find(pipelines[p])) {
+      before[p] = *logged;
+      ++search.logged;
+    }
+    const bool listed = std::find(compile.begin(), compile.end(), pipelines[p]) != compile.end();
+    if ((!before[p] || options.verifyMeasureLog) && !listed)
+      compile.push_back(pipelines[p]);
+  }
+  for (size_t begin = 0; begin < compile.size() || (begin == 0 && !log.baselines());
+       begin += kLoggedChunk) {
+    const std::vector<PassPipeline> chunk(
+        compile.begin() + static_cast<std::ptrdiff_t>(begin),
+        compile.begin() +
+            static_cast<std::ptrdiff_t>(std::min(compile.size(), begin + kLoggedChunk)));
+    const PipelineMatrix measured = measurePipelines(evaluator, modules, chunk, options.inliner);
+    search.compiled += chunk.size() * modules.size();
+    for (size_t m = 0; log.baselines() && m < modules.size(); ++m)
+      if (measured.baselines[m] != (*log.baselines())[m])
+        return makeError("the measure log's -Oz differs from a compile: module " +
+                         modules[m]->name);
+    for (size_t c = 0; c < chunk.size(); ++c)
+      for (size_t p = 0; p < pipelines.size(); ++p)
+        for (size_t m = 0; before[p] && pipelines[p] == chunk[c] && m < modules.size(); ++m)
+          if (!sameMeasure((*before[p])[m], measured.measures[c][m]))
+            return makeError("the measure log differs from a compile: module " + modules[m]->name +
+                             ", " + chunk[c].describe() + ": logged " +
+                             std::to_string((*before[p])[m]) + ", compiled " +
+                             std::to_string(measured.measures[c][m]));
+    MLGO_TRY(log.record(measured.baselines, chunk, measured.measures)); // new ones only
+  }
+  PipelineMatrix matrix;
+  matrix.baselines = *log.baselines();
+  for (const PassPipeline& pipeline : pipelines)
+    matrix.measures.push_back(*log.find(pipeline));
+  return matrix;
+}
+
+} // namespace
+
+ProgramEvaluation evaluateProgramPipelines(evaluators::Scorer& evaluator,
+                                           std::span<const corpus::ModuleSpec* const> modules,
+                                           const std::vector<PassPipeline>& pipelines,
+                                           double regressionWeight,
+                                           std::shared_ptr<const policies::Policy> inliner) {
+  ProgramEvaluation evaluation =
+      programSteps(measurePipelines(evaluator, modules, pipelines, std::move(inliner)), pipelines,
+                   regressionWeight);
+  evaluation.compiled = pipelines.size() * modules.size();
   return evaluation;
 }
 
 namespace {
 
-// evaluateProgramPipelines, counted into `search`.
-std::vector<std::optional<ProgramPipelineStep>>
+// The pipelines' program results (from options.measureLog where it has
+// them), counted into `search`.
+Expected<std::vector<std::optional<ProgramPipelineStep>>>
 programTotals(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
               const std::vector<PassPipeline>& pipelines, const PipelineSearchOptions& options,
               ProgramPipelineSearch& search) {
-  ProgramEvaluation evaluation = evaluateProgramPipelines(
-      evaluator, modules, pipelines, options.regressionWeight, options.inliner);
+  PipelineMatrix matrix;
+  if (options.measureLog) {
+    MLGO_ASSIGN_OR_RETURN(matrix, loggedMatrix(evaluator, modules, pipelines, options, search));
+  } else {
+    matrix = measurePipelines(evaluator, modules, pipelines, options.inliner);
+    search.compiled += pipelines.size() * modules.size();
+  }
+  ProgramEvaluation evaluation = programSteps(matrix, pipelines, options.regressionWeight);
   search.baseline = evaluation.baseline;
   search.evaluations += pipelines.size();
-  search.compiled += evaluation.compiled;
   return std::move(evaluation.pipelines);
 }
 
@@ -375,8 +458,8 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
     firsts.push_back(start);
   for (const ProgramMove& move : moves)
     firsts.push_back(move.appliedTo(start));
-  const std::vector<std::optional<ProgramPipelineStep>> singles =
-      programTotals(evaluator, modules, firsts, options, search);
+  MLGO_ASSIGN_OR_RETURN(const std::vector<std::optional<ProgramPipelineStep>> singles,
+                        programTotals(evaluator, modules, firsts, options, search));
   search.best = search.baseline;
   double bestObjective = search.baseline;
   search.pipeline = start;
@@ -419,8 +502,8 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
     }
     if (combos.empty())
       break;
-    const std::vector<std::optional<ProgramPipelineStep>> steps =
-        programTotals(evaluator, modules, combos, options, search);
+    MLGO_ASSIGN_OR_RETURN(const std::vector<std::optional<ProgramPipelineStep>> steps,
+                          programTotals(evaluator, modules, combos, options, search));
     std::optional<size_t> bestCombo;
     for (size_t c = 0; c < combos.size(); ++c)
       if (steps[c] && steps[c]->objective < bestObjective &&
@@ -455,6 +538,150 @@ searchPipelines(evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpe
   summary.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return summary;
+}
+
+// The log's text: a magic line, the context, -Oz's row, then a row per
+// pipeline (its canonical description, then one measure per module; "nan"
+// for a failed job, "none" for a failed baseline). Measures are written
+// with 17 significant digits, so they read back exactly.
+namespace {
+constexpr const char* kLogMagic = "mlgo-program-measures 1";
+
+std::string measureText(double value) {
+  if (std::isnan(value))
+    return "nan";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+Expected<double> parseMeasure(const std::string& text, const std::string& where) {
+  if (text == "nan")
+    return std::numeric_limits<double>::quiet_NaN();
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    return makeError(where + ": \"" + text + "\" is not a measure");
+  return value;
+}
+
+std::vector<std::string> tabFields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, '\t');)
+    fields.push_back(field);
+  return fields;
+}
+} // namespace
+
+std::string ProgramMeasureLog::contextOf(const evaluators::Scorer& evaluator,
+                                         std::span<const corpus::ModuleSpec* const> modules,
+                                         const policies::Policy* inliner) {
+  std::string names;
+  for (const corpus::ModuleSpec* module : modules)
+    names += module->name + "\n";
+  uint64_t inlinerHash = 0;
+  if (inliner)
+    if (Expected<std::string> json = policies::policyToJson(*inliner))
+      inlinerHash = hashBytes(*json);
+  char text[160];
+  std::snprintf(text, sizeof text, " %zu modules %016" PRIx64 ", inliner %016" PRIx64,
+                modules.size(), hashBytes(names), inlinerHash);
+  return evaluator.compilerIdentity() + ", " + evaluator.task().name + ", " +
+         std::string(evaluators::measureName(evaluator.task().measure)) + "," + text;
+}
+
+Expected<ProgramMeasureLog> ProgramMeasureLog::open(std::filesystem::path path,
+                                                    std::string context) {
+  for (char& c : context)
+    if (c == '\n' || c == '\t')
+      c = ' ';
+  ProgramMeasureLog log(path, context);
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing))
+    return log;
+  MLGO_TRY(checkRegularFile(path, "measure log"));
+  std::ifstream in(path);
+  std::string line;
+  const std::string where = path.string();
+  if (!std::getline(in, line) || line != kLogMagic)
+    return makeError(where + ": not a program search's measure log (no \"" + kLogMagic +
+                     "\" line)");
+  if (!std::getline(in, line) || line != "context " + context)
+    return makeError(where + ": the log of another search (" + line + "; this one: context " +
+                     context + ")");
+  size_t modules = 0;
+  for (size_t number = 3; std::getline(in, line); ++number) {
+    const std::vector<std::string> fields = tabFields(line);
+    const std::string at = where + ":" + std::to_string(number);
+    if (fields.empty())
+      return makeError(at + ": an empty row");
+    if (!log.baselines_) {
+      if (fields[0] != "baseline")
+        return makeError(at + ": -Oz's row (baseline) must come first");
+      std::vector<std::optional<double>> baselines;
+      for (size_t f = 1; f < fields.size(); ++f) {
+        if (fields[f] == "none") {
+          baselines.push_back(std::nullopt);
+          continue;
+        }
+        MLGO_ASSIGN_OR_RETURN(double value, parseMeasure(fields[f], at));
+        baselines.push_back(value);
+      }
+      modules = baselines.size();
+      log.baselines_ = std::move(baselines);
+      continue;
+    }
+    if (fields.size() != modules + 1)
+      return makeError(at + ": " + std::to_string(fields.size() - 1) + " measures, not " +
+                       std::to_string(modules) + " (a damaged log)");
+    std::vector<double> measures;
+    for (size_t f = 1; f < fields.size(); ++f) {
+      MLGO_ASSIGN_OR_RETURN(double value, parseMeasure(fields[f], at));
+      measures.push_back(value);
+    }
+    if (log.measures_.emplace(fields[0], std::move(measures)).second)
+      log.order_.push_back(fields[0]);
+  }
+  return log;
+}
+
+const std::vector<double>* ProgramMeasureLog::find(const PassPipeline& pipeline) const {
+  auto it = measures_.find(pipeline.canonical().describe());
+  return it == measures_.end() ? nullptr : &it->second;
+}
+
+Status ProgramMeasureLog::record(const std::vector<std::optional<double>>& baselines,
+                                 const std::vector<PassPipeline>& pipelines,
+                                 const std::vector<std::vector<double>>& measures) {
+  bool changed = !baselines_;
+  if (!baselines_)
+    baselines_ = baselines;
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    if (measures[p].size() != baselines_->size())
+      return makeError("measure log: " + std::to_string(measures[p].size()) + " measures for " +
+                       std::to_string(baselines_->size()) + " modules");
+    const std::string key = pipelines[p].canonical().describe();
+    if (measures_.emplace(key, measures[p]).second) {
+      order_.push_back(key);
+      changed = true;
+    }
+  }
+  if (!changed)
+    return Status::ok();
+  std::string text = std::string(kLogMagic) + "\ncontext " + context_ + "\nbaseline";
+  for (const std::optional<double>& baseline : *baselines_)
+    text += "\t" + (baseline ? measureText(*baseline) : std::string("none"));
+  text += "\n";
+  for (const std::string& key : order_) {
+    text += key;
+    for (double value : measures_.at(key))
+      text += "\t" + measureText(value);
+    text += "\n";
+  }
+  if (Status written = writeFileAtomically(path_, text); !written)
+    return makeError("measure log: " + written.error().message);
+  return Status::ok();
 }
 
 } // namespace mlgo::training

@@ -19,7 +19,9 @@
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,6 +29,8 @@
 #include <vector>
 
 namespace mlgo::training {
+
+class ProgramMeasureLog;
 
 enum class PipelineSpace { Structured, Sequence };
 std::string_view pipelineSpaceName(PipelineSpace space); // "structured", "sequence"
@@ -58,6 +62,13 @@ struct PipelineSearchOptions {
   // written policy): the pipeline is chosen under the inliner it will run
   // with. None: LLVM's heuristic.
   std::shared_ptr<const policies::Policy> inliner;
+  // The program search's measures are kept here as they are compiled, and
+  // pipelines it holds are answered from it (a killed search run again
+  // compiles only what it had not: --checkpoint). Not owned; none: no log.
+  ProgramMeasureLog* measureLog = nullptr;
+  // With a log: compile the pipelines it answers anyway and fail on a
+  // difference (the log claims the compiler's own answer).
+  bool verifyMeasureLog = false;
   Status validate() const;
 };
 
@@ -112,8 +123,9 @@ struct ProgramPipelineSearch {
   std::vector<ProgramPipelineStep> steps;
   policies::PassPipeline pipeline; // the result (-Oz: no step helped)
   double best = 0;
-  size_t evaluations = 0; // pipelines compiled on every module
+  size_t evaluations = 0; // pipelines measured on every module
   size_t compiled = 0;
+  size_t logged = 0; // of the evaluations, answered by options.measureLog
   double seconds = 0;
 };
 // Each of `pipelines` on every module at once (one evaluation, parallel
@@ -142,6 +154,43 @@ ProgramEvaluation evaluateProgramPipelines(
     evaluators::Scorer& evaluator, std::span<const corpus::ModuleSpec* const> modules,
     const std::vector<policies::PassPipeline>& pipelines, double regressionWeight,
     std::shared_ptr<const policies::Policy> inliner = nullptr);
+
+// A program search's compiled pipelines, per module, in a file rewritten
+// (atomically) after every batch: the greedy search is deterministic, so the
+// same search run again after a kill asks for the same pipelines in the
+// same order, and those in the log are answered from it. The file names its
+// context (compiler, task, measure, inliner policy, modules); a log of
+// another context is refused, never mixed in.
+class ProgramMeasureLog {
+public:
+  // Reads `path` if it exists (it must be of `context`), else starts empty.
+  static Expected<ProgramMeasureLog> open(std::filesystem::path path, std::string context);
+  // The context of a program search: everything a pipeline's measures depend
+  // on besides the pipeline.
+  static std::string contextOf(const evaluators::Scorer& evaluator,
+                               std::span<const corpus::ModuleSpec* const> modules,
+                               const policies::Policy* inliner);
+
+  // Per module (NaN: the job failed), if `pipeline` was logged.
+  const std::vector<double>* find(const policies::PassPipeline& pipeline) const;
+  // -Oz's per module (none: failed), once logged.
+  const std::optional<std::vector<std::optional<double>>>& baselines() const { return baselines_; }
+  size_t size() const { return measures_.size(); }
+  // Adds a batch (a pipeline logged before keeps its measures) and rewrites
+  // the file when something is new.
+  Status record(const std::vector<std::optional<double>>& baselines,
+                const std::vector<policies::PassPipeline>& pipelines,
+                const std::vector<std::vector<double>>& measures);
+
+private:
+  ProgramMeasureLog(std::filesystem::path path, std::string context)
+      : path_(std::move(path)), context_(std::move(context)) {}
+  std::filesystem::path path_;
+  std::string context_;
+  std::optional<std::vector<std::optional<double>>> baselines_;
+  std::map<std::string, std::vector<double>> measures_; // by canonical description
+  std::vector<std::string> order_;                      // as logged
+};
 
 // `rounds` bounds the combination rounds (options.rounds is per module;
 // the program's may be longer).

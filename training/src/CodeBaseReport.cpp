@@ -235,14 +235,6 @@ namespace {
 
 constexpr std::string_view kValuesHeader = "# mlgo-eval report values v1";
 
-std::vector<std::string> splitTabs(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; std::getline(in, field, '\t');)
-    fields.push_back(field);
-  return fields;
-}
-
 } // namespace
 
 Status writeReportValues(std::span<const CodeBaseReport> reports,
@@ -270,7 +262,7 @@ Expected<std::vector<CodeBaseReport>> readReportValues(const std::filesystem::pa
     return makeError(file.string() + ": cannot read");
   std::string line;
   std::getline(in, line);
-  std::vector<std::string> header = splitTabs(line);
+  std::vector<std::string> header = detail::splitTabs(line);
   if (header.size() != 3 || header[0] != kValuesHeader || !header[1].starts_with("measure=") ||
       !header[2].starts_with("baseline="))
     return makeError(file.string() + ":1: not a report's values (mlgo-eval report --values)");
@@ -279,7 +271,7 @@ Expected<std::vector<CodeBaseReport>> readReportValues(const std::filesystem::pa
     return makeError(file.string() + ":1: " + measure.error().message);
   std::vector<CodeBaseReport> reports;
   for (size_t number = 2; std::getline(in, line); ++number) {
-    std::vector<std::string> f = splitTabs(line);
+    std::vector<std::string> f = detail::splitTabs(line);
     CodeBaseReport r;
     r.measure = *measure;
     r.baselineName = header[2].substr(9);

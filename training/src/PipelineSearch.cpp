@@ -1,5 +1,7 @@
 #include "mlgo/training/PipelineSearch.h"
 
+#include "TrainerSupport.h"
+
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/Files.h"
 #include "mlgo/support/Random.h"
@@ -548,11 +550,7 @@ namespace {
 constexpr const char* kLogMagic = "mlgo-program-measures 1";
 
 std::string measureText(double value) {
-  if (std::isnan(value))
-    return "nan";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
+  return std::isnan(value) ? "nan" : detail::exactDecimal(value);
 }
 
 Expected<double> parseMeasure(const std::string& text, const std::string& where) {
@@ -565,13 +563,6 @@ Expected<double> parseMeasure(const std::string& text, const std::string& where)
   return value;
 }
 
-std::vector<std::string> tabFields(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; std::getline(in, field, '\t');)
-    fields.push_back(field);
-  return fields;
-}
 } // namespace
 
 std::string ProgramMeasureLog::contextOf(const evaluators::Scorer& evaluator,
@@ -612,7 +603,7 @@ Expected<ProgramMeasureLog> ProgramMeasureLog::open(std::filesystem::path path,
                      context + ")");
   size_t modules = 0;
   for (size_t number = 3; std::getline(in, line); ++number) {
-    const std::vector<std::string> fields = tabFields(line);
+    const std::vector<std::string> fields = detail::splitTabs(line);
     const std::string at = where + ":" + std::to_string(number);
     if (fields.empty())
       return makeError(at + ": an empty row");

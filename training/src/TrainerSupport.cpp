@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/OptionSchema.h"
@@ -13,6 +14,14 @@ std::string exactDecimal(double value) {
   char text[40];
   std::snprintf(text, sizeof text, "%.17g", value);
   return text;
+}
+
+std::vector<std::string> splitTabs(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, '\t');)
+    fields.push_back(field);
+  return fields;
 }
 
 std::string policyJson(const policies::MlpPolicy& policy) {

@@ -30,6 +30,9 @@ inline double secondsBetween(Clock::time_point a, Clock::time_point b) {
 // A double as text that reads back (strtod) to the same value.
 std::string exactDecimal(double value);
 
+// A line's tab-separated fields (TSV files the tools write and read back).
+std::vector<std::string> splitTabs(const std::string& line);
+
 // The policy as JSON; parameters are finite by construction, so a failure is
 // a programmer error and gives "{}".
 std::string policyJson(const policies::MlpPolicy& policy);

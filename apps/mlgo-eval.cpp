@@ -1162,14 +1162,19 @@ public:
     return Status::ok();
   }
 
-  // The search's onCheckpoint (with --checkpoint) and onRound.
+  // The search's onCheckpoint and onRound. With --checkpoint or a time
+  // budget, rounds run in chunks of --checkpoint-modules: the checkpoint is
+  // saved after each, and the budget is checked after each, so a search
+  // stops within a round when its time is spent (the modules searched so
+  // far keep their flips) rather than finishing a round of an hour.
   void install(training::DecisionSearchOptions& search) {
-    if (checkpoint_.enabled()) {
+    if (checkpoint_.enabled() || args_.maxSeconds > 0) {
       search.checkpointModules = args_.checkpointModules;
       search.onCheckpoint = [this](const training::SearchProgress& progress) {
-        if (Status written = checkpoint_.save(progress, elapsed(), roundEnd_, tried_); !written)
-          error_ = makeError("--checkpoint: " + written.error().message);
-        return !error_;
+        if (checkpoint_.enabled())
+          if (Status written = checkpoint_.save(progress, elapsed(), roundEnd_, tried_); !written)
+            error_ = makeError("--checkpoint: " + written.error().message);
+        return !error_ && !budgetSpentWithin(progress);
       };
     }
     search.onRound = [this](size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
@@ -1186,11 +1191,23 @@ public:
   void finished() const { checkpoint_.remove(); }
 
 private:
+  // Within a round (some modules a round ahead of the others), whether the
+  // time budget is spent; says so once.
+  bool budgetSpentWithin(const training::SearchProgress& progress) {
+    if (args_.maxSeconds <= 0 || elapsed() < args_.maxSeconds)
+      return false;
+    size_t into = 0;
+    for (const training::SearchProgress::Module& m : progress.modules)
+      into += m.rounds > progress.rounds;
+    if (into == 0 || into == progress.modules.size())
+      return false; // a round's end: afterRound decides
+    std::fprintf(stderr, "time budget of %.0f s reached within round %zu (%zu of %zu modules)\n",
+                 args_.maxSeconds, progress.rounds + 1, into, progress.modules.size());
+    return true;
+  }
+
   bool afterRound(size_t round, size_t rounds, const policies::FlipSetPolicy& flips) {
     const double seconds = elapsed();
-    // Rounds get shorter as modules run out of decisions: the last one is a
-    // safe estimate of the next.
-    const double lastRound = seconds - roundEnd_;
     roundEnd_ = seconds;
     std::fprintf(stderr, "round %zu/%zu  %zu flips kept  %.0f s\n", round, rounds,
                  flips.flipSet().size(), seconds);
@@ -1203,13 +1220,8 @@ private:
       std::fprintf(stderr, "time budget of %.0f s reached\n", budget);
       return false;
     }
-    if (budget > 0 && seconds + lastRound > budget) {
-      std::fprintf(stderr,
-                   "time budget of %.0f s: another round (about %.0f s, as long as the last) "
-                   "would end past it\n",
-                   budget, lastRound);
-      return false;
-    }
+    // Another round starts even if it cannot finish: it stops within it at
+    // the budget (budgetSpentWithin).
     return !error_;
   }
 
@@ -1713,8 +1725,9 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       ->capture_default_str();
   searchCmd
       ->add_option("--max-seconds", searchArgs.maxSeconds,
-                   "Time budget: no round starts that would end past it, judging by the "
-                   "last round's time (the first round always runs; 0: no limit)")
+                   "Time budget: the search stops when it is spent, within a round if "
+                   "need be (checked every --checkpoint-modules modules; the modules searched "
+                   "so far keep their flips); 0: no limit")
       ->capture_default_str();
   searchCmd->add_option("--sample", searchArgs.sample,
                         "Search this many modules (bucket round robin by size) instead of all");
@@ -1755,7 +1768,8 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       "when the search ends");
   searchCmd
       ->add_option("--checkpoint-modules", searchArgs.checkpointModules,
-                   "With --checkpoint: modules compiled between two checkpoints within a round")
+                   "With --checkpoint or --max-seconds: modules compiled between two "
+                   "checkpoints (and budget checks) within a round")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   searchCmd->add_flag("--time-report", searchArgs.timeReport,

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -124,6 +126,30 @@ TEST_F(SearchCheckpoint, ChunkedRoundsAreTheSameSearch) {
     expectSameSearch(*chunked.result, *whole.result);
     EXPECT_EQ(chunked.result->compilations, whole.result->compilations);
   }
+}
+
+// A round visits its modules in a random order drawn from the seed and the
+// round, so a round cut short (a time budget, checked after each chunk) has
+// searched a sample of the corpus, not its first modules; the same seed
+// visits them in the same order.
+TEST_F(SearchCheckpoint, ARoundVisitsModulesInASeededRandomOrder) {
+  auto visited = [&](uint64_t seed) {
+    CheckpointRun run1 = run(modules_, {.chunk = 0, .seed = seed});
+    EXPECT_TRUE(run1.result);
+    std::vector<size_t> order; // first round: modules in the order tried
+    for (const auto& [module, position, size, kept] : run1.tried)
+      if (order.empty() || order.back() != module)
+        if (std::find(order.begin(), order.end(), module) == order.end())
+          order.push_back(module);
+    return order;
+  };
+  const std::vector<size_t> a = visited(5), again = visited(5), other = visited(6);
+  ASSERT_EQ(a.size(), modules_.size());
+  EXPECT_EQ(a, again);
+  std::vector<size_t> corpusOrder(modules_.size());
+  std::iota(corpusOrder.begin(), corpusOrder.end(), size_t{0});
+  EXPECT_NE(a, corpusOrder);
+  EXPECT_NE(a, other);
 }
 
 // Stopped at every checkpoint in turn (mid-round and at a round's end), the

@@ -73,6 +73,18 @@ for name in sorted(a):
 print("tried decisions:", len(a["modules/name"]), "rows, the same after the resume")
 EOF
 
+# A time budget stops the search within a round, at a chunk's end: the
+# budget of 1 s is spent by the start and the first chunk, so the search
+# ends 8 modules into round 1 and writes those modules' flips.
+"$eval_bin" search "$corpus" -o "$out/budget.json" --max-decisions 12 --order random --seed 3 \
+  --trials-per-round 3 --checkpoint-modules 8 --max-seconds 1 >"$out/budget.log" 2>&1 ||
+  { tail -20 "$out/budget.log"; fail "the search with a budget failed"; }
+grep -q "^time budget of 1 s reached within round 1 (8 of [0-9]* modules)" "$out/budget.log" ||
+  fail "the budget did not stop the search within its first round ($out/budget.log)"
+grep -q "^round 1/" "$out/budget.log" && fail "the search with a budget finished a round"
+grep -q "^search: 0 rounds, " "$out/budget.log" || fail "no summary of the stopped search"
+[ -s "$out/budget.json" ] || fail "the stopped search wrote no policy"
+
 echo "not a checkpoint" >"$out/bad.ckpt"
 if "$eval_bin" search "$corpus" -o "$out/bad.json" --max-decisions 12 --order random --seed 3 \
   --checkpoint "$out/bad.ckpt" >"$out/bad.log" 2>&1; then

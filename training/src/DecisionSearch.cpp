@@ -42,6 +42,7 @@ struct Frontier {
 };
 
 constexpr uint64_t kOrderTag = 0x5ea7c40d;
+constexpr uint64_t kVisitTag = 0x7151707d;
 
 // A decision a module tries: its index in the search's order (Frontier::next
 // counts them) and its position in the current trajectory.
@@ -277,7 +278,12 @@ Round GreedySearch::plan(size_t roundNumber) {
   // module; the results are the same as one at a time.
   const size_t perRound = scorer_.incrementalTrials() ? options_.trialsPerRound : 1;
   Round round;
-  for (size_t m = 0; m < modules_.size(); ++m) {
+  // Modules in a random order of the round (seeded): a round cut short by a
+  // time budget has then searched a sample of every code base, not the
+  // first code bases of a merged corpus. Modules are independent, so a
+  // whole round keeps the same flips in any order.
+  for (size_t m :
+       rl::permutation(modules_.size(), deriveKey({options_.seed, kVisitTag, roundNumber}))) {
     Frontier& f = frontier_[m];
     if (!f.active || f.rounds >= roundNumber)
       continue;

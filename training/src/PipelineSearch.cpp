@@ -365,22 +365,21 @@ Expected<PipelineMatrix> loggedMatrix(evaluators::Scorer& evaluator,
                                       ProgramPipelineSearch& search) {
   ProgramMeasureLog& log = *options.measureLog;
   std::vector<PassPipeline> compile;
-  std::vector<std::optional<std::vector<double>>> before(pipelines.size()); // as logged
-  for (size_t p = 0; p < pipelines.size(); ++p) {
-    if (const std::vector<double>* logged = log.find(pipelines[p])) {
-      before[p] = *logged;
-      ++search.logged;
+  std::vector<const std::vector<double>*> logged; // per compiled pipeline: as logged, or none
+  for (const PassPipeline& pipeline : pipelines) {
+    const std::vector<double>* found = log.find(pipeline); // map nodes: stable
+    search.logged += found != nullptr;
+    if ((!found || options.verifyMeasureLog) &&
+        std::find(compile.begin(), compile.end(), pipeline) == compile.end()) {
+      compile.push_back(pipeline);
+      logged.push_back(found);
     }
-    const bool listed = std::find(compile.begin(), compile.end(), pipelines[p]) != compile.end();
-    if ((!before[p] || options.verifyMeasureLog) && !listed)
-      compile.push_back(pipelines[p]);
   }
   for (size_t begin = 0; begin < compile.size() || (begin == 0 && !log.baselines());
        begin += kLoggedChunk) {
-    const std::vector<PassPipeline> chunk(
-        compile.begin() + static_cast<std::ptrdiff_t>(begin),
-        compile.begin() +
-            static_cast<std::ptrdiff_t>(std::min(compile.size(), begin + kLoggedChunk)));
+    const size_t end = std::min(compile.size(), begin + kLoggedChunk);
+    const std::vector<PassPipeline> chunk(compile.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          compile.begin() + static_cast<std::ptrdiff_t>(end));
     const PipelineMatrix measured = measurePipelines(evaluator, modules, chunk, options.inliner);
     search.compiled += chunk.size() * modules.size();
     for (size_t m = 0; log.baselines() && m < modules.size(); ++m)
@@ -388,13 +387,12 @@ Expected<PipelineMatrix> loggedMatrix(evaluators::Scorer& evaluator,
         return makeError("the measure log's -Oz differs from a compile: module " +
                          modules[m]->name);
     for (size_t c = 0; c < chunk.size(); ++c)
-      for (size_t p = 0; p < pipelines.size(); ++p)
-        for (size_t m = 0; before[p] && pipelines[p] == chunk[c] && m < modules.size(); ++m)
-          if (!sameMeasure((*before[p])[m], measured.measures[c][m]))
-            return makeError("the measure log differs from a compile: module " + modules[m]->name +
-                             ", " + chunk[c].describe() + ": logged " +
-                             std::to_string((*before[p])[m]) + ", compiled " +
-                             std::to_string(measured.measures[c][m]));
+      for (size_t m = 0; logged[begin + c] && m < modules.size(); ++m)
+        if (!sameMeasure((*logged[begin + c])[m], measured.measures[c][m]))
+          return makeError("the measure log differs from a compile: module " + modules[m]->name +
+                           ", " + chunk[c].describe() + ": logged " +
+                           std::to_string((*logged[begin + c])[m]) + ", compiled " +
+                           std::to_string(measured.measures[c][m]));
     MLGO_TRY(log.record(measured.baselines, chunk, measured.measures)); // new ones only
   }
   PipelineMatrix matrix;

@@ -576,36 +576,51 @@ moduleFeatures(const std::string& worker, std::span<const corpus::ModuleSpec* co
   return features;
 }
 
-// The pool compiled on every module, or read from --pool-measures when that
-// file holds this pool's measures on these modules (written there after a
-// compile), then the set and the choice learned from it.
+// The pool's measures on every module: read from --pool-measures for the
+// candidates that file holds, compiled for the rest (then the file is
+// written with them added), then the set and the choice learned from them.
 Expected<training::PipelineChoiceResult> learnChoiceFromPool(
     const PipelineSearchArgs& args, std::span<const corpus::ModuleSpec* const> modules,
     evaluators::Evaluator& evaluator, const std::vector<training::ChoiceCandidate>& pool,
     const std::vector<std::vector<double>>& features, const std::vector<std::string>& codeBaseOf) {
   const std::string context = std::string(evaluators::traitsOf(evaluator.task().measure).name) +
                               ", inliner " + (args.inliner.empty() ? "none" : args.inliner);
-  std::vector<std::vector<double>> measures;
-  size_t compiled = 0;
+  training::PoolMeasures stored;
   if (!args.poolMeasures.empty() && std::filesystem::exists(args.poolMeasures)) {
-    MLGO_ASSIGN_OR_RETURN(measures,
-                          training::readPoolMatrix(args.poolMeasures, context, modules, pool));
-    std::fprintf(stderr, "the pool's measures from %s\n", args.poolMeasures.c_str());
-    if (args.verifyPoolMeasures) {
-      std::fprintf(stderr, "verifying them: the pool compiled again on %zu modules\n",
-                   modules.size());
-      MLGO_TRY(training::comparePoolMatrices(
-          measures, training::measureChoicePool(evaluator, modules, pool, args.options.inliner),
-          modules, pool));
-      compiled = pool.size() * modules.size();
-    }
-  } else {
-    std::fprintf(stderr, "a pool of %zu pipelines on %zu modules\n", pool.size(), modules.size());
-    measures = training::measureChoicePool(evaluator, modules, pool, args.options.inliner);
-    compiled = pool.size() * modules.size();
-    if (!args.poolMeasures.empty())
-      MLGO_TRY(training::writePoolMatrix(args.poolMeasures, context, modules, pool, measures));
+    MLGO_ASSIGN_OR_RETURN(stored, training::readPoolMeasures(args.poolMeasures, context, modules));
   }
+  std::vector<training::ChoiceCandidate> missing, found;
+  for (const training::ChoiceCandidate& candidate : pool)
+    (stored.find(candidate) ? found : missing).push_back(candidate);
+  size_t compiled = 0;
+  if (!found.empty()) {
+    std::fprintf(stderr, "%zu of the pool's %zu pipelines measured before, in %s\n", found.size(),
+                 pool.size(), args.poolMeasures.c_str());
+    if (args.verifyPoolMeasures) {
+      std::fprintf(stderr, "verifying them: compiled again on %zu modules\n", modules.size());
+      std::vector<std::vector<double>> before;
+      for (const training::ChoiceCandidate& candidate : found)
+        before.push_back(*stored.find(candidate));
+      MLGO_TRY(training::comparePoolMatrices(
+          before, training::measureChoicePool(evaluator, modules, found, args.options.inliner),
+          modules, found));
+      compiled += found.size() * modules.size();
+    }
+  }
+  if (!missing.empty()) {
+    std::fprintf(stderr, "compiling %zu pool pipelines on %zu modules\n", missing.size(),
+                 modules.size());
+    std::vector<std::vector<double>> measured =
+        training::measureChoicePool(evaluator, modules, missing, args.options.inliner);
+    compiled += missing.size() * modules.size();
+    for (size_t p = 0; p < missing.size(); ++p)
+      stored.store(missing[p], std::move(measured[p]));
+    if (!args.poolMeasures.empty())
+      MLGO_TRY(training::writePoolMeasures(args.poolMeasures, context, modules, stored));
+  }
+  std::vector<std::vector<double>> measures;
+  for (const training::ChoiceCandidate& candidate : pool)
+    measures.push_back(*stored.find(candidate));
   if (!args.choiceData.empty())
     MLGO_TRY(training::writeChoiceData(
         args.choiceData, modules, codeBaseOf,
@@ -983,8 +998,9 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                     "added to the fallback, in the pool too");
   command->add_option("--pool-measures", args.poolMeasures,
                       "--program-search choice: a file for the pool's measures on the modules "
-                      "(TSV): read when it holds this pool and these modules, else written after "
-                      "compiling, so that learning with other options compiles nothing");
+                      "(TSV): the pipelines it holds are read from it, the others compiled and "
+                      "added to it, so that learning with other options or a larger pool "
+                      "compiles only what is new");
   command->add_option("--choice-embedding", args.choiceEmbedding,
                       "--program-search choice: an IR2Vec vocabulary (mlgo-eval ir2vec-vocab, "
                       "learned on training code): each module's IR2Vec embedding per instruction "

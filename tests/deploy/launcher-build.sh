@@ -11,7 +11,8 @@
 # "choice-inliner": the same with every pipeline also under a constant
 # never-inline policy, so that the choice also picks who inlines, and the
 # neighbours voting with their costs (--vote cost), learned again from the
-# pool's stored measures with --verify-pool-measures, or
+# pool's stored measures with --verify-pool-measures, and with one more
+# pool pipeline (only its columns compiled, the file grown), or
 # "eviction": a random register-allocation eviction policy, given as
 # MLGO_EVICTION_POLICY to an -O2 build, judged against the -O2 corpus, or
 # "priority": every live range at one priority, given as
@@ -90,6 +91,15 @@ EOF2
         learn_choice again.json --verify-pool-measures
         grep -q 'verifying them' choice.log || fail "--verify-pool-measures compiled nothing"
         cmp -s policy.json again.json || fail "the stored pool measures gave another policy"
+        # A larger pool compiles only its new pipelines (twice: with and
+        # without the inliner policy) and keeps the stored ones.
+        echo '{"format":"mlgo-es-policy","version":2,"kind":"pipeline","pipeline":{"skip":["GVNPass"]}}' >extra.json
+        learn_choice larger.json --pool "$scratch/extra.json"
+        grep -q '^4 of the pool.s 6 pipelines measured before' choice.log &&
+          grep -q '^compiling 2 pool pipelines' choice.log ||
+          fail "a larger pool did not reuse the stored measures: $(grep -i pool choice.log)"
+        [ "$(head -n 2 pool.tsv | tail -n 1 | tr '\t' '\n' | wc -l)" = 7 ] ||
+          fail "the pool file does not hold the larger pool's six pipelines"
       fi
     fi
     if [ "$policy" = choice-inliner ]; then

@@ -4,6 +4,8 @@
 #include "mlgo/support/Files.h"
 #include "mlgo/training/PipelineSearch.h"
 
+#include "TrainerSupport.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -198,17 +200,6 @@ measureChoicePool(evaluators::Scorer& evaluator, std::span<const corpus::ModuleS
 
 namespace {
 
-std::string matrixHeader(const std::string& context, const std::vector<ChoiceCandidate>& pool) {
-  std::string header = "# mlgo-es choice pool\t" + context + "\nmodule";
-  for (const ChoiceCandidate& candidate : pool)
-    header += "\t" + candidate.describe();
-  return header;
-}
-
-} // namespace
-
-namespace {
-
 // The text `write` makes, written atomically (support's writeFileAtomically).
 Status writeWhole(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::ostringstream out;
@@ -249,55 +240,90 @@ Status writeChoiceData(const std::string& path, std::span<const corpus::ModuleSp
   });
 }
 
-Status writePoolMatrix(const std::string& path, const std::string& context,
-                       std::span<const corpus::ModuleSpec* const> modules,
-                       const std::vector<ChoiceCandidate>& pool,
-                       const std::vector<std::vector<double>>& measures) {
+const std::vector<double>* PoolMeasures::find(const ChoiceCandidate& candidate) const {
+  const auto it = std::find(candidates.begin(), candidates.end(), candidate.describe());
+  return it == candidates.end() ? nullptr : &columns[it - candidates.begin()];
+}
+
+void PoolMeasures::store(const ChoiceCandidate& candidate, std::vector<double> column) {
+  const std::string name = candidate.describe();
+  const auto it = std::find(candidates.begin(), candidates.end(), name);
+  if (it != candidates.end()) {
+    columns[it - candidates.begin()] = std::move(column);
+    return;
+  }
+  candidates.push_back(name);
+  columns.push_back(std::move(column));
+}
+
+namespace {
+
+constexpr std::string_view kPoolTitle = "# mlgo-es choice pool\t";
+
+} // namespace
+
+Status writePoolMeasures(const std::string& path, const std::string& context,
+                         std::span<const corpus::ModuleSpec* const> modules,
+                         const PoolMeasures& stored) {
+  for (const std::vector<double>& column : stored.columns)
+    if (column.size() != modules.size())
+      return makeError(path + ": a stored column does not match the modules");
   return writeWhole(path, [&](std::ostream& out) {
-    out << matrixHeader(context, pool) << '\n';
+    out << kPoolTitle << context << "\nmodule";
+    for (const std::string& name : stored.candidates)
+      out << '\t' << name;
+    out << '\n';
     for (size_t m = 0; m < modules.size(); ++m) {
       out << modules[m]->name;
-      for (size_t p = 0; p < pool.size(); ++p)
-        out << '\t' << measures[p][m];
+      for (const std::vector<double>& column : stored.columns)
+        out << '\t' << column[m];
       out << '\n';
     }
   });
 }
 
-Expected<std::vector<std::vector<double>>>
-readPoolMatrix(const std::string& path, const std::string& context,
-               std::span<const corpus::ModuleSpec* const> modules,
-               const std::vector<ChoiceCandidate>& pool) {
+Expected<PoolMeasures> readPoolMeasures(const std::string& path, const std::string& context,
+                                        std::span<const corpus::ModuleSpec* const> modules) {
   std::ifstream in(path);
   if (!in)
     return makeError(path + ": cannot read");
-  const std::string expected = matrixHeader(context, pool);
-  std::string header, line;
-  std::getline(in, header);
+  std::string title, line;
+  std::getline(in, title);
+  if (title != std::string(kPoolTitle) + context)
+    return makeError(path + ": measured in another context (its header is \"" + title +
+                     "\", this run's \"" + std::string(kPoolTitle) + context + "\")");
   std::getline(in, line);
-  header += "\n" + line;
-  if (header != expected)
-    return makeError(path + ": measured for another pool or context (its header is \"" + header +
-                     "\", this run's \"" + expected + "\")");
-  std::vector<std::vector<double>> measures(pool.size(), std::vector<double>(modules.size()));
+  std::vector<std::string> names = detail::splitTabs(line);
+  if (names.empty() || names.front() != "module")
+    return makeError(path + ": no column header after the title");
+  PoolMeasures stored;
+  stored.candidates.assign(names.begin() + 1, names.end());
+  stored.columns.assign(stored.candidates.size(), std::vector<double>(modules.size()));
   for (size_t m = 0; m < modules.size(); ++m) {
     if (!std::getline(in, line))
       return makeError(path + ": no row for module " + modules[m]->name);
-    std::istringstream fields(line);
-    std::string name, value;
-    std::getline(fields, name, '\t');
-    if (name != modules[m]->name)
-      return makeError(path + ": row " + std::to_string(m + 1) + " is module " + name + ", not " +
-                       modules[m]->name + " (measured on other modules)");
-    for (size_t p = 0; p < pool.size(); ++p) {
-      if (!std::getline(fields, value, '\t'))
-        return makeError(path + ": a short row for module " + name);
-      measures[p][m] = value == "nan" ? std::nan("") : std::stod(value);
+    const std::vector<std::string> fields = detail::splitTabs(line);
+    if (fields.empty())
+      return makeError(path + ": an empty row where module " + modules[m]->name + " should be");
+    if (fields.front() != modules[m]->name)
+      return makeError(path + ": row " + std::to_string(m + 1) + " is module " + fields.front() +
+                       ", not " + modules[m]->name + " (measured on other modules)");
+    if (fields.size() != names.size())
+      return makeError(path + ": a row of " + std::to_string(fields.size()) +
+                       " fields for module " + fields.front() + " under a header of " +
+                       std::to_string(names.size()));
+    for (size_t c = 0; c < stored.candidates.size(); ++c) {
+      const std::string& value = fields[c + 1];
+      char* end = nullptr;
+      stored.columns[c][m] = value == "nan" ? std::nan("") : std::strtod(value.c_str(), &end);
+      if (value != "nan" && (value.empty() || *end != '\0'))
+        return makeError(path + ": \"" + value + "\" is not a measure (module " + fields.front() +
+                         ")");
     }
   }
   if (std::getline(in, line) && !line.empty())
     return makeError(path + ": more rows than modules (measured on other modules)");
-  return measures;
+  return stored;
 }
 
 Status comparePoolMatrices(const std::vector<std::vector<double>>& stored,

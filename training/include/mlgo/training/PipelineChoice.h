@@ -99,18 +99,25 @@ measureChoicePool(evaluators::Scorer& evaluator, std::span<const corpus::ModuleS
                   std::shared_ptr<const policies::Policy> inliner);
 
 // A measured pool kept in a file (TSV: a header naming `context` and each
-// pool candidate, then a row per module), so that learning can be run again
-// with other options without compiling the pool again. Reading refuses a
-// file whose context, pool or modules differ from the ones given, naming
-// the first difference.
-Status writePoolMatrix(const std::string& path, const std::string& context,
-                       std::span<const corpus::ModuleSpec* const> modules,
-                       const std::vector<ChoiceCandidate>& pool,
-                       const std::vector<std::vector<double>>& measures);
-Expected<std::vector<std::vector<double>>>
-readPoolMatrix(const std::string& path, const std::string& context,
-               std::span<const corpus::ModuleSpec* const> modules,
-               const std::vector<ChoiceCandidate>& pool);
+// stored candidate, then a row per module), so that learning can be run
+// again with other options, or with more pool candidates, compiling only
+// the candidates the file lacks. Columns are found by the candidate's
+// description, so the pool's order does not matter. Reading refuses a file
+// whose context or modules differ from the ones given, naming the first
+// difference.
+struct PoolMeasures {
+  std::vector<std::string> candidates;      // each column's describe()
+  std::vector<std::vector<double>> columns; // columns[c][m]; NaN where it failed
+  // The stored column of a candidate, or nullptr.
+  const std::vector<double>* find(const ChoiceCandidate& candidate) const;
+  // Adds a candidate's column, or replaces the stored one.
+  void store(const ChoiceCandidate& candidate, std::vector<double> column);
+};
+Status writePoolMeasures(const std::string& path, const std::string& context,
+                         std::span<const corpus::ModuleSpec* const> modules,
+                         const PoolMeasures& stored);
+Expected<PoolMeasures> readPoolMeasures(const std::string& path, const std::string& context,
+                                        std::span<const corpus::ModuleSpec* const> modules);
 
 // The learning data, for choosers tried outside the tool: a TSV with a
 // header (module, code_base, each feature's name, then each pool

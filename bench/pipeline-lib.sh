@@ -3,6 +3,8 @@
 # judge NAME SET writes $out/NAME.SET.md and
 # .values, the report of $out/NAME.json on a set of configs/inlining-split.toml
 # (skipped when its .md exists, so a script resumes where it stopped).
+# total/larger/above FILE.md read a report's total change (%), its modules
+# larger than -Oz and how many code bases are above -Oz.
 judge() {
   local name=$1 set=$2
   [ -s "$out/$name.$set.md" ] && return 0
@@ -21,3 +23,7 @@ search() {
     --markdown "$out/$name.md.part" "$@" >>"$out/$name.log" 2>&1
   mv "$out/$name.md.part" "$out/$name.md"
 }
+
+total() { sed -n 's/^| \*\*total\*\* |.*| \*\*\([-+0-9.]*\) %\*\* |.*/\1/p' "$1"; }
+larger() { grep '^| \*\*total' "$1" | awk -F'|' '{gsub(/ /, "", $9); print $9}'; }
+above() { grep -E '^\| [a-z0-9-]+ \|' "$1" | awk -F'|' '{gsub(/[ %]/, "", $7); if ($7 + 0 > 0) n++} END {print n + 0}'; }

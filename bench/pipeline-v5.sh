@@ -57,7 +57,8 @@ report() { # NAME POLICY MODE SET
     >"$out/$1.$3.$4.log" 2>&1
   mv "$out/$1.$3.$4.md.part" "$out/$1.$3.$4.md"
 }
-total() { sed -n 's/^| \*\*total\*\* |.*| \*\*\([-+0-9.]*\) %\*\* |.*/\1/p' "$1"; }
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # total()
 candidates=(small-label small-cost small-cost-emb singles-cost singles-label wide-label wide-cost
   wide-cost-emb)
 for mode in best-of best-of-set; do

@@ -35,14 +35,12 @@ search wide-greedy --inliner inlining-oz --regression-weight 1 --sample "${MLGO_
 
 # 2. Validation, and the rule.
 cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
-larger() { grep '^| \*\*total' "$1" | awk -F'|' '{gsub(/ /, "", $9); print $9}'; }
-above() { grep -E '^\| [a-z0-9-]+ \|' "$1" | awk -F'|' '{gsub(/[ %]/, "", $7); if ($7 + 0 > 0) n++} END {print n + 0}'; }
 best="" fewest=""
 : >"$out/validation.txt"
 for name in shipped wide-greedy; do
   judge "$name" validation
   f="$out/$name.validation.md"
-  echo "$name: validation $(sed -n 's/^| \*\*total\*\* |.*| \*\*\([-+0-9.]*\) %\*\* |.*/\1/p' "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz" |
+  echo "$name: validation $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz" |
     tee -a "$out/validation.txt"
   [ "$(above "$f")" = 0 ] || continue
   if [ -z "$best" ] || [ "$(larger "$f")" -lt "$fewest" ]; then best=$name fewest=$(larger "$f"); fi

@@ -3,6 +3,9 @@
 # judge NAME SET writes $out/NAME.SET.md and
 # .values, the report of $out/NAME.json on a set of configs/inlining-split.toml
 # (skipped when its .md exists, so a script resumes where it stopped).
+# step_files PREFIX STEP… writes $out/PREFIX1.json, … : a pipeline policy
+# per step of a greedy path, each with its step's change and every earlier
+# one (a step: "-PassClass" skips, "+point=passes" adds).
 # total/larger/above FILE.md read a report's total change (%), its modules
 # larger than -Oz and how many code bases are above -Oz.
 judge() {
@@ -27,3 +30,22 @@ search() {
 total() { sed -n 's/^| \*\*total\*\* |.*| \*\*\([-+0-9.]*\) %\*\* |.*/\1/p' "$1"; }
 larger() { grep '^| \*\*total' "$1" | awk -F'|' '{gsub(/ /, "", $9); print $9}'; }
 above() { grep -E '^\| [a-z0-9-]+ \|' "$1" | awk -F'|' '{gsub(/[ %]/, "", $7); if ($7 + 0 > 0) n++} END {print n + 0}'; }
+
+step_files() {
+  local prefix=$1
+  shift
+  /usr/bin/python3 - "$out" "$prefix" "$@" <<'PY'
+import json, sys
+out, prefix, steps = sys.argv[1], sys.argv[2], sys.argv[3:]
+skip, add = [], []
+for n, step in enumerate(steps, 1):
+    if step.startswith("-"):
+        skip.append(step[1:])
+    else:
+        at, passes = step[1:].split("=", 1)
+        add.append({"at": at, "passes": passes})
+    policy = {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
+              "pipeline": {"skip": list(skip), "add": list(add)}}
+    json.dump(policy, open(f"{out}/{prefix}{n}.json", "w"), indent=1)
+PY
+}

@@ -30,24 +30,9 @@ train=(bzip2 libpng lz4 expat zstd yaml-cpp zlib)
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 
 # The program search's steps (docs/pass-pipeline.md, "Without gvn-sink").
-python3 - "$out" <<'PY'
-import json, sys
-steps = [
-    (["InstSimplifyPass"], []),
-    (["IndVarSimplifyPass"], []),
-    (["LowerExpectIntrinsicPass"], []),
-    ([], [{"at": "optimizer-last", "passes": "mergefunc"}]),
-    ([], [{"at": "scalar-optimizer-late", "passes": "gvn-hoist,simplifycfg"}]),
-    ([], [{"at": "optimizer-last", "passes": "ipsccp,globalopt,deadargelim,globaldce"}]),
-]
-skip, add = [], []
-for n, (s, a) in enumerate(steps, 1):
-    skip += s
-    add += a
-    policy = {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
-              "pipeline": {"skip": list(skip), "add": list(add)}}
-    json.dump(policy, open(f"{sys.argv[1]}/program-step{n}.json", "w"), indent=1)
-PY
+step_files program-step -InstSimplifyPass -IndVarSimplifyPass -LowerExpectIntrinsicPass \
+  +optimizer-last=mergefunc +scalar-optimizer-late=gvn-hoist,simplifycfg \
+  +optimizer-last=ipsccp,globalopt,deadargelim,globaldce
 pool=()
 for n in 1 2 3 4 5 6; do pool+=(--pool "$out/program-step$n.json"); done
 

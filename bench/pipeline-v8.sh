@@ -46,24 +46,8 @@ the fewest validation modules larger (the task's rule since round 1).
 EOF
 
 # Round 7's path (build/pipeline-v7/wide-greedy.md), one file per step.
-/usr/bin/python3 - "$out" <<'PY'
-import json, sys
-steps = [
-    ([], [{"at": "optimizer-last", "passes": "mergefunc"}]),
-    (["IndVarSimplifyPass"], []),
-    (["GVNPass"], []),
-    (["LICMPass"], []),
-    (["InstSimplifyPass"], []),
-    ([], [{"at": "scalar-optimizer-late", "passes": "gvn-hoist,simplifycfg"}]),
-]
-skip, add = [], []
-for n, (s, a) in enumerate(steps, 1):
-    skip += s
-    add += a
-    policy = {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
-              "pipeline": {"skip": sorted(skip), "add": list(add)}}
-    json.dump(policy, open(f"{sys.argv[1]}/wide-step{n}.json", "w"), indent=1)
-PY
+step_files wide-step +optimizer-last=mergefunc -IndVarSimplifyPass -GVNPass -LICMPass \
+  -InstSimplifyPass +scalar-optimizer-late=gvn-hoist,simplifycfg
 pool=()
 for n in 1 2 3 4 5 6; do pool+=(--pool "$v3/program-step$n.json"); done
 pool+=(--pool "$v3/combined-pipeline.json")

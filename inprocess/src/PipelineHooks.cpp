@@ -8,6 +8,7 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Vectorize/VectorCombine.h>
 
 #include <algorithm>
 
@@ -180,10 +181,26 @@ bool shouldRun(PipelineRun& run, llvm::StringRef pass) {
   return true;
 }
 
+// Pass names of our own, for what -Oz runs and opt's textual syntax cannot
+// say: "vector-combine-early" is the function simplification's
+// VectorCombinePass(TryEarlyFoldsOnly), which clang's printed pipeline
+// (-mllvm -print-pipeline-passes) shows as a full "vector-combine".
+void registerOwnPassNames(llvm::PassBuilder& builder) {
+  builder.registerPipelineParsingCallback([](llvm::StringRef name,
+                                             llvm::FunctionPassManager& manager,
+                                             llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "vector-combine-early")
+      return false;
+    manager.addPass(llvm::VectorCombinePass(/*TryEarlyFoldsOnly=*/true));
+    return true;
+  });
+}
+
 } // namespace
 
 Status checkPipelineTexts(const policies::PassPipeline& pipeline) {
   llvm::PassBuilder builder;
+  registerOwnPassNames(builder);
   for (const auto& [point, text] : pipeline.additions)
     if (llvm::Error error = parseAt(builder, point, text))
       return makeError("added passes at " + std::string(policies::extensionPointName(point)) +
@@ -222,6 +239,7 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
   // who inlines: it must still run.
   if (!run.choice && run.alternatives.front()->neutral())
     return;
+  registerOwnPassNames(builder);
   // The choice first: it runs before any addition at the pipeline's start.
   if (run.choice)
     builder.registerPipelineStartEPCallback(

@@ -3,6 +3,7 @@
 // space names a pass -Oz really runs and can skip, phases split a class's
 // runs, added passes run even when their class is skipped, a replacement
 // leaves -Oz's own passes out, and what LLVM cannot parse is refused by name.
+#include "PipelineHooks.h"
 #include "PipelineCompiler.h"
 
 #include "ModuleFeatures.h"
@@ -10,6 +11,7 @@
 #include "TestSupport.h"
 #include "mlgo/corpus/CommandLine.h"
 #include "mlgo/corpus/Corpus.h"
+#include "mlgo/corpus/Extract.h"
 #include "mlgo/policies/PassPipeline.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +20,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <cstdio>
 #include <map>
 
 namespace mlgo::inprocess {
@@ -295,6 +298,100 @@ TEST_F(PipelineHooks, AReplacementLeavesOzsOwnPassesOut) {
   EXPECT_NEAR(total(replaced) / ozBytes, 1.0, 0.01);
   replaced.replacement = "function(sroa)";
   EXPECT_GT(total(replaced), 1.02 * ozBytes);
+}
+
+// C++ where -Oz's two vector-combine runs matter: 2x2 and 3x3 solves on
+// small float vectors (a physics engine's joint step).
+const char* kVectorSource = R"(
+struct V2 { float x, y; };
+struct V3 { float x, y, z; };
+struct M33 { V3 ex, ey, ez; };
+static inline float dot(V3 a, V3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline V3 cross(V3 a, V3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+V3 solve33(const M33& m, V3 b) {
+  float det = dot(m.ex, cross(m.ey, m.ez));
+  if (det != 0.0f) det = 1.0f / det;
+  return {det * dot(b, cross(m.ey, m.ez)), det * dot(m.ex, cross(b, m.ez)), det * dot(m.ex, cross(m.ey, b))};
+}
+V2 solve22(const M33& m, V2 b) {
+  float a11 = m.ex.x, a12 = m.ey.x, a21 = m.ex.y, a22 = m.ey.y;
+  float det = a11 * a22 - a12 * a21;
+  if (det != 0.0f) det = 1.0f / det;
+  return {det * (a22 * b.x - a12 * b.y), det * (a11 * b.y - a21 * b.x)};
+}
+void inverse22(const M33& m, M33* out) {
+  float a = m.ex.x, b = m.ey.x, c = m.ex.y, d = m.ey.y;
+  float det = a * d - b * c;
+  if (det != 0.0f) det = 1.0f / det;
+  out->ex.x = det * d; out->ey.x = -det * b; out->ex.z = 0.0f;
+  out->ex.y = -det * c; out->ey.y = det * a; out->ey.z = 0.0f;
+  out->ez.x = 0.0f; out->ez.y = 0.0f; out->ez.z = 0.0f;
+}
+struct Body { V2 c; float a; V2 v; float w; };
+void step(Body* bodies, int n, const M33& k, float h) {
+  for (int i = 0; i < n; ++i) {
+    V2 cdot = {bodies[i].v.x - bodies[i].w * bodies[i].c.y, bodies[i].v.y + bodies[i].w * bodies[i].c.x};
+    V2 imp = solve22(k, cdot);
+    bodies[i].v.x -= h * imp.x; bodies[i].v.y -= h * imp.y;
+    bodies[i].w -= h * (bodies[i].c.x * imp.y - bodies[i].c.y * imp.x);
+    V3 c3 = {bodies[i].c.x, bodies[i].c.y, bodies[i].a};
+    V3 s = solve33(k, c3);
+    bodies[i].c.x -= s.x; bodies[i].c.y -= s.y; bodies[i].a -= s.z;
+  }
+}
+)";
+
+// clang's own -Oz pipeline as text (-mllvm -print-pipeline-passes).
+std::string printedOzPipeline() {
+  const std::string command = mlgo::testing::clangPath() +
+                              " -Oz -mllvm -print-pipeline-passes -x c -c /dev/null -o /dev/null";
+  std::string text;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      text.append(buffer, n);
+    if (pclose(pipe) != 0)
+      text.clear();
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
+// That text, given back as a replacement, is -Oz exactly (the same code on
+// every module of zlib and Lua, and on C++ with small float vectors), once
+// its first vector-combine, the function simplification's early-folds one
+// that the text prints as a full one, is named "vector-combine-early" (a
+// pass name of ours). This is what makes an edit of the text (a pass's
+// parameters) an action around -Oz.
+TEST_F(PipelineHooks, ClangsPrintedOzPipelineIsOzExactly) {
+  std::string text = printedOzPipeline();
+  const size_t early = text.find("vector-combine");
+  ASSERT_NE(early, std::string::npos) << "no pipeline printed: \"" << text << "\"";
+  ASSERT_NE(text.find("vector-combine", early + 1), std::string::npos)
+      << "-Oz runs vector-combine twice: early folds, then the full pass";
+  PassPipeline printed;
+  printed.replacement = text;
+  printed.replacement.replace(early, std::string("vector-combine").size(), "vector-combine-early");
+  ASSERT_TRUE(checkPipelineTexts(printed));
+  std::vector<uint64_t> replaced, oz;
+  compileAll(printed, &replaced);
+  compileAll(PassPipeline{}, &oz);
+  EXPECT_EQ(replaced, oz);
+  // The C++ module: -Oz exactly with the early pass named, not without.
+  mlgo::testing::compileWithEmbeddedBitcode(kVectorSource, scratch_.path() / "vectors/v.o", ".cpp");
+  Expected<corpus::ExtractSummary> extracted = corpus::extractCorpus(
+      {{scratch_.path() / "vectors/v.o", "v.o"}}, scratch_.path() / "vectors/corpus", {});
+  ASSERT_TRUE(extracted) << extracted.error().message;
+  Expected<corpus::Corpus> vectors = corpus::Corpus::load(scratch_.path() / "vectors/corpus");
+  ASSERT_TRUE(vectors) << vectors.error().message;
+  const corpus::ModuleSpec& module = vectors->modules().front();
+  const uint64_t ozHash = compile(module, nullptr).result.codeHash;
+  EXPECT_EQ(compile(module, &printed).result.codeHash, ozHash);
+  PassPipeline asPrinted;
+  asPrinted.replacement = text;
+  EXPECT_NE(compile(module, &asPrinted).result.codeHash, ozHash)
+      << "the full vector-combine in the early one's place no longer changes this code";
 }
 
 TEST_F(PipelineHooks, WhatLlvmCannotParseIsRefusedByName) {

@@ -1,6 +1,7 @@
 #include "PipelineHooks.h"
 
 #include "ModuleFeatures.h"
+#include "OzPipeline.h"
 
 #include <llvm/ADT/Any.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -211,6 +212,13 @@ Status checkPipelineTexts(const policies::PassPipeline& pipeline) {
       return makeError("replacement pipeline \"" + pipeline.replacement +
                        "\": " + llvm::toString(std::move(error)));
   }
+  if (!pipeline.parameters.empty()) {
+    MLGO_ASSIGN_OR_RETURN(const std::string text, parameterisedOzPipeline(pipeline.parameters));
+    llvm::ModulePassManager manager;
+    if (llvm::Error error = builder.parsePassPipeline(manager, text))
+      return makeError("pass parameters " + pipeline.describe() + ": " +
+                       llvm::toString(std::move(error)));
+  }
   return Status::ok();
 }
 
@@ -226,6 +234,8 @@ PipelineRun::PipelineRun(const policies::PipelinePolicy& policy) : choice(policy
 }
 
 Status checkPolicyTexts(const policies::PipelinePolicy& policy) {
+  if (policy.inliner() && !policy.pipeline().parameters.empty())
+    return makeError(policies::kParametersNeedTheHeuristic);
   MLGO_TRY(checkPipelineTexts(policy.pipeline()));
   if (policy.choice())
     for (size_t i = 0; i < policy.choice()->pipelines.size(); ++i)
@@ -249,9 +259,18 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
   for (size_t a = 0; a < run.alternatives.size(); ++a)
     for (const auto& [point, text] : run.alternatives[a]->additions)
       registerAddition(builder, point, text, run, a);
-  // A replacement is a single pipeline's (a choice holds none).
+  // A replacement is a single pipeline's (a choice holds none), and so is
+  // -Oz's text with pass parameters: it replaces -Oz's own run.
   const policies::PassPipeline& pipeline = *run.alternatives.front();
-  if (!pipeline.replacement.empty())
+  if (!pipeline.parameters.empty()) {
+    Expected<std::string> text = parameterisedOzPipeline(pipeline.parameters);
+    if (!text)
+      llvm::report_fatal_error(llvm::Twine(text.error().message));
+    run.replacementText = text.take();
+  } else {
+    run.replacementText = pipeline.replacement;
+  }
+  if (!run.replacementText.empty())
     builder.registerPipelineStartEPCallback(
         [&builder, &run](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
           // A replacement that is itself a default pipeline ("default<Os>")
@@ -260,7 +279,7 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
           if (parsing)
             return;
           parsing = true;
-          llvm::Error error = builder.parsePassPipeline(manager, run.pipeline().replacement);
+          llvm::Error error = builder.parsePassPipeline(manager, run.replacementText);
           parsing = false;
           if (error)
             llvm::report_fatal_error(std::move(error));
@@ -271,14 +290,19 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
     return;
   callbacks->registerShouldRunOptionalPassCallback(
       [&run](llvm::StringRef pass, llvm::Any) { return shouldRun(run, pass); });
-  // The phase: the module inliner's start and end.
-  callbacks->registerBeforeNonSkippedPassCallback([&run](llvm::StringRef pass, llvm::Any) {
-    if (pass == "ModuleInlinerWrapperPass")
+  // The phase: the module inliner's start and end. -Oz's text has no
+  // wrapper around the inliner: there its walk over SCCs, the text's one
+  // top-level cgscc(…) adaptor, marks the phase (the wrapper holds only
+  // analyses besides it).
+  const llvm::StringRef inliner = pipeline.parameters.empty() ? "ModuleInlinerWrapperPass"
+                                                              : "ModuleToPostOrderCGSCCPassAdaptor";
+  callbacks->registerBeforeNonSkippedPassCallback([&run, inliner](llvm::StringRef pass, llvm::Any) {
+    if (pass == inliner)
       run.phase = PipelinePhase::Inliner;
   });
   callbacks->registerAfterPassCallback(
-      [&run](llvm::StringRef pass, llvm::Any, const llvm::PreservedAnalyses&) {
-        if (pass == "ModuleInlinerWrapperPass")
+      [&run, inliner](llvm::StringRef pass, llvm::Any, const llvm::PreservedAnalyses&) {
+        if (pass == inliner)
           run.phase = PipelinePhase::Late;
       });
 }

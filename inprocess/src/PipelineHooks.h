@@ -60,9 +60,12 @@ struct PipelineRun {
   // heuristicInliner). Asked when the inliner starts, after the choice.
   bool inlinerPolicyDecides() const { return !choice || choice->inlinerPolicyIn(chosen); }
   policies::PipelinePhase phase = policies::PipelinePhase::Early;
-  int insideAddition = 0;        // > 0 while added passes run
-  size_t additionOf = 0;         // the alternative whose added passes run
-  bool replaced = false;         // the replacement has run
+  int insideAddition = 0; // > 0 while added passes run
+  size_t additionOf = 0;  // the alternative whose added passes run
+  bool replaced = false;  // the replacement has run
+  // What replaces -Oz's own run: the replacement, or -Oz's text with the
+  // pipeline's pass parameters (empty: neither).
+  std::string replacementText;
   uint64_t declinedUnchosen = 0; // pass runs of alternatives not chosen
   // Per skip rule (SkippedPass::text()): how many pass runs it declined.
   std::map<std::string, uint64_t> declined;

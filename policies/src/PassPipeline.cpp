@@ -170,6 +170,8 @@ std::string PassPipeline::describe() const {
     text += " -" + skip.text();
   for (const auto& [point, passes] : additions)
     text += " +" + std::string(extensionPointName(point)) + "=" + passes;
+  for (const auto& [pass, values] : parameters)
+    text += " " + pass + "<" + values + ">";
   return text;
 }
 
@@ -194,6 +196,21 @@ Status PassPipeline::validate() const {
     if (passes.find_first_not_of(" \t") == std::string::npos)
       return makeError("added passes at " + std::string(extensionPointName(point)) +
                        ": empty pipeline text");
+  if (!parameters.empty() && (!replacement.empty() || !additions.empty()))
+    return makeError("pass parameters run -Oz as its text: no replacement or added passes "
+                     "beside them (yet)");
+  std::set<std::string> named;
+  for (const auto& [pass, values] : parameters) {
+    if (pass.empty() ||
+        pass.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+      return makeError("parameters of \"" + pass +
+                       "\": a pass name in opt's syntax (lower case, digits, '-') is expected");
+    if (values.find_first_of("<>(),") != std::string::npos)
+      return makeError("parameters of \"" + pass + "\": \"" + values +
+                       "\" holds a pipeline delimiter (one of < > ( ) ,)");
+    if (!named.insert(pass).second)
+      return makeError("parameters of \"" + pass + "\" are given twice");
+  }
   return Status::ok();
 }
 
@@ -202,6 +219,9 @@ PassPipeline PassPipeline::canonical() const {
   std::sort(result.skipped.begin(), result.skipped.end());
   result.skipped.erase(std::unique(result.skipped.begin(), result.skipped.end()),
                        result.skipped.end());
+  std::sort(result.parameters.begin(), result.parameters.end());
+  result.parameters.erase(std::unique(result.parameters.begin(), result.parameters.end()),
+                          result.parameters.end());
   return result;
 }
 
@@ -282,9 +302,10 @@ Status PipelineChoice::validate() const {
   if (pipelines.empty())
     return makeError("a choice needs at least one pipeline");
   for (size_t p = 0; p < pipelines.size(); ++p) {
-    if (!pipelines[p].replacement.empty())
+    if (!pipelines[p].replacement.empty() || !pipelines[p].parameters.empty())
       return makeError("pipelines[" + std::to_string(p) +
-                       "]: a choice is among structured pipelines, not replacements");
+                       "]: a choice is among structured pipelines, not replacements or "
+                       "pass parameters (their pipeline is parsed before a module is seen)");
     if (Status valid = pipelines[p].validate(); !valid)
       return makeError("pipelines[" + std::to_string(p) + "]: " + valid.error().message);
   }
@@ -341,6 +362,8 @@ Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
     return valid.error();
   if (inliner && dynamic_cast<const PipelinePolicy*>(inliner.get()))
     return makeError("the inliner policy of a pipeline policy is itself a pipeline policy");
+  if (inliner && !pipeline.parameters.empty())
+    return makeError(kParametersNeedTheHeuristic);
   if (choice) {
     if (Status valid = choice->validate(); !valid)
       return makeError("choice: " + valid.error().message);

@@ -150,6 +150,11 @@ void writePipelineFields(llvm::json::OStream& out, const PassPipeline& pipeline)
       });
     if (!pipeline.replacement.empty())
       out.attribute("replace", pipeline.replacement);
+    if (!pipeline.parameters.empty())
+      out.attributeObject("parameters", [&] {
+        for (const auto& [pass, values] : pipeline.parameters)
+          out.attribute(pass, values);
+      });
   }
 }
 
@@ -398,10 +403,8 @@ public:
 
   // "pipeline": {"skip": ["LoopRotatePass@late", …],
   //              "add": [{"at": "optimizer-last", "passes": "function(…)"}, …],
-  //              "replace": "…"} (every field optional; {} is -Oz).
-  // A pipeline object: {"skip": ["LoopRotatePass@late", …],
-  // "add": [{"at": "optimizer-last", "passes": "function(…)"}, …],
-  // "replace": "…"} (every field optional; {} is -Oz).
+  //              "replace": "…", "parameters": {"gvn": "no-load-pre", …}}
+  // (every field optional; {} is -Oz).
   Expected<PassPipeline> pipelineFields(const llvm::json::Object& object,
                                         const std::string& path) const {
     PassPipeline pipeline;
@@ -437,6 +440,19 @@ public:
       MLGO_ASSIGN_OR_RETURN(pipeline.replacement, string(object, "replace", path));
       if (pipeline.replacement.empty())
         return error(path + ".replace", "empty pipeline text");
+    }
+    if (const llvm::json::Value* parameters = object.get("parameters")) {
+      const llvm::json::Object* byPass = parameters->getAsObject();
+      if (!byPass)
+        return error(path + ".parameters", "must be an object: {\"gvn\": \"no-load-pre\", …}");
+      for (const auto& [pass, values] : *byPass) {
+        std::optional<llvm::StringRef> text = values.getAsString();
+        if (!text)
+          return error(path + ".parameters." + pass.str(), "must be a string");
+        pipeline.parameters.emplace_back(pass.str(), text->str());
+      }
+      // A JSON object's order is not the file's: sorted, as canonical() has them.
+      std::sort(pipeline.parameters.begin(), pipeline.parameters.end());
     }
     return pipeline;
   }

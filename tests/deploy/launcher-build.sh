@@ -3,6 +3,8 @@
 #
 # Builds RECIPE from source with the mlgo-cc launcher and POLICY (a policy
 # file, or "heuristic"/"mixed": made here from the recipe's corpus, or
+# "parameters": a pass-pipeline policy with a skipped pass and pass
+# parameters (-Oz run as its text), given as MLGO_PIPELINE_POLICY, or
 # "pipeline": a pass-pipeline policy with skipped and added passes, given as
 # MLGO_PIPELINE_POLICY with no inliner policy, or "choice": a per-module
 # choice between -Oz and that pipeline, learned here on the recipe's corpus
@@ -55,16 +57,21 @@ case "$policy" in
     "$apps/mlgo-eval" vocab trace.h5 -o vocab --quantiles 100 >/dev/null
     "$apps/mlgo-eval" init-mlp --trace trace.h5 --vocab vocab -o policy.json --hidden 8 --seed 1 >/dev/null
     ;;
-  pipeline | choice | choice-inliner)
+  pipeline | choice | choice-inliner | parameters)
     cat >policy.json <<'EOF2'
 {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
  "pipeline": {"skip": ["GVNPass", "LoopRotatePass@late", "InstSimplifyPass"],
               "add": [{"at": "optimizer-last", "passes": "mergefunc,function(instcombine<no-verify-fixpoint>,simplifycfg)"},
                       {"at": "peephole", "passes": "instsimplify"}]}}
 EOF2
+    [ "$policy" != parameters ] || cat >policy.json <<'EOF2'
+{"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
+ "pipeline": {"skip": ["LoopRotatePass@late"],
+              "parameters": {"gvn": "no-pre", "licm": "no-allowspeculation"}}}
+EOF2
     task=(--task pass-pipeline)
     policy_variable=MLGO_PIPELINE_POLICY
-    if [ "$policy" != pipeline ]; then
+    if [ "$policy" != pipeline ] && [ "$policy" != parameters ]; then
       mv policy.json pipeline.json
       if [ "$policy" = choice ]; then
         "$apps/mlgo-eval" ir2vec-vocab "$corpus" -o vocab.json --epochs 100 >vocab.log 2>&1 ||

@@ -4,6 +4,7 @@
 // runs, added passes run even when their class is skipped, a replacement
 // leaves -Oz's own passes out, and what LLVM cannot parse is refused by name.
 #include "PipelineHooks.h"
+#include "OzPipeline.h"
 #include "PipelineCompiler.h"
 
 #include "ModuleFeatures.h"
@@ -392,6 +393,45 @@ TEST_F(PipelineHooks, ClangsPrintedOzPipelineIsOzExactly) {
   asPrinted.replacement = text;
   EXPECT_NE(compile(module, &asPrinted).result.codeHash, ozHash)
       << "the full vector-combine in the early one's place no longer changes this code";
+}
+
+// Pass parameters run -Oz as its text (OzPipeline.h): the text is clang's
+// own, a pass given its default parameters is -Oz exactly, other
+// parameters change code, and skips keep their phases in the text.
+TEST_F(PipelineHooks, PassParametersEditOzsOwnText) {
+  EXPECT_EQ(printedOzPipeline(), [] {
+    std::string text = ozPipelineText();
+    text.replace(text.find("vector-combine-early"), std::string("vector-combine-early").size(),
+                 "vector-combine");
+    return text;
+  }()) << "clang's -Oz pipeline is no longer the one OzPipeline.cpp writes out";
+  std::vector<uint64_t> oz, defaults, noPre;
+  compileAll(PassPipeline{}, &oz);
+  PassPipeline tuned;
+  tuned.parameters = {{"gvn", ""}};
+  compileAll(tuned, &defaults);
+  EXPECT_EQ(defaults, oz);
+  tuned.parameters = {{"gvn", "no-pre"}};
+  compileAll(tuned, &noPre);
+  EXPECT_NE(noPre, oz);
+  // A skip in a phase declines the same runs in the text as in -Oz.
+  for (const char* skip : {"InstCombinePass@inliner", "LoopRotatePass@late", "SROAPass@early"}) {
+    PassPipeline skipped;
+    skipped.skipped = {*policies::parseSkippedPass(skip)};
+    std::vector<uint64_t> inOz, inText;
+    const PipelineReport ozDeclines = compileAll(skipped, &inOz);
+    skipped.parameters = {{"gvn", ""}};
+    const PipelineReport textDeclines = compileAll(skipped, &inText);
+    EXPECT_EQ(textDeclines.declined, ozDeclines.declined) << skip;
+    EXPECT_EQ(inText, inOz) << skip;
+  }
+  PassPipeline unknown;
+  unknown.parameters = {{"no-such-pass", ""}};
+  Status refused = checkPipelineTexts(unknown);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("no-such-pass"), std::string::npos);
+  unknown.parameters = {{"gvn", "no-such-parameter"}};
+  EXPECT_FALSE(checkPipelineTexts(unknown));
 }
 
 TEST_F(PipelineHooks, WhatLlvmCannotParseIsRefusedByName) {

@@ -84,6 +84,64 @@ TEST(PassPipeline, PolicyFileRoundTrips) {
   }
 }
 
+// Pass parameters: described, checked, sorted by canonical(), and written
+// to the file and read back (an object by pass name); not beside added
+// passes, a replacement or an inliner policy; not in a choice.
+TEST(PassPipeline, PassParametersAreAnActionAroundOz) {
+  PassPipeline tuned;
+  tuned.skipped = {{"LICMPass", PipelinePhase::Late}};
+  tuned.parameters = {{"licm", "no-allowspeculation"}, {"gvn", "no-load-pre;no-pre"}};
+  EXPECT_FALSE(tuned.neutral());
+  EXPECT_EQ(tuned.describe(),
+            "-Oz -LICMPass@late licm<no-allowspeculation> gvn<no-load-pre;no-pre>");
+  EXPECT_TRUE(tuned.validate());
+  const PassPipeline sorted = tuned.canonical();
+  ASSERT_EQ(sorted.parameters.size(), 2u);
+  EXPECT_EQ(sorted.parameters[0].first, "gvn");
+  auto refusal = [](PassPipeline pipeline) {
+    Status status = pipeline.validate();
+    return status ? std::string() : status.error().message;
+  };
+  PassPipeline added = tuned;
+  added.additions = {{ExtensionPoint::OptimizerLast, "mergefunc"}};
+  EXPECT_NE(refusal(added).find("no replacement or added passes"), std::string::npos);
+  PassPipeline badName = tuned;
+  badName.parameters = {{"GVNPass", ""}};
+  EXPECT_NE(refusal(badName).find("opt's syntax"), std::string::npos);
+  PassPipeline delimiter = tuned;
+  delimiter.parameters = {{"gvn", "no-pre>,licm<"}};
+  EXPECT_NE(refusal(delimiter).find("delimiter"), std::string::npos);
+  PassPipeline twice = tuned;
+  twice.parameters.push_back({"gvn", "no-pre"});
+  EXPECT_NE(refusal(twice).find("given twice"), std::string::npos);
+
+  PipelinePolicy policy(sorted);
+  Expected<std::string> json = policyToJson(policy);
+  ASSERT_TRUE(json) << json.error().message;
+  EXPECT_NE(json->find("\"parameters\""), std::string::npos) << *json;
+  Expected<std::unique_ptr<Policy>> loaded = policyFromJson(*json, "tuned.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const auto* back = dynamic_cast<const PipelinePolicy*>(loaded->get());
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->pipeline(), sorted);
+  EXPECT_FALSE(policyFromJson(
+      R"({"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
+          "pipeline": {"parameters": {"gvn": 3}}})",
+      "number.json"));
+  Expected<std::unique_ptr<Policy>> withInliner = makePipelinePolicy(sorted, makeConstantPolicy(0));
+  ASSERT_FALSE(withInliner);
+  EXPECT_NE(withInliner.error().message.find("heuristic"), std::string::npos);
+  PipelineChoice choice;
+  choice.pipelines = {PassPipeline{}, sorted};
+  choice.features = moduleFeatureNames(0);
+  choice.mean.assign(choice.features.size(), 0.0);
+  choice.scale.assign(choice.features.size(), 1.0);
+  choice.examples = {{std::vector<double>(choice.features.size(), 0.0), 1, {}}};
+  Status inChoice = choice.validate();
+  ASSERT_FALSE(inChoice);
+  EXPECT_NE(inChoice.error().message.find("pass parameters"), std::string::npos);
+}
+
 TEST(PassPipeline, APipelineCarriesItsInlinerPolicy) {
   PipelinePolicy combined(structured(), makeConstantPolicy(0));
   Expected<std::string> json = policyToJson(combined);

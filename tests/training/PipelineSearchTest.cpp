@@ -273,8 +273,8 @@ TEST(ProgramMeasureLog, VerifyCatchesADifferenceAndForeignOrDamagedLogsAreRefuse
 
   Expected<ProgramMeasureLog> tampered = ProgramMeasureLog::open(path, context);
   ASSERT_TRUE(tampered) << tampered.error().message;
-  ASSERT_NE(tampered->find(PassPipeline{{{"GVNPass", std::nullopt}}, {}, {}}), nullptr);
-  EXPECT_EQ((*tampered->find(PassPipeline{{{"GVNPass", std::nullopt}}, {}, {}}))[1], 2000);
+  ASSERT_NE(tampered->find(PassPipeline{{{"GVNPass", std::nullopt}}, {}, {}, {}}), nullptr);
+  EXPECT_EQ((*tampered->find(PassPipeline{{{"GVNPass", std::nullopt}}, {}, {}, {}}))[1], 2000);
   options.measureLog = &*tampered;
   options.verifyMeasureLog = true;
   Expected<ProgramPipelineSearch> verified =

@@ -276,9 +276,9 @@ std::vector<ProgramMove> programMoves(const PassPipeline& start) {
     if (combinedPipeline(start, change) != start)
       moves.push_back({std::move(change), false});
   for (const policies::SkippedPass& skip : start.skipped)
-    moves.push_back({PassPipeline{{skip}, {}, {}}, true});
+    moves.push_back({PassPipeline{{skip}, {}, {}, {}}, true});
   for (const auto& addition : start.additions)
-    moves.push_back({PassPipeline{{}, {addition}, {}}, true});
+    moves.push_back({PassPipeline{{}, {addition}, {}, {}}, true});
   return moves;
 }
 

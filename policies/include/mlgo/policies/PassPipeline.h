@@ -69,21 +69,35 @@ struct SkippedPass {
 };
 Expected<SkippedPass> parseSkippedPass(std::string_view text);
 
+// -Oz's text runs the inliner without the wrapper that sets up an inliner
+// policy's advisor: with pass parameters, LLVM's heuristic inlines.
+inline constexpr const char* kParametersNeedTheHeuristic =
+    "pass parameters run -Oz as its text, where only LLVM's heuristic inlines (yet): no "
+    "inliner policy beside them";
+
 struct PassPipeline {
   std::vector<SkippedPass> skipped;                              // space (a)
   std::vector<std::pair<ExtensionPoint, std::string>> additions; // space (a), in order
   std::string replacement;                                       // space (b)
+  // Space (a): a pass of -Oz's pipeline (its name in opt's syntax, "gvn")
+  // run with these parameters ("no-load-pre") wherever -Oz runs it. -Oz is
+  // then run as its text (clang's own, printed), edited; skipped passes
+  // still apply, added passes cannot be combined with it yet.
+  std::vector<std::pair<std::string, std::string>> parameters;
 
-  bool neutral() const { return skipped.empty() && additions.empty() && replacement.empty(); }
-  // "-Oz", or the changes: "-Oz -LoopRotatePass@late +optimizer-last=function(instcombine)",
-  // or "replace: function(sroa),globaldce".
+  bool neutral() const {
+    return skipped.empty() && additions.empty() && replacement.empty() && parameters.empty();
+  }
+  // "-Oz", or the changes: "-Oz -LoopRotatePass@late +optimizer-last=function(instcombine)
+  // gvn<no-load-pre>", or "replace: function(sroa),globaldce".
   std::string describe() const;
   // Checks what needs no compiler: known pass classes (ozPassClasses), not
-  // the inliner's, no duplicate, a replacement alone, no empty text.
+  // the inliner's, no duplicate, a replacement alone, parameters not beside
+  // additions, no empty text.
   Status validate() const;
   // The same pipeline whatever the order its changes were listed in:
-  // skipped passes sorted and unique (additions keep their order: it is
-  // the order they run in).
+  // skipped passes and parameters sorted and unique (additions keep their
+  // order: it is the order they run in).
   PassPipeline canonical() const;
   bool operator==(const PassPipeline&) const = default;
 };

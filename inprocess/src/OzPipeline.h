@@ -1,0 +1,24 @@
+// -Oz's pipeline as text, for the pass-pipeline task's pass parameters:
+// no extension point sits where -Oz runs most of its passes, so a pass run
+// with other parameters in its own place needs the pipeline written out.
+#pragma once
+
+#include "mlgo/support/Expected.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlgo::inprocess {
+
+// clang-22's -Oz module pipeline in opt's syntax; parsed by a PassBuilder
+// that knows the pipeline hooks' own pass names (vector-combine-early).
+const std::string& ozPipelineText();
+
+// That text with every run of each named pass (opt's name, "gvn") given
+// the parameters ("no-load-pre"), in place of the ones it had. An error
+// names a pass the text does not run.
+Expected<std::string>
+parameterisedOzPipeline(const std::vector<std::pair<std::string, std::string>>& parameters);
+
+} // namespace mlgo::inprocess

@@ -977,6 +977,10 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                    "--program: the objective is the total plus this weight times the bytes "
                    "modules grow over -Oz (0: the total)")
       ->capture_default_str();
+  command->add_flag("--parameter-moves", args.options.parameterMoves,
+                    "Structured space: pass parameters among the moves (gvn without PRE or "
+                    "load PRE, licm without speculation, …; -Oz is then run as its text; not "
+                    "with --inliner)");
   command->add_flag("--list-passes", args.listPasses,
                     "Print the -Oz pass classes the structured space may skip, and exit");
   command

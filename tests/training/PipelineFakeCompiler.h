@@ -17,7 +17,8 @@ namespace mlgo::training::fakes {
 using policies::PassPipeline;
 
 // 1000 units for -Oz; skipping a "good" pass saves 10, any other skip costs
-// 5, adding mergefunc saves 7, other additions cost 1; a replacement
+// 5, adding mergefunc saves 7, other additions cost 1, gvn<no-pre> saves
+// 12 and other pass parameters cost 1; a replacement
 // measures 990 + its length mod 17; an embedded inliner policy saves
 // `inlinerSaving` more. Modules named "broken…" fail every
 // non-neutral job.
@@ -52,6 +53,10 @@ public:
       value += (!worse && good.count(skip.passClass)) ? -10 : 5;
     for (const auto& [point, passes] : pipeline.additions)
       value += (!worse && passes == "mergefunc") ? -7 : 1;
+    // Pass parameters: GVN without PRE saves 12 (more than any other
+    // change), any other parameters cost 1.
+    for (const auto& [pass, values] : pipeline.parameters)
+      value += (!worse && pass == "gvn" && values == "no-pre") ? -12 : 1;
     return value;
   }
 

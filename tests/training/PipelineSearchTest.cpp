@@ -84,6 +84,49 @@ TEST(PipelineSearch, AProgramsPipelineIsChosenOnItsTotal) {
   EXPECT_FALSE(searchProgramPipeline(compiler, pointers(modules), sequence, 8));
 }
 
+// Pass parameters among the moves (--parameter-moves): offered only when
+// asked for, one set per pass, never beside added passes, and not with an
+// inliner policy.
+TEST(PipelineSearch, PassParametersAreMovesWhenAskedFor) {
+  const std::vector<PassPipeline> plain = structuredMoves(), withParameters = structuredMoves(true);
+  ASSERT_GT(withParameters.size(), plain.size());
+  for (size_t i = plain.size(); i < withParameters.size(); ++i) {
+    EXPECT_EQ(withParameters[i].parameters.size(), 1u);
+    EXPECT_TRUE(withParameters[i].skipped.empty() && withParameters[i].additions.empty());
+  }
+  PassPipeline a, b;
+  a.parameters = {{"gvn", "no-pre"}, {"licm", "no-allowspeculation"}};
+  b.parameters = {{"gvn", "no-load-pre"}};
+  EXPECT_EQ(combinedPipeline(a, b).parameters,
+            (std::vector<std::pair<std::string, std::string>>{{"gvn", "no-load-pre"},
+                                                              {"licm", "no-allowspeculation"}}));
+
+  PipelineCompiler compiler;
+  const auto modules = modulesNamed({"a.o", "b.o"});
+  PipelineSearchOptions options;
+  options.parameterMoves = true;
+  Expected<ProgramPipelineSearch> search =
+      searchProgramPipeline(compiler, pointers(modules), options, 8);
+  ASSERT_TRUE(search) << search.error().message;
+  // gvn<no-pre> first (-12), then the three good skips; mergefunc (-7)
+  // cannot join pass parameters.
+  ASSERT_FALSE(search->steps.empty());
+  EXPECT_EQ(search->steps.front().pipeline.describe(), "-Oz gvn<no-pre>");
+  EXPECT_EQ(search->best, 2 * (1000.0 - 12 - 30));
+  EXPECT_TRUE(search->pipeline.additions.empty()) << search->pipeline.describe();
+  for (const ProgramPipelineStep& step : search->steps)
+    EXPECT_TRUE(step.pipeline.validate()) << step.pipeline.describe();
+  // Without the flag the same search never sets a parameter.
+  Expected<ProgramPipelineSearch> without =
+      searchProgramPipeline(compiler, pointers(modules), PipelineSearchOptions{}, 8);
+  ASSERT_TRUE(without);
+  EXPECT_TRUE(without->pipeline.parameters.empty());
+  EXPECT_EQ(without->best, 2 * 963.0);
+
+  options.inliner = policies::makeConstantPolicy(0);
+  EXPECT_FALSE(searchProgramPipeline(compiler, pointers(modules), options, 8));
+}
+
 // A change that shrinks the total by blowing up one module: taken for the
 // total, not when growth weighs double.
 TEST(PipelineSearch, GrowthCanWeighMoreThanShrinking) {

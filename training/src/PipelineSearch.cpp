@@ -46,6 +46,24 @@ const std::vector<std::pair<ExtensionPoint, std::string>>& cleanUps() {
   return menu;
 }
 
+// Pass parameters the structured space may set (--parameter-moves): a
+// pass of -Oz's text with parameters other than -Oz's, each chosen because
+// it trades speed for size in the pass itself (partial redundancy
+// elimination and load PRE copy code into predecessors; speculation hoists
+// code out of conditions; splitting a footer block adds one).
+const std::vector<std::pair<std::string, std::string>>& parameterVariants() {
+  static const std::vector<std::pair<std::string, std::string>> menu{
+      {"gvn", "no-pre"},
+      {"gvn", "no-load-pre"},
+      {"gvn", "no-pre;no-load-pre;no-memdep;memoryssa"},
+      {"licm", "no-allowspeculation"},
+      {"mldst-motion", "split-footer-bb"},
+      {"early-cse", "memssa"},
+      {"sroa", "preserve-cfg"},
+  };
+  return menu;
+}
+
 // The sequence space's pass list (function passes unless marked), for
 // random suffixes after -Oz: CompilerGym's action list, reduced to what
 // can shrink -Oz's code.
@@ -119,7 +137,7 @@ void searchModule(evaluators::Scorer& evaluator, size_t index, const PipelineSea
                   ModulePipelineSearch& search) {
   std::vector<PassPipeline> first;
   if (options.space == PipelineSpace::Structured) {
-    first = structuredMoves();
+    first = structuredMoves(options.parameterMoves);
   } else {
     first = standardReplacements();
     for (size_t r = 0; r < options.randomSequences; ++r)
@@ -150,7 +168,7 @@ void searchModule(evaluators::Scorer& evaluator, size_t index, const PipelineSea
     std::vector<PassPipeline> combos;
     for (const Tried& t : improving) {
       PassPipeline next = combinedPipeline(search.pipeline, t.pipeline);
-      if (next != search.pipeline.canonical() &&
+      if (next != search.pipeline.canonical() && next.validate() &&
           std::find(combos.begin(), combos.end(), next) == combos.end())
         combos.push_back(std::move(next));
     }
@@ -193,6 +211,10 @@ Status PipelineSearchOptions::validate() const {
   if (!start.replacement.empty())
     return makeError("the program search starts from a structured pipeline, not a replacement");
   MLGO_TRY(start.validate());
+  if (parameterMoves && inliner)
+    return makeError(std::string("parameter moves: ") + policies::kParametersNeedTheHeuristic);
+  if (inliner && !start.parameters.empty())
+    return makeError(std::string("the start: ") + policies::kParametersNeedTheHeuristic);
   return Status::ok();
 }
 
@@ -205,10 +227,15 @@ PassPipeline combinedPipeline(const PassPipeline& a, const PassPipeline& b) {
     if (std::find(result.additions.begin(), result.additions.end(), addition) ==
         result.additions.end())
       result.additions.push_back(addition);
+  // One set of parameters per pass: b's replace a's.
+  for (const auto& [pass, values] : b.parameters) {
+    std::erase_if(result.parameters, [&](const auto& set) { return set.first == pass; });
+    result.parameters.emplace_back(pass, values);
+  }
   return result.canonical();
 }
 
-std::vector<PassPipeline> structuredMoves() {
+std::vector<PassPipeline> structuredMoves(bool withParameters) {
   std::vector<PassPipeline> moves;
   for (const std::string& passClass : policies::ozPassClasses()) {
     PassPipeline skip;
@@ -220,6 +247,12 @@ std::vector<PassPipeline> structuredMoves() {
     add.additions = {addition};
     moves.push_back(std::move(add));
   }
+  if (withParameters)
+    for (const auto& set : parameterVariants()) {
+      PassPipeline tuned;
+      tuned.parameters = {set};
+      moves.push_back(std::move(tuned));
+    }
   return moves;
 }
 
@@ -265,20 +298,29 @@ struct ProgramMove {
       return std::find(change.additions.begin(), change.additions.end(), addition) !=
              change.additions.end();
     });
+    std::erase_if(result.parameters, [&](const auto& set) {
+      return std::find(change.parameters.begin(), change.parameters.end(), set) !=
+             change.parameters.end();
+    });
     return result.canonical();
   }
 };
 
-// Every change the start lacks, then every change it has, removed.
-std::vector<ProgramMove> programMoves(const PassPipeline& start) {
+// Every change the start lacks, then every change it has, removed. A
+// change that cannot join the start (pass parameters beside added passes)
+// is left out.
+std::vector<ProgramMove> programMoves(const PassPipeline& start, bool withParameters) {
   std::vector<ProgramMove> moves;
-  for (PassPipeline& change : structuredMoves())
-    if (combinedPipeline(start, change) != start)
+  for (PassPipeline& change : structuredMoves(withParameters))
+    if (const PassPipeline joined = combinedPipeline(start, change);
+        joined != start && joined.validate())
       moves.push_back({std::move(change), false});
   for (const policies::SkippedPass& skip : start.skipped)
     moves.push_back({PassPipeline{{skip}, {}, {}, {}}, true});
   for (const auto& addition : start.additions)
     moves.push_back({PassPipeline{{}, {addition}, {}, {}}, true});
+  for (const auto& set : start.parameters)
+    moves.push_back({PassPipeline{{}, {}, {}, {set}}, true});
   return moves;
 }
 
@@ -452,7 +494,7 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
   const PassPipeline start = options.start.canonical();
   const bool warm = !start.neutral() || options.inliner;
   // The start itself is evaluated first when it is not plain -Oz.
-  const std::vector<ProgramMove> moves = programMoves(start);
+  const std::vector<ProgramMove> moves = programMoves(start, options.parameterMoves);
   std::vector<PassPipeline> firsts;
   if (warm)
     firsts.push_back(start);
@@ -496,7 +538,7 @@ searchProgramPipeline(evaluators::Scorer& evaluator,
     std::vector<PassPipeline> combos;
     for (size_t i : improving) {
       PassPipeline next = moves[i].appliedTo(search.pipeline);
-      if (next != search.pipeline.canonical() &&
+      if (next != search.pipeline.canonical() && next.validate() &&
           std::find(combos.begin(), combos.end(), next) == combos.end())
         combos.push_back(std::move(next));
     }

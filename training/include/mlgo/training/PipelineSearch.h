@@ -69,6 +69,11 @@ struct PipelineSearchOptions {
   // With a log: compile the pipelines it answers anyway and fail on a
   // difference (the log claims the compiler's own answer).
   bool verifyMeasureLog = false;
+  // Structured: pass parameters among the moves (a pass of -Oz's text run
+  // with other parameters; not beside added passes or an inliner policy).
+  // Off by default, so that searches and ES runs measured before keep
+  // their moves.
+  bool parameterMoves = false;
   Status validate() const;
 };
 
@@ -91,7 +96,7 @@ struct PipelineSearchSummary {
 
 // The structured space's single changes, and the sequence space's standard
 // replacements (the random ones are drawn per module).
-std::vector<policies::PassPipeline> structuredMoves();
+std::vector<policies::PassPipeline> structuredMoves(bool withParameters = false);
 std::vector<policies::PassPipeline> standardReplacements();
 // `a` with `b`'s changes too, canonical (structured pipelines).
 policies::PassPipeline combinedPipeline(const policies::PassPipeline& a,

@@ -127,6 +127,13 @@ parameterisedOzPipeline(const std::vector<std::pair<std::string, std::string>>& 
       return makeError("parameters of \"" + pass + "\": -Oz's pipeline runs no pass of that name");
     text = std::move(edited);
   }
+  // The inliner's walk needs its advisor set up as the wrapper does (an
+  // inliner policy decides only through it).
+  const std::string walk = "cgscc(devirt<4>(inline,";
+  const size_t at = text.find(walk);
+  if (at == std::string::npos)
+    return makeError("-Oz's pipeline text has no inliner walk (\"" + walk + "\")");
+  text.insert(at, "mlgo-inline-advisor,");
   return text;
 }
 

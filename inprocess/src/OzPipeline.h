@@ -16,8 +16,10 @@ namespace mlgo::inprocess {
 const std::string& ozPipelineText();
 
 // That text with every run of each named pass (opt's name, "gvn") given
-// the parameters ("no-load-pre"), in place of the ones it had. An error
-// names a pass the text does not run.
+// the parameters ("no-load-pre"), in place of the ones it had, and the
+// inliner's advisor set up before the inliner's walk (mlgo-inline-advisor,
+// what the wrapper the text leaves out does). An error names a pass the
+// text does not run.
 Expected<std::string>
 parameterisedOzPipeline(const std::vector<std::pair<std::string, std::string>>& parameters);
 

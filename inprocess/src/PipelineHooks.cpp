@@ -5,6 +5,9 @@
 
 #include <llvm/ADT/Any.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/InlineAdvisor.h>
+#include <llvm/Analysis/InlineCost.h>
+#include <llvm/Analysis/ReplayInlineAdvisor.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -182,11 +185,35 @@ bool shouldRun(PipelineRun& run, llvm::StringRef pass) {
   return true;
 }
 
+// What -Oz's inliner wrapper (ModuleInlinerWrapperPass) does before its
+// walk over SCCs, for -Oz's text, which prints the walk without the
+// wrapper: the inliner's advisor set up with -Oz's parameters, so that a
+// registered advisor (an inliner policy) decides, as in -Oz.
+struct SetUpInlineAdvisor : llvm::PassInfoMixin<SetUpInlineAdvisor> {
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager& analyses) {
+    auto& advisor = analyses.getResult<llvm::InlineAdvisorAnalysis>(module);
+    if (!advisor.tryCreate(llvm::getInlineParams(/*OptLevel=*/2, /*SizeOptLevel=*/2),
+                           llvm::InliningAdvisorMode::Default, {},
+                           {llvm::ThinOrFullLTOPhase::None, llvm::InlinePass::CGSCCInliner}))
+      llvm::report_fatal_error("could not set up the inliner's advisor");
+    return llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 // Pass names of our own, for what -Oz runs and opt's textual syntax cannot
 // say: "vector-combine-early" is the function simplification's
 // VectorCombinePass(TryEarlyFoldsOnly), which clang's printed pipeline
-// (-mllvm -print-pipeline-passes) shows as a full "vector-combine".
+// (-mllvm -print-pipeline-passes) shows as a full "vector-combine";
+// "mlgo-inline-advisor" is SetUpInlineAdvisor.
 void registerOwnPassNames(llvm::PassBuilder& builder) {
+  builder.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& manager,
+                                             llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "mlgo-inline-advisor")
+      return false;
+    manager.addPass(SetUpInlineAdvisor{});
+    return true;
+  });
   builder.registerPipelineParsingCallback([](llvm::StringRef name,
                                              llvm::FunctionPassManager& manager,
                                              llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
@@ -234,8 +261,6 @@ PipelineRun::PipelineRun(const policies::PipelinePolicy& policy) : choice(policy
 }
 
 Status checkPolicyTexts(const policies::PipelinePolicy& policy) {
-  if (policy.inliner() && !policy.pipeline().parameters.empty())
-    return makeError(policies::kParametersNeedTheHeuristic);
   MLGO_TRY(checkPipelineTexts(policy.pipeline()));
   if (policy.choice())
     for (size_t i = 0; i < policy.choice()->pipelines.size(); ++i)

@@ -362,8 +362,6 @@ Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
     return valid.error();
   if (inliner && dynamic_cast<const PipelinePolicy*>(inliner.get()))
     return makeError("the inliner policy of a pipeline policy is itself a pipeline policy");
-  if (inliner && !pipeline.parameters.empty())
-    return makeError(kParametersNeedTheHeuristic);
   if (choice) {
     if (Status valid = choice->validate(); !valid)
       return makeError("choice: " + valid.error().message);

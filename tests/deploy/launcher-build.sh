@@ -4,7 +4,8 @@
 # Builds RECIPE from source with the mlgo-cc launcher and POLICY (a policy
 # file, or "heuristic"/"mixed": made here from the recipe's corpus, or
 # "parameters": a pass-pipeline policy with a skipped pass and pass
-# parameters (-Oz run as its text), given as MLGO_PIPELINE_POLICY, or
+# parameters (-Oz run as its text) and a never-inline inliner policy,
+# given as MLGO_PIPELINE_POLICY, or
 # "pipeline": a pass-pipeline policy with skipped and added passes, given as
 # MLGO_PIPELINE_POLICY with no inliner policy, or "choice": a per-module
 # choice between -Oz and that pipeline, learned here on the recipe's corpus
@@ -67,7 +68,8 @@ EOF2
     [ "$policy" != parameters ] || cat >policy.json <<'EOF2'
 {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
  "pipeline": {"skip": ["LoopRotatePass@late"],
-              "parameters": {"gvn": "no-pre", "licm": "no-allowspeculation"}}}
+              "parameters": {"gvn": "no-pre", "licm": "no-allowspeculation"}},
+ "inliner": {"format": "mlgo-es-policy", "version": 2, "kind": "constant", "inputs": [], "advice": 0}}
 EOF2
     task=(--task pass-pipeline)
     policy_variable=MLGO_PIPELINE_POLICY

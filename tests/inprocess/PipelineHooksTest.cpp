@@ -397,7 +397,8 @@ TEST_F(PipelineHooks, ClangsPrintedOzPipelineIsOzExactly) {
 
 // Pass parameters run -Oz as its text (OzPipeline.h): the text is clang's
 // own, a pass given its default parameters is -Oz exactly, other
-// parameters change code, and skips keep their phases in the text.
+// parameters change code, skips keep their phases in the text, and an
+// inliner policy decides there as in -Oz.
 TEST_F(PipelineHooks, PassParametersEditOzsOwnText) {
   EXPECT_EQ(printedOzPipeline(), [] {
     std::string text = ozPipelineText();
@@ -425,6 +426,25 @@ TEST_F(PipelineHooks, PassParametersEditOzsOwnText) {
     EXPECT_EQ(textDeclines.declined, ozDeclines.declined) << skip;
     EXPECT_EQ(inText, inOz) << skip;
   }
+  // An inliner policy decides in the text as in -Oz: the same decisions
+  // asked and the same code (a never-inline policy, so that it differs
+  // from LLVM's heuristic).
+  std::shared_ptr<const policies::Policy> never = policies::makeConstantPolicy(0);
+  PassPipeline defaultParameters;
+  defaultParameters.parameters = {{"gvn", ""}};
+  const policies::PipelinePolicy inOz(PassPipeline{}, never), inText(defaultParameters, never);
+  size_t asked = 0;
+  for (const auto& corpus : corpora())
+    for (size_t m = 0; m < corpus->modules().size(); m += 3) {
+      const corpus::ModuleSpec& module = corpus->modules()[m];
+      const protocol::ResultMessage a = compilePipeline(job(module), &inOz, nullptr),
+                                    b = compilePipeline(job(module), &inText, nullptr);
+      ASSERT_EQ(b.status, protocol::WorkerStatus::Ok) << module.name << ": " << b.message;
+      EXPECT_EQ(a.codeHash, b.codeHash) << module.name;
+      EXPECT_EQ(a.decisions, b.decisions) << module.name;
+      asked += b.decisions;
+    }
+  EXPECT_GT(asked, 0u) << "the inliner policy was never asked in -Oz's text";
   PassPipeline unknown;
   unknown.parameters = {{"no-such-pass", ""}};
   Status refused = checkPipelineTexts(unknown);

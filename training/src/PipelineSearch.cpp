@@ -211,10 +211,6 @@ Status PipelineSearchOptions::validate() const {
   if (!start.replacement.empty())
     return makeError("the program search starts from a structured pipeline, not a replacement");
   MLGO_TRY(start.validate());
-  if (parameterMoves && inliner)
-    return makeError(std::string("parameter moves: ") + policies::kParametersNeedTheHeuristic);
-  if (inliner && !start.parameters.empty())
-    return makeError(std::string("the start: ") + policies::kParametersNeedTheHeuristic);
   return Status::ok();
 }
 

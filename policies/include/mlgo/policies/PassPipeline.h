@@ -69,12 +69,6 @@ struct SkippedPass {
 };
 Expected<SkippedPass> parseSkippedPass(std::string_view text);
 
-// -Oz's text runs the inliner without the wrapper that sets up an inliner
-// policy's advisor: with pass parameters, LLVM's heuristic inlines.
-inline constexpr const char* kParametersNeedTheHeuristic =
-    "pass parameters run -Oz as its text, where only LLVM's heuristic inlines (yet): no "
-    "inliner policy beside them";
-
 struct PassPipeline {
   std::vector<SkippedPass> skipped;                              // space (a)
   std::vector<std::pair<ExtensionPoint, std::string>> additions; // space (a), in order
@@ -82,7 +76,8 @@ struct PassPipeline {
   // Space (a): a pass of -Oz's pipeline (its name in opt's syntax, "gvn")
   // run with these parameters ("no-load-pre") wherever -Oz runs it. -Oz is
   // then run as its text (clang's own, printed), edited; skipped passes
-  // still apply, added passes cannot be combined with it yet.
+  // and an inliner policy still apply, added passes cannot be combined
+  // with it yet.
   std::vector<std::pair<std::string, std::string>> parameters;
 
   bool neutral() const {

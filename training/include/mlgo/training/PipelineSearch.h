@@ -70,7 +70,7 @@ struct PipelineSearchOptions {
   // difference (the log claims the compiler's own answer).
   bool verifyMeasureLog = false;
   // Structured: pass parameters among the moves (a pass of -Oz's text run
-  // with other parameters; not beside added passes or an inliner policy).
+  // with other parameters; never beside added passes).
   // Off by default, so that searches and ES runs measured before keep
   // their moves.
   bool parameterMoves = false;

@@ -87,8 +87,32 @@ bool isNameCharacter(char c) {
 
 } // namespace
 
-Expected<std::string>
-parameterisedOzPipeline(const std::vector<std::pair<std::string, std::string>>& parameters) {
+namespace {
+
+// Where an extension point's passes go in -Oz's text (opt-22's
+// -passes-ep-NAME placement, printed): before the anchor's first
+// occurrence, or after it.
+struct TextPoint {
+  policies::ExtensionPoint point;
+  std::string_view anchor;
+  bool after;
+};
+constexpr TextPoint kTextPoints[] = {
+    {policies::ExtensionPoint::OptimizerLast, "globaldce,constmerge,cg-profile", false},
+    {policies::ExtensionPoint::ScalarOptimizerLate, "coro-elide,", true},
+};
+
+} // namespace
+
+bool ozTextTakes(policies::ExtensionPoint point) {
+  for (const TextPoint& known : kTextPoints)
+    if (known.point == point)
+      return policies::parametersTakeAdditionsAt(point);
+  return false;
+}
+
+Expected<std::string> parameterisedOzPipeline(const policies::PassPipeline& pipeline) {
+  const auto& parameters = pipeline.parameters;
   std::string text = ozPipelineText();
   for (const auto& [pass, values] : parameters) {
     for (const char* adaptor :
@@ -134,6 +158,24 @@ parameterisedOzPipeline(const std::vector<std::pair<std::string, std::string>>& 
   if (at == std::string::npos)
     return makeError("-Oz's pipeline text has no inliner walk (\"" + walk + "\")");
   text.insert(at, "mlgo-inline-advisor,");
+  // Added passes, between markers as at an extension point (a skip rule
+  // does not reach them), in the order they were listed.
+  for (const auto& [point, passes] : pipeline.additions)
+    if (!ozTextTakes(point))
+      return makeError("added passes at " + std::string(policies::extensionPointName(point)) +
+                       ": not a point -Oz's text takes additions at (yet)");
+  for (const TextPoint& known : kTextPoints) {
+    std::string added;
+    for (const auto& [point, passes] : pipeline.additions)
+      if (point == known.point)
+        added += "mlgo-addition-begin," + passes + ",mlgo-addition-end,";
+    if (added.empty())
+      continue;
+    const size_t anchor = text.find(known.anchor);
+    if (anchor == std::string::npos)
+      return makeError("-Oz's pipeline text has no \"" + std::string(known.anchor) + "\"");
+    text.insert(known.after ? anchor + known.anchor.size() : anchor, added);
+  }
   return text;
 }
 

@@ -3,6 +3,7 @@
 // with other parameters in its own place needs the pipeline written out.
 #pragma once
 
+#include "mlgo/policies/PassPipeline.h"
 #include "mlgo/support/Expected.h"
 
 #include <string>
@@ -20,7 +21,10 @@ const std::string& ozPipelineText();
 // inliner's advisor set up before the inliner's walk (mlgo-inline-advisor,
 // what the wrapper the text leaves out does). An error names a pass the
 // text does not run.
-Expected<std::string>
-parameterisedOzPipeline(const std::vector<std::pair<std::string, std::string>>& parameters);
+// Added passes go where their extension point sits in the text
+// (optimizer-last and scalar-optimizer-late so far: ozTextTakes), between
+// the markers of PipelineHooks (mlgo-addition-begin, mlgo-addition-end).
+Expected<std::string> parameterisedOzPipeline(const policies::PassPipeline& pipeline);
+bool ozTextTakes(policies::ExtensionPoint point);
 
 } // namespace mlgo::inprocess

@@ -15,6 +15,7 @@
 #include <llvm/Transforms/Vectorize/VectorCombine.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace mlgo::inprocess {
 
@@ -206,7 +207,35 @@ struct SetUpInlineAdvisor : llvm::PassInfoMixin<SetUpInlineAdvisor> {
 // VectorCombinePass(TryEarlyFoldsOnly), which clang's printed pipeline
 // (-mllvm -print-pipeline-passes) shows as a full "vector-combine";
 // "mlgo-inline-advisor" is SetUpInlineAdvisor.
-void registerOwnPassNames(llvm::PassBuilder& builder) {
+void registerOwnPassNames(llvm::PassBuilder& builder, PipelineRun* run = nullptr) {
+  // Added passes in -Oz's text: the markers an extension point puts around
+  // them (a single pipeline: alternative 0). Parsed without a run only to
+  // check a text, never run then.
+  auto marker = [run](llvm::StringRef name) -> std::optional<AdditionMarker> {
+    if (name == "mlgo-addition-begin")
+      return AdditionMarker{{}, run, +1, 0};
+    if (name == "mlgo-addition-end")
+      return AdditionMarker{{}, run, -1, 0};
+    return std::nullopt;
+  };
+  builder.registerPipelineParsingCallback(
+      [marker](llvm::StringRef name, llvm::ModulePassManager& manager,
+               llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (std::optional<AdditionMarker> pass = marker(name)) {
+          manager.addPass(AdditionMarker(*pass));
+          return true;
+        }
+        return false;
+      });
+  builder.registerPipelineParsingCallback(
+      [marker](llvm::StringRef name, llvm::FunctionPassManager& manager,
+               llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (std::optional<AdditionMarker> pass = marker(name)) {
+          manager.addPass(AdditionMarker(*pass));
+          return true;
+        }
+        return false;
+      });
   builder.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& manager,
                                              llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
     if (name != "mlgo-inline-advisor")
@@ -240,7 +269,7 @@ Status checkPipelineTexts(const policies::PassPipeline& pipeline) {
                        "\": " + llvm::toString(std::move(error)));
   }
   if (!pipeline.parameters.empty()) {
-    MLGO_ASSIGN_OR_RETURN(const std::string text, parameterisedOzPipeline(pipeline.parameters));
+    MLGO_ASSIGN_OR_RETURN(const std::string text, parameterisedOzPipeline(pipeline));
     llvm::ModulePassManager manager;
     if (llvm::Error error = builder.parsePassPipeline(manager, text))
       return makeError("pass parameters " + pipeline.describe() + ": " +
@@ -274,21 +303,23 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
   // who inlines: it must still run.
   if (!run.choice && run.alternatives.front()->neutral())
     return;
-  registerOwnPassNames(builder);
+  registerOwnPassNames(builder, &run);
   // The choice first: it runs before any addition at the pipeline's start.
   if (run.choice)
     builder.registerPipelineStartEPCallback(
         [&run](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
           manager.addPass(ChooseModulePipeline{{}, &run});
         });
-  for (size_t a = 0; a < run.alternatives.size(); ++a)
-    for (const auto& [point, text] : run.alternatives[a]->additions)
-      registerAddition(builder, point, text, run, a);
   // A replacement is a single pipeline's (a choice holds none), and so is
-  // -Oz's text with pass parameters: it replaces -Oz's own run.
+  // -Oz's text with pass parameters: it replaces -Oz's own run, and its
+  // added passes are in the text.
   const policies::PassPipeline& pipeline = *run.alternatives.front();
+  if (pipeline.parameters.empty())
+    for (size_t a = 0; a < run.alternatives.size(); ++a)
+      for (const auto& [point, text] : run.alternatives[a]->additions)
+        registerAddition(builder, point, text, run, a);
   if (!pipeline.parameters.empty()) {
-    Expected<std::string> text = parameterisedOzPipeline(pipeline.parameters);
+    Expected<std::string> text = parameterisedOzPipeline(pipeline);
     if (!text)
       llvm::report_fatal_error(llvm::Twine(text.error().message));
     run.replacementText = text.take();

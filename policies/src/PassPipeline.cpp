@@ -160,6 +160,10 @@ bool isInlinerPass(std::string_view passClass) {
   return std::find(kInlinerPasses.begin(), kInlinerPasses.end(), passClass) != kInlinerPasses.end();
 }
 
+bool parametersTakeAdditionsAt(ExtensionPoint point) {
+  return point == ExtensionPoint::OptimizerLast || point == ExtensionPoint::ScalarOptimizerLate;
+}
+
 std::string PassPipeline::describe() const {
   if (!replacement.empty())
     return "replace: " + replacement;
@@ -196,9 +200,14 @@ Status PassPipeline::validate() const {
     if (passes.find_first_not_of(" \t") == std::string::npos)
       return makeError("added passes at " + std::string(extensionPointName(point)) +
                        ": empty pipeline text");
-  if (!parameters.empty() && (!replacement.empty() || !additions.empty()))
-    return makeError("pass parameters run -Oz as its text: no replacement or added passes "
-                     "beside them (yet)");
+  if (!parameters.empty() && !replacement.empty())
+    return makeError("pass parameters run -Oz as its text: no replacement beside them");
+  if (!parameters.empty())
+    for (const auto& [point, passes] : additions)
+      if (!parametersTakeAdditionsAt(point))
+        return makeError("added passes at " + std::string(extensionPointName(point)) +
+                         " beside pass parameters: -Oz's text takes additions only at "
+                         "optimizer-last and scalar-optimizer-late (yet)");
   std::set<std::string> named;
   for (const auto& [pass, values] : parameters) {
     if (pass.empty() ||

@@ -3,8 +3,8 @@
 #
 # Builds RECIPE from source with the mlgo-cc launcher and POLICY (a policy
 # file, or "heuristic"/"mixed": made here from the recipe's corpus, or
-# "parameters": a pass-pipeline policy with a skipped pass and pass
-# parameters (-Oz run as its text) and a never-inline inliner policy,
+# "parameters": a pass-pipeline policy with a skipped pass, an added one
+# and pass parameters (-Oz run as its text) and a never-inline inliner policy,
 # given as MLGO_PIPELINE_POLICY, or
 # "pipeline": a pass-pipeline policy with skipped and added passes, given as
 # MLGO_PIPELINE_POLICY with no inliner policy, or "choice": a per-module
@@ -68,6 +68,7 @@ EOF2
     [ "$policy" != parameters ] || cat >policy.json <<'EOF2'
 {"format": "mlgo-es-policy", "version": 2, "kind": "pipeline",
  "pipeline": {"skip": ["LoopRotatePass@late"],
+              "add": [{"at": "optimizer-last", "passes": "mergefunc"}],
               "parameters": {"gvn": "no-pre", "licm": "no-allowspeculation"}},
  "inliner": {"format": "mlgo-es-policy", "version": 2, "kind": "constant", "inputs": [], "advice": 0}}
 EOF2

@@ -397,8 +397,9 @@ TEST_F(PipelineHooks, ClangsPrintedOzPipelineIsOzExactly) {
 
 // Pass parameters run -Oz as its text (OzPipeline.h): the text is clang's
 // own, a pass given its default parameters is -Oz exactly, other
-// parameters change code, skips keep their phases in the text, and an
-// inliner policy decides there as in -Oz.
+// parameters change code, skips keep their phases in the text, added
+// passes run where their extension point is, and an inliner policy decides
+// there as in -Oz.
 TEST_F(PipelineHooks, PassParametersEditOzsOwnText) {
   EXPECT_EQ(printedOzPipeline(), [] {
     std::string text = ozPipelineText();
@@ -426,6 +427,21 @@ TEST_F(PipelineHooks, PassParametersEditOzsOwnText) {
     EXPECT_EQ(textDeclines.declined, ozDeclines.declined) << skip;
     EXPECT_EQ(inText, inOz) << skip;
   }
+  // Added passes at the points the text takes them run where the
+  // extension point runs them, between markers (a skipped class does not
+  // decline them): the same code as in -Oz.
+  PassPipeline added;
+  added.skipped = {{"SimplifyCFGPass", PipelinePhase::Late}};
+  added.additions = {{policies::ExtensionPoint::OptimizerLast, "mergefunc"},
+                     {policies::ExtensionPoint::ScalarOptimizerLate, "gvn-hoist,simplifycfg"},
+                     {policies::ExtensionPoint::OptimizerLast,
+                      "function(instcombine<no-verify-fixpoint>,simplifycfg)"}};
+  std::vector<uint64_t> addedInOz, addedInText;
+  compileAll(added, &addedInOz);
+  EXPECT_NE(addedInOz, oz);
+  added.parameters = {{"gvn", ""}};
+  compileAll(added, &addedInText);
+  EXPECT_EQ(addedInText, addedInOz);
   // An inliner policy decides in the text as in -Oz: the same decisions
   // asked and the same code (a never-inline policy, so that it differs
   // from LLVM's heuristic).

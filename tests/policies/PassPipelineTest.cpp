@@ -86,7 +86,8 @@ TEST(PassPipeline, PolicyFileRoundTrips) {
 
 // Pass parameters: described, checked, sorted by canonical(), and written
 // to the file and read back (an object by pass name); not beside added
-// passes or a replacement; not in a choice.
+// passes where -Oz's text has no place for them or a replacement; not in
+// a choice.
 TEST(PassPipeline, PassParametersAreAnActionAroundOz) {
   PassPipeline tuned;
   tuned.skipped = {{"LICMPass", PipelinePhase::Late}};
@@ -103,8 +104,15 @@ TEST(PassPipeline, PassParametersAreAnActionAroundOz) {
     return status ? std::string() : status.error().message;
   };
   PassPipeline added = tuned;
-  added.additions = {{ExtensionPoint::OptimizerLast, "mergefunc"}};
-  EXPECT_NE(refusal(added).find("no replacement or added passes"), std::string::npos);
+  added.additions = {{ExtensionPoint::OptimizerLast, "mergefunc"},
+                     {ExtensionPoint::ScalarOptimizerLate, "gvn-hoist"}};
+  EXPECT_TRUE(added.validate());
+  added.additions.push_back({ExtensionPoint::Peephole, "instsimplify"});
+  EXPECT_NE(refusal(added).find("peephole beside pass parameters"), std::string::npos);
+  PassPipeline replaced;
+  replaced.parameters = tuned.parameters;
+  replaced.replacement = "default<Oz>";
+  EXPECT_NE(refusal(replaced).find("no replacement beside them"), std::string::npos);
   PassPipeline badName = tuned;
   badName.parameters = {{"GVNPass", ""}};
   EXPECT_NE(refusal(badName).find("opt's syntax"), std::string::npos);

@@ -69,15 +69,19 @@ struct SkippedPass {
 };
 Expected<SkippedPass> parseSkippedPass(std::string_view text);
 
+// The extension points whose added passes can run beside pass parameters
+// (-Oz then runs as its text, where these points have a known place).
+bool parametersTakeAdditionsAt(ExtensionPoint point);
+
 struct PassPipeline {
   std::vector<SkippedPass> skipped;                              // space (a)
   std::vector<std::pair<ExtensionPoint, std::string>> additions; // space (a), in order
   std::string replacement;                                       // space (b)
   // Space (a): a pass of -Oz's pipeline (its name in opt's syntax, "gvn")
   // run with these parameters ("no-load-pre") wherever -Oz runs it. -Oz is
-  // then run as its text (clang's own, printed), edited; skipped passes
-  // and an inliner policy still apply, added passes cannot be combined
-  // with it yet.
+  // then run as its text (clang's own, printed), edited; skipped passes,
+  // an inliner policy and added passes at the points of
+  // parametersTakeAdditionsAt still apply.
   std::vector<std::pair<std::string, std::string>> parameters;
 
   bool neutral() const {
@@ -87,8 +91,8 @@ struct PassPipeline {
   // gvn<no-load-pre>", or "replace: function(sroa),globaldce".
   std::string describe() const;
   // Checks what needs no compiler: known pass classes (ozPassClasses), not
-  // the inliner's, no duplicate, a replacement alone, parameters not beside
-  // additions, no empty text.
+  // the inliner's, no duplicate, a replacement alone, parameters beside
+  // additions only where the text takes them, no empty text.
   Status validate() const;
   // The same pipeline whatever the order its changes were listed in:
   // skipped passes and parameters sorted and unique (additions keep their

@@ -979,8 +979,8 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
       ->capture_default_str();
   command->add_flag("--parameter-moves", args.options.parameterMoves,
                     "Structured space: pass parameters among the moves (gvn without PRE or "
-                    "load PRE, licm without speculation, …; -Oz is then run as its text; never "
-                    "beside added passes)");
+                    "load PRE, licm without speculation, …; -Oz is then run as its text, which "
+                    "takes added passes at optimizer-last and scalar-optimizer-late only)");
   command->add_flag("--list-passes", args.listPasses,
                     "Print the -Oz pass classes the structured space may skip, and exit");
   command

@@ -70,7 +70,8 @@ struct PipelineSearchOptions {
   // difference (the log claims the compiler's own answer).
   bool verifyMeasureLog = false;
   // Structured: pass parameters among the moves (a pass of -Oz's text run
-  // with other parameters; never beside added passes).
+  // with other parameters; beside added passes only where -Oz's text
+  // takes them).
   // Off by default, so that searches and ES runs measured before keep
   // their moves.
   bool parameterMoves = false;

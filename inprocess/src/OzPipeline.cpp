@@ -1,5 +1,7 @@
 #include "OzPipeline.h"
 
+#include <algorithm>
+#include <iterator>
 #include <string_view>
 
 namespace mlgo::inprocess {
@@ -104,13 +106,6 @@ constexpr TextPoint kTextPoints[] = {
 
 } // namespace
 
-bool ozTextTakes(policies::ExtensionPoint point) {
-  for (const TextPoint& known : kTextPoints)
-    if (known.point == point)
-      return policies::parametersTakeAdditionsAt(point);
-  return false;
-}
-
 Expected<std::string> parameterisedOzPipeline(const policies::PassPipeline& pipeline) {
   const auto& parameters = pipeline.parameters;
   std::string text = ozPipelineText();
@@ -159,11 +154,13 @@ Expected<std::string> parameterisedOzPipeline(const policies::PassPipeline& pipe
     return makeError("-Oz's pipeline text has no inliner walk (\"" + walk + "\")");
   text.insert(at, "mlgo-inline-advisor,");
   // Added passes, between markers as at an extension point (a skip rule
-  // does not reach them), in the order they were listed.
+  // does not reach them), in the order they were listed; a point the text
+  // has no place for is refused, never dropped.
   for (const auto& [point, passes] : pipeline.additions)
-    if (!ozTextTakes(point))
+    if (std::none_of(std::begin(kTextPoints), std::end(kTextPoints),
+                     [&](const TextPoint& known) { return known.point == point; }))
       return makeError("added passes at " + std::string(policies::extensionPointName(point)) +
-                       ": not a point -Oz's text takes additions at (yet)");
+                       ": -Oz's text has no place for them (yet)");
   for (const TextPoint& known : kTextPoints) {
     std::string added;
     for (const auto& [point, passes] : pipeline.additions)

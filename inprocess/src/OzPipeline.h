@@ -22,9 +22,9 @@ const std::string& ozPipelineText();
 // what the wrapper the text leaves out does). An error names a pass the
 // text does not run.
 // Added passes go where their extension point sits in the text
-// (optimizer-last and scalar-optimizer-late so far: ozTextTakes), between
+// (those policies::parametersTakeAdditionsAt names; PassPipeline::validate
+// refuses the others), between
 // the markers of PipelineHooks (mlgo-addition-begin, mlgo-addition-end).
 Expected<std::string> parameterisedOzPipeline(const policies::PassPipeline& pipeline);
-bool ozTextTakes(policies::ExtensionPoint point);
 
 } // namespace mlgo::inprocess

@@ -15,7 +15,7 @@
 #include <llvm/Transforms/Vectorize/VectorCombine.h>
 
 #include <algorithm>
-#include <optional>
+#include <functional>
 
 namespace mlgo::inprocess {
 
@@ -211,31 +211,20 @@ void registerOwnPassNames(llvm::PassBuilder& builder, PipelineRun* run = nullptr
   // Added passes in -Oz's text: the markers an extension point puts around
   // them (a single pipeline: alternative 0). Parsed without a run only to
   // check a text, never run then.
-  auto marker = [run](llvm::StringRef name) -> std::optional<AdditionMarker> {
-    if (name == "mlgo-addition-begin")
-      return AdditionMarker{{}, run, +1, 0};
-    if (name == "mlgo-addition-end")
-      return AdditionMarker{{}, run, -1, 0};
-    return std::nullopt;
+  // One callback for both kinds of manager the markers are parsed into.
+  auto markers = [run](llvm::StringRef name, auto& manager,
+                       llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (name != "mlgo-addition-begin" && name != "mlgo-addition-end")
+      return false;
+    manager.addPass(AdditionMarker{{}, run, name == "mlgo-addition-begin" ? +1 : -1, 0});
+    return true;
   };
   builder.registerPipelineParsingCallback(
-      [marker](llvm::StringRef name, llvm::ModulePassManager& manager,
-               llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-        if (std::optional<AdditionMarker> pass = marker(name)) {
-          manager.addPass(AdditionMarker(*pass));
-          return true;
-        }
-        return false;
-      });
+      std::function<bool(llvm::StringRef, llvm::ModulePassManager&,
+                         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>)>(markers));
   builder.registerPipelineParsingCallback(
-      [marker](llvm::StringRef name, llvm::FunctionPassManager& manager,
-               llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-        if (std::optional<AdditionMarker> pass = marker(name)) {
-          manager.addPass(AdditionMarker(*pass));
-          return true;
-        }
-        return false;
-      });
+      std::function<bool(llvm::StringRef, llvm::FunctionPassManager&,
+                         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>)>(markers));
   builder.registerPipelineParsingCallback([](llvm::StringRef name, llvm::ModulePassManager& manager,
                                              llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
     if (name != "mlgo-inline-advisor")

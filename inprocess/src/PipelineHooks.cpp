@@ -29,13 +29,16 @@ using policies::PipelinePhase;
 // IR unit, so the pair brackets exactly the added passes). One type for
 // every kind of pass manager. Required: never declined.
 struct AdditionMarker : llvm::PassInfoMixin<AdditionMarker> {
+  // In an alternative's own text (pass parameters), which runs only when
+  // chosen: the additions are the chosen alternative's.
+  static constexpr size_t kChosen = SIZE_MAX;
   PipelineRun* state;
   int step;           // +1 before the added passes, -1 after
   size_t alternative; // whose additions they are
   void mark() const {
     state->insideAddition += step;
     if (step > 0)
-      state->additionOf = alternative;
+      state->additionOf = alternative == kChosen ? state->chosen : alternative;
   }
   llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) { return marked(); }
   llvm::PreservedAnalyses run(llvm::Function&, llvm::FunctionAnalysisManager&) { return marked(); }
@@ -69,12 +72,20 @@ struct ChooseModulePipeline : llvm::PassInfoMixin<ChooseModulePipeline> {
   static bool isRequired() { return true; }
 };
 
-// After a replacement pipeline: -Oz's own optional passes are declined from here.
-struct ReplacementEnd : llvm::PassInfoMixin<ReplacementEnd> {
+// At the pipeline's start: an alternative's own pipeline (a replacement,
+// or -Oz's text with its pass parameters), run only if it is the chosen
+// one (a single pipeline: always); -Oz's own optional passes are declined
+// after it.
+struct RunIfChosen : llvm::PassInfoMixin<RunIfChosen> {
   PipelineRun* state;
-  llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
+  size_t alternative;
+  llvm::ModulePassManager passes;
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager& analyses) {
+    if (state->chosen != alternative)
+      return llvm::PreservedAnalyses::all();
+    llvm::PreservedAnalyses preserved = passes.run(module, analyses);
     state->replaced = true;
-    return llvm::PreservedAnalyses::all();
+    return preserved;
   }
   static bool isRequired() { return true; }
 };
@@ -209,14 +220,15 @@ struct SetUpInlineAdvisor : llvm::PassInfoMixin<SetUpInlineAdvisor> {
 // "mlgo-inline-advisor" is SetUpInlineAdvisor.
 void registerOwnPassNames(llvm::PassBuilder& builder, PipelineRun* run = nullptr) {
   // Added passes in -Oz's text: the markers an extension point puts around
-  // them (a single pipeline: alternative 0). Parsed without a run only to
-  // check a text, never run then.
+  // them (the text runs only when its alternative is chosen). Parsed
+  // without a run only to check a text, never run then.
   // One callback for both kinds of manager the markers are parsed into.
   auto markers = [run](llvm::StringRef name, auto& manager,
                        llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
     if (name != "mlgo-addition-begin" && name != "mlgo-addition-end")
       return false;
-    manager.addPass(AdditionMarker{{}, run, name == "mlgo-addition-begin" ? +1 : -1, 0});
+    manager.addPass(
+        AdditionMarker{{}, run, name == "mlgo-addition-begin" ? +1 : -1, AdditionMarker::kChosen});
     return true;
   };
   builder.registerPipelineParsingCallback(
@@ -299,23 +311,25 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
         [&run](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
           manager.addPass(ChooseModulePipeline{{}, &run});
         });
-  // A replacement is a single pipeline's (a choice holds none), and so is
-  // -Oz's text with pass parameters: it replaces -Oz's own run, and its
-  // added passes are in the text.
-  const policies::PassPipeline& pipeline = *run.alternatives.front();
-  if (pipeline.parameters.empty())
-    for (size_t a = 0; a < run.alternatives.size(); ++a)
-      for (const auto& [point, text] : run.alternatives[a]->additions)
-        registerAddition(builder, point, text, run, a);
-  if (!pipeline.parameters.empty()) {
-    Expected<std::string> text = parameterisedOzPipeline(pipeline);
-    if (!text)
-      llvm::report_fatal_error(llvm::Twine(text.error().message));
-    run.replacementText = text.take();
-  } else {
-    run.replacementText = pipeline.replacement;
+  // Alternatives run in -Oz's own pipeline get their additions at the
+  // extension points; a replacement (a single pipeline's: a choice holds
+  // none) or -Oz's text with pass parameters replaces -Oz's own run at the
+  // start, its added passes in the text.
+  run.texts.assign(run.alternatives.size(), std::string());
+  for (size_t a = 0; a < run.alternatives.size(); ++a) {
+    const policies::PassPipeline& pipeline = *run.alternatives[a];
+    if (!pipeline.parameters.empty()) {
+      Expected<std::string> text = parameterisedOzPipeline(pipeline);
+      if (!text)
+        llvm::report_fatal_error(llvm::Twine(text.error().message));
+      run.texts[a] = text.take();
+      continue;
+    }
+    run.texts[a] = pipeline.replacement;
+    for (const auto& [point, text] : pipeline.additions)
+      registerAddition(builder, point, text, run, a);
   }
-  if (!run.replacementText.empty())
+  if (std::any_of(run.texts.begin(), run.texts.end(), [](const auto& t) { return !t.empty(); }))
     builder.registerPipelineStartEPCallback(
         [&builder, &run](llvm::ModulePassManager& manager, llvm::OptimizationLevel) {
           // A replacement that is itself a default pipeline ("default<Os>")
@@ -324,11 +338,15 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
           if (parsing)
             return;
           parsing = true;
-          llvm::Error error = builder.parsePassPipeline(manager, run.replacementText);
+          for (size_t a = 0; a < run.texts.size(); ++a) {
+            if (run.texts[a].empty())
+              continue;
+            llvm::ModulePassManager passes;
+            if (llvm::Error error = builder.parsePassPipeline(passes, run.texts[a]))
+              llvm::report_fatal_error(std::move(error));
+            manager.addPass(RunIfChosen{{}, &run, a, std::move(passes)});
+          }
           parsing = false;
-          if (error)
-            llvm::report_fatal_error(std::move(error));
-          manager.addPass(ReplacementEnd{{}, &run});
         });
   llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks();
   if (!callbacks)
@@ -338,16 +356,19 @@ void applyPipeline(llvm::PassBuilder& builder, PipelineRun& run) {
   // The phase: the module inliner's start and end. -Oz's text has no
   // wrapper around the inliner: there its walk over SCCs, the text's one
   // top-level cgscc(…) adaptor, marks the phase (the wrapper holds only
-  // analyses besides it).
-  const llvm::StringRef inliner = pipeline.parameters.empty() ? "ModuleInlinerWrapperPass"
-                                                              : "ModuleToPostOrderCGSCCPassAdaptor";
-  callbacks->registerBeforeNonSkippedPassCallback([&run, inliner](llvm::StringRef pass, llvm::Any) {
-    if (pass == inliner)
-      run.phase = PipelinePhase::Inliner;
-  });
+  // analyses besides it). Which one: the chosen alternative's.
+  auto isInliner = [&run](llvm::StringRef pass) {
+    return pass == (run.pipeline().parameters.empty() ? "ModuleInlinerWrapperPass"
+                                                      : "ModuleToPostOrderCGSCCPassAdaptor");
+  };
+  callbacks->registerBeforeNonSkippedPassCallback(
+      [&run, isInliner](llvm::StringRef pass, llvm::Any) {
+        if (isInliner(pass))
+          run.phase = PipelinePhase::Inliner;
+      });
   callbacks->registerAfterPassCallback(
-      [&run, inliner](llvm::StringRef pass, llvm::Any, const llvm::PreservedAnalyses&) {
-        if (pass == inliner)
+      [&run, isInliner](llvm::StringRef pass, llvm::Any, const llvm::PreservedAnalyses&) {
+        if (isInliner(pass))
           run.phase = PipelinePhase::Late;
       });
 }

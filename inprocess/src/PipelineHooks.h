@@ -13,12 +13,14 @@
 //   extension point, between two markers; a skip rule does not apply
 //   inside them (skipping InstCombinePass and adding instcombine at the end
 //   is a real choice).
-// - A replacement: parsed at the pipeline's start, followed by a marker
-//   after which no optional pass runs.
+// - A replacement, or -Oz's text with pass parameters (OzPipeline.h): parsed
+//   at the pipeline's start into a pass that runs it (if its alternative is
+//   chosen) and after which no optional pass of -Oz's own runs.
 // - A choice among pipelines (PipelineChoice): a pass at the pipeline's
 //   start counts the module (ModuleFeatures.h) and chooses; every
 //   alternative's additions are in the pass manager, and the should-run
-//   callback declines the passes of those not chosen, as it declines skips.
+//   callback declines the passes of those not chosen, as it declines skips;
+//   an alternative with pass parameters runs its own text if chosen.
 //   Chosen alternative j compiles what the single pipeline j compiles
 //   (PipelineHooks test).
 // The neutral pipeline registers nothing: it is clang's own -Oz.
@@ -63,9 +65,9 @@ struct PipelineRun {
   int insideAddition = 0; // > 0 while added passes run
   size_t additionOf = 0;  // the alternative whose added passes run
   bool replaced = false;  // the replacement has run
-  // What replaces -Oz's own run: the replacement, or -Oz's text with the
-  // pipeline's pass parameters (empty: neither).
-  std::string replacementText;
+  // Per alternative, what replaces -Oz's own run when it is chosen: its
+  // replacement, or -Oz's text with its pass parameters (empty: neither).
+  std::vector<std::string> texts;
   uint64_t declinedUnchosen = 0; // pass runs of alternatives not chosen
   // Per skip rule (SkippedPass::text()): how many pass runs it declined.
   std::map<std::string, uint64_t> declined;

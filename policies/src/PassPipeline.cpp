@@ -311,10 +311,10 @@ Status PipelineChoice::validate() const {
   if (pipelines.empty())
     return makeError("a choice needs at least one pipeline");
   for (size_t p = 0; p < pipelines.size(); ++p) {
-    if (!pipelines[p].replacement.empty() || !pipelines[p].parameters.empty())
+    if (!pipelines[p].replacement.empty())
       return makeError("pipelines[" + std::to_string(p) +
-                       "]: a choice is among structured pipelines, not replacements or "
-                       "pass parameters (their pipeline is parsed before a module is seen)");
+                       "]: a choice is among structured pipelines (skips, additions, pass "
+                       "parameters), not replacements");
     if (Status valid = pipelines[p].validate(); !valid)
       return makeError("pipelines[" + std::to_string(p) + "]: " + valid.error().message);
   }

@@ -79,7 +79,10 @@ EOF2
       if [ "$policy" = choice ]; then
         "$apps/mlgo-eval" ir2vec-vocab "$corpus" -o vocab.json --epochs 100 >vocab.log 2>&1 ||
           fail "learning an IR2Vec vocabulary failed: $(tail -n 5 vocab.log)"
-        learn=(--set-size 2 --choice-embedding "$scratch/vocab.json")
+        # A pool member with pass parameters too: the choice runs -Oz's
+        # text for it, and -Oz's own pipeline for the others.
+        echo '{"format":"mlgo-es-policy","version":2,"kind":"pipeline","pipeline":{"add":[{"at":"optimizer-last","passes":"mergefunc"}],"parameters":{"gvn":"no-load-pre"}}}' >params.json
+        learn=(--set-size 3 --choice-embedding "$scratch/vocab.json" --pool "$scratch/params.json")
       else
         echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
         learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost
@@ -118,6 +121,10 @@ EOF2
       grep -q '"costs"' policy.json || fail "the learned choice votes without costs"
     elif [ "$policy" = choice ]; then
       grep -q '"embedding"' policy.json || fail "the learned choice reads no IR2Vec embedding"
+      grep -q '"parameters"' policy.json || fail "the learned choice holds no pass parameters: $(cat choice.md)"
+      # …and gives some module that pipeline (one neighbour: its own label).
+      awk -F'|' '/gvn<no-load-pre>/ && $4 + 0 > 0 {found = 1} END {exit !found}' choice.md ||
+        fail "no module is given the pipeline with pass parameters: $(cat choice.md)"
     fi
     ;;
   eviction)

@@ -239,6 +239,47 @@ TEST_F(PipelineHooks, AChoiceCompilesWhatItsChosenPipelineCompiles) {
   EXPECT_EQ(embedded, modules) << "a module whose embedding is all zeros";
 }
 
+// A choice among pipelines run in -Oz's own pipeline and pipelines with
+// pass parameters (-Oz's text, parsed before the module is seen, run only
+// if chosen): each chosen one compiles what it compiles alone, its skips,
+// phases and additions included, with an inliner policy deciding in both
+// kinds.
+TEST_F(PipelineHooks, AChoiceMayHoldPassParameters) {
+  PassPipeline inOz, tuned, tunedToo;
+  inOz.skipped = {{"JumpThreadingPass", std::nullopt}};
+  inOz.additions = {{policies::ExtensionPoint::Peephole, "instsimplify"}};
+  tuned.parameters = {{"gvn", "no-load-pre"}};
+  tuned.skipped = {{"LoopRotatePass", PipelinePhase::Late}};
+  tuned.additions = {{policies::ExtensionPoint::OptimizerLast, "mergefunc"}};
+  tunedToo.parameters = {{"gvn", "no-pre"}};
+  tunedToo.skipped = {{"InstCombinePass", PipelinePhase::Inliner}};
+  const std::vector<PassPipeline> set = {inOz, tuned, tunedToo};
+  std::shared_ptr<const policies::Policy> never = policies::makeConstantPolicy(0);
+  std::vector<std::vector<uint64_t>> alone(set.size());
+  size_t asked = 0;
+  for (size_t p = 0; p < set.size(); ++p) {
+    const policies::PipelinePolicy single(set[p], never);
+    const policies::PipelinePolicy choosing(PassPipeline{}, never, alwaysChoosing(set, p, {}));
+    for (const auto& corpus : corpora())
+      for (size_t m = 0; m < corpus->modules().size(); m += 3) {
+        const corpus::ModuleSpec& module = corpus->modules()[m];
+        PipelineReport report;
+        const protocol::ResultMessage a = compilePipeline(job(module), &single, nullptr),
+                                      b = compilePipeline(job(module), &choosing, &report);
+        ASSERT_EQ(b.status, protocol::WorkerStatus::Ok) << module.name << ": " << b.message;
+        ASSERT_TRUE(report.chosen) << module.name;
+        EXPECT_EQ(*report.chosen, p);
+        EXPECT_EQ(a.codeHash, b.codeHash) << module.name << ": chosen " << set[p].describe();
+        EXPECT_EQ(a.decisions, b.decisions) << module.name << ": chosen " << set[p].describe();
+        alone[p].push_back(a.codeHash);
+        asked += b.decisions;
+      }
+  }
+  EXPECT_NE(alone[0], alone[1]);
+  EXPECT_NE(alone[1], alone[2]);
+  EXPECT_GT(asked, 0u) << "the inliner policy was never asked";
+}
+
 // A choice whose alternatives differ only in who inlines: the one with the
 // pipeline policy's inliner compiles what the pipeline with that inliner
 // compiles, the one listed in heuristicInliner what the pipeline alone

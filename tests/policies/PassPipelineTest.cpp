@@ -144,9 +144,23 @@ TEST(PassPipeline, PassParametersAreAnActionAroundOz) {
   choice.mean.assign(choice.features.size(), 0.0);
   choice.scale.assign(choice.features.size(), 1.0);
   choice.examples = {{std::vector<double>(choice.features.size(), 0.0), 1, {}}};
-  Status inChoice = choice.validate();
-  ASSERT_FALSE(inChoice);
-  EXPECT_NE(inChoice.error().message.find("pass parameters"), std::string::npos);
+  // A choice may hold pass parameters (its text is parsed before the
+  // module is seen and run only if chosen) and keeps them through its file;
+  // a replacement it still refuses.
+  ASSERT_TRUE(choice.validate()) << choice.validate().error().message;
+  PipelinePolicy choosing(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(choice));
+  Expected<std::string> choiceJson = policyToJson(choosing);
+  ASSERT_TRUE(choiceJson) << choiceJson.error().message;
+  Expected<std::unique_ptr<Policy>> choiceBack = policyFromJson(*choiceJson, "choice.json");
+  ASSERT_TRUE(choiceBack) << choiceBack.error().message;
+  const auto* backChoice = dynamic_cast<const PipelinePolicy*>(choiceBack->get());
+  ASSERT_NE(backChoice, nullptr);
+  ASSERT_TRUE(backChoice->choice());
+  EXPECT_EQ(backChoice->choice()->pipelines.at(1), sorted);
+  choice.pipelines[0].replacement = "default<Os>";
+  Status withReplacement = choice.validate();
+  ASSERT_FALSE(withReplacement);
+  EXPECT_NE(withReplacement.error().message.find("not replacements"), std::string::npos);
 }
 
 TEST(PassPipeline, APipelineCarriesItsInlinerPolicy) {

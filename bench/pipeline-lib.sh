@@ -6,6 +6,8 @@
 # step_files PREFIX STEP… writes $out/PREFIX1.json, … : a pipeline policy
 # per step of a greedy path, each with its step's change and every earlier
 # one (a step: "-PassClass" skips, "+point=passes" adds).
+# report_on NAME POLICY LABEL CODEBASE… writes $out/NAME.LABEL.md and
+# .values, the report of POLICY on the named code bases (skipped when done).
 # total/larger/above FILE.md read a report's total change (%), its modules
 # larger than -Oz and how many code bases are above -Oz.
 judge() {
@@ -15,6 +17,15 @@ judge() {
     --set "$set" --markdown "$out/$name.$set.md.part" --values "$out/$name.$set.values" \
     >"$out/$name.$set.log" 2>&1 || true
   mv "$out/$name.$set.md.part" "$out/$name.$set.md"
+}
+
+report_on() {
+  local name=$1 policy=$2 label=$3
+  shift 3
+  [ -s "$out/$name.$label.md" ] && return 0
+  "$eval" report "$policy" --task pass-pipeline "$@" --markdown "$out/$name.$label.md.part" \
+    --values "$out/$name.$label.values" >"$out/$name.$label.log" 2>&1
+  mv "$out/$name.$label.md.part" "$out/$name.$label.md"
 }
 
 search() {

@@ -40,14 +40,8 @@ for name in "${holdout[@]}"; do
     { echo "pipeline-v9: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
 done
 
-holdoutReport() { # NAME POLICY
-  [ -s "$out/$1.holdout.md" ] && return 0
-  "$eval" report "$2" --task pass-pipeline "${holdout[@]}" --markdown "$out/$1.holdout.md.part" \
-    --values "$out/$1.holdout.values" >"$out/$1.holdout.log" 2>&1
-  mv "$out/$1.holdout.md.part" "$out/$1.holdout.md"
-}
-holdoutReport shipped configs/policies/pipeline-inlining-oz.json
-holdoutReport wide-cost-k20 "$v8/wide-cost-k20.json"
+report_on shipped configs/policies/pipeline-inlining-oz.json holdout "${holdout[@]}"
+report_on wide-cost-k20 "$v8/wide-cost-k20.json" holdout "${holdout[@]}"
 {
   for name in shipped wide-cost-k20; do
     f="$out/$name.holdout.md"

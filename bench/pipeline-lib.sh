@@ -8,6 +8,13 @@
 # one (a step: "-PassClass" skips, "+point=passes" adds).
 # report_on NAME POLICY LABEL CODEBASE… writes $out/NAME.LABEL.md and
 # .values, the report of POLICY on the named code bases (skipped when done).
+# against_shipped NAME… (rounds 10 and 11's rule) judges each policy on
+# validation and, among those with no validation code base above -Oz,
+# takes the fewest modules larger (ties: the smaller total); it replaces
+# the shipped pipeline-inlining-oz ($out/shipped.json) only with fewer
+# modules larger. Lines in $out/validation.txt; the decision in $chosen.
+# for_the_record NAME… writes each one's report on round 9's six code
+# bases and on test, a line each in $out/record.txt.
 # total/larger/above FILE.md read a report's total change (%), its modules
 # larger than -Oz and how many code bases are above -Oz.
 judge() {
@@ -59,4 +66,42 @@ for n, step in enumerate(steps, 1):
               "pipeline": {"skip": list(skip), "add": list(add)}}
     json.dump(policy, open(f"{out}/{prefix}{n}.json", "w"), indent=1)
 PY
+}
+
+against_shipped() {
+  local best="" bestLarger="" bestTotal="" name f
+  : >"$out/validation.txt"
+  for name in "$@"; do
+    judge "$name" validation
+    f="$out/$name.validation.md"
+    echo "$name: validation $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz" |
+      tee -a "$out/validation.txt"
+    [ "$(above "$f")" = 0 ] || continue
+    if [ -z "$best" ] || [ "$(larger "$f")" -lt "$bestLarger" ] ||
+      { [ "$(larger "$f")" = "$bestLarger" ] && awk -v a="$(total "$f")" -v b="$bestTotal" 'BEGIN {exit !(a < b)}'; }; then
+      best=$name bestLarger=$(larger "$f") bestTotal=$(total "$f")
+    fi
+  done
+  echo "candidate chosen by the rule: ${best:-none}" | tee -a "$out/validation.txt"
+  cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
+  judge shipped validation
+  chosen=shipped
+  local s="$out/shipped.validation.md"
+  if [ -n "$best" ] && { [ "$(above "$s")" != 0 ] || [ "$bestLarger" -lt "$(larger "$s")" ]; }; then
+    chosen=$best
+  fi
+  echo "against the shipped pipeline-inlining-oz ($(larger "$s") modules larger): $chosen" |
+    tee -a "$out/validation.txt"
+}
+
+for_the_record() {
+  local holdout=(libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion) name h t
+  : >"$out/record.txt"
+  for name in "$@"; do
+    report_on "$name" "$out/$name.json" holdout "${holdout[@]}"
+    judge "$name" test
+    h="$out/$name.holdout.md" t="$out/$name.test.md"
+    echo "$name: holdout $(total "$h") % ($(larger "$h") larger, $(above "$h") above -Oz); test $(total "$t") % ($(larger "$t") larger, $(above "$t") above -Oz)" |
+      tee -a "$out/record.txt"
+  done
 }

@@ -87,38 +87,8 @@ search choice-k20 --program-search choice --inliner inlining-oz --vote cost --ne
 
 # 3. Validation, and the rule.
 candidates=(params-step1-inl params-step2-inl params-step3-inl params-step4-inl choice-k20)
-cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
-: >"$out/validation.txt"
-best="" bestLarger="" bestTotal=""
-for name in "${candidates[@]}"; do
-  judge "$name" validation
-  f="$out/$name.validation.md"
-  echo "$name: validation $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz" |
-    tee -a "$out/validation.txt"
-  [ "$(above "$f")" = 0 ] || continue
-  if [ -z "$best" ] || [ "$(larger "$f")" -lt "$bestLarger" ] ||
-    { [ "$(larger "$f")" = "$bestLarger" ] && awk -v a="$(total "$f")" -v b="$bestTotal" 'BEGIN {exit !(a < b)}'; }; then
-    best=$name bestLarger=$(larger "$f") bestTotal=$(total "$f")
-  fi
-done
-echo "candidate chosen by the rule: ${best:-none}" | tee -a "$out/validation.txt"
-judge shipped validation
-chosen=shipped
-if [ -n "$best" ]; then
-  s="$out/shipped.validation.md"
-  if [ "$(above "$s")" != 0 ] || [ "$bestLarger" -lt "$(larger "$s")" ]; then chosen=$best; fi
-fi
-echo "against the shipped pipeline-inlining-oz ($(larger "$out/shipped.validation.md") modules larger): $chosen" |
-  tee -a "$out/validation.txt"
+against_shipped "${candidates[@]}"
 
 # 4. For the record: round 9's six code bases and test.
-holdout=(libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion)
-: >"$out/record.txt"
-for name in shipped "${candidates[@]}"; do
-  report_on "$name" "$out/$name.json" holdout "${holdout[@]}"
-  judge "$name" test
-  h="$out/$name.holdout.md" t="$out/$name.test.md"
-  echo "$name: holdout $(total "$h") % ($(larger "$h") larger, $(above "$h") above -Oz); test $(total "$t") % ($(larger "$t") larger, $(above "$t") above -Oz)" |
-    tee -a "$out/record.txt"
-done
+for_the_record shipped "${candidates[@]}"
 echo "tables in $out/*.md"

@@ -56,36 +56,8 @@ for m in "${margins[@]}"; do
 done
 
 # 2. Validation, and the rule.
-cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
-: >"$out/validation.txt"
-best="" bestLarger="" bestTotal=""
-for m in "${margins[@]}"; do
-  name="margin-$m"
-  judge "$name" validation
-  f="$out/$name.validation.md"
-  echo "$name: validation $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz" |
-    tee -a "$out/validation.txt"
-  [ "$(above "$f")" = 0 ] || continue
-  if [ -z "$best" ] || [ "$(larger "$f")" -lt "$bestLarger" ] ||
-    { [ "$(larger "$f")" = "$bestLarger" ] && awk -v a="$(total "$f")" -v b="$bestTotal" 'BEGIN {exit !(a < b)}'; }; then
-    best=$name bestLarger=$(larger "$f") bestTotal=$(total "$f")
-  fi
-done
-echo "candidate chosen by the rule: ${best:-none}" | tee -a "$out/validation.txt"
-judge shipped validation
-chosen=shipped
-if [ -n "$best" ] && [ "$bestLarger" -lt "$(larger "$out/shipped.validation.md")" ]; then chosen=$best; fi
-echo "against the shipped pipeline-inlining-oz ($(larger "$out/shipped.validation.md") modules larger): $chosen" |
-  tee -a "$out/validation.txt"
+against_shipped "${margins[@]/#/margin-}"
 
 # 3. For the record.
-holdout=(libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion)
-: >"$out/record.txt"
-for name in shipped "${margins[@]/#/margin-}"; do
-  report_on "$name" "$out/$name.json" holdout "${holdout[@]}"
-  judge "$name" test
-  h="$out/$name.holdout.md" t="$out/$name.test.md"
-  echo "$name: holdout $(total "$h") % ($(larger "$h") larger, $(above "$h") above -Oz); test $(total "$t") % ($(larger "$t") larger, $(above "$t") above -Oz)" |
-    tee -a "$out/record.txt"
-done
+for_the_record shipped "${margins[@]/#/margin-}"
 echo "tables in $out/*.md"

@@ -14,7 +14,11 @@
 #     (formatting), TinyXML-2 9.0.0 (an XML parser).
 # (A recipe that does not build with clang-22 is replaced by the next
 # buildable one of the same language from the issue's list, and the swap
-# is written here before anything is measured.)
+# is written here before anything is measured.) Swapped before any
+# measurement: Brotli (its Debian source could not be downloaded from the
+# mirror) by jq 1.6, the next C code base of the issue's list; RE2 (the
+# Debian tarball drops generated sources, perl_groups.cc and the Unicode
+# tables, which need a download to make) by JsonCpp 1.9.5, the next C++.
 # The rule: margin-0.01 replaces the shipped pipeline-inlining-oz if, on
 # these six, no code base is above -Oz under it and its total is smaller
 # than the shipped policy's; otherwise the shipped policy stays. For the
@@ -28,7 +32,7 @@ eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
-fresh=(brotli libsodium speex re2 fmtlib tinyxml2)
+fresh=(jq libsodium speex jsoncpp fmtlib tinyxml2)
 for name in "${fresh[@]}"; do
   [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
     { echo "pipeline-v12: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }

@@ -40,7 +40,7 @@ PACKAGES=(
   # analysis and plots
   python3 python3-h5py python3-matplotlib python3-numpy
   # corpus recipes
-  xz-utils bzip2 perl autoconf automake libevent-dev
+  xz-utils bzip2 perl autoconf automake libtool libevent-dev
   # tests: per-process CPU time (tests/cluster)
   time
   # the run-cost measure (docs/run-cost.md): cachegrind

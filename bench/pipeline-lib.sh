@@ -11,8 +11,15 @@
 # against_shipped NAME… (rounds 10 and 11's rule) judges each policy on
 # validation and, among those with no validation code base above -Oz,
 # takes the fewest modules larger (ties: the smaller total); it replaces
-# the shipped pipeline-inlining-oz ($out/shipped.json) only with fewer
+# the shipped pipeline-inlining-oz ($out/shipped.json, $shipped_policy) only with fewer
 # modules larger. Lines in $out/validation.txt; the decision in $chosen.
+# round10_pool PARAMS_DIR sets pool (--pool FILE …): round 8's pool (round
+# 6's seven and round 7's six steps, from $v3 and $v8) plus the parameter
+# search's steps 2-4 in PARAMS_DIR; a missing file stops the script.
+# decide_unseen LABEL CANDIDATE (rounds 9 and 12's rule): CANDIDATE replaces
+# the shipped policy ($out/shipped.LABEL.md against $out/CANDIDATE.LABEL.md)
+# if no code base is above -Oz under it and its total is smaller; the lines
+# and the decision in $out/LABEL.txt.
 # for_the_record NAME… writes each one's report on round 9's six code
 # bases and on test, a line each in $out/record.txt.
 # total/larger/above FILE.md read a report's total change (%), its modules
@@ -68,6 +75,38 @@ for n, step in enumerate(steps, 1):
 PY
 }
 
+# The pipeline policy rounds 3-12 compared against: shipped as
+# pipeline-inlining-oz until round 12 replaced it, since then -v1.
+shipped_policy=configs/policies/pipeline-inlining-oz-v1.json
+
+round10_pool() {
+  local n f
+  pool=()
+  for n in 1 2 3 4 5 6; do pool+=(--pool "$v3/program-step$n.json"); done
+  pool+=(--pool "$v3/combined-pipeline.json")
+  for n in 1 2 3 4 5 6; do pool+=(--pool "$v8/wide-step$n.json"); done
+  for n in 2 3 4; do pool+=(--pool "$1/params-step$n.json"); done
+  for f in "${pool[@]}"; do
+    [ "$f" = --pool ] || [ -s "$f" ] || { echo "missing $f: run the earlier rounds (bench/pipeline-v*.sh) first" >&2; exit 1; }
+  done
+}
+
+decide_unseen() {
+  local label=$1 candidate=$2 name f
+  {
+    for name in shipped "$candidate"; do
+      f="$out/$name.$label.md"
+      echo "$name: $label $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz"
+    done
+    local s="$out/shipped.$label.md" c="$out/$candidate.$label.md"
+    if [ "$(above "$c")" = 0 ] && awk -v a="$(total "$c")" -v b="$(total "$s")" 'BEGIN {exit !(a < b)}'; then
+      echo "decision: $candidate replaces pipeline-inlining-oz"
+    else
+      echo "decision: pipeline-inlining-oz stays"
+    fi
+  } | tee "$out/$label.txt"
+}
+
 against_shipped() {
   local best="" bestLarger="" bestTotal="" name f
   : >"$out/validation.txt"
@@ -83,7 +122,7 @@ against_shipped() {
     fi
   done
   echo "candidate chosen by the rule: ${best:-none}" | tee -a "$out/validation.txt"
-  cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
+  cp -n "$shipped_policy" "$out/shipped.json"
   judge shipped validation
   chosen=shipped
   local s="$out/shipped.validation.md"

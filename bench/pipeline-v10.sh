@@ -72,14 +72,7 @@ assert {k: v for k, v in pipeline.items() if v} == searched["pipeline"], searche
 PY
 
 # 1.-2. The candidates.
-pool=()
-for n in 1 2 3 4 5 6; do pool+=(--pool "$v3/program-step$n.json"); done
-pool+=(--pool "$v3/combined-pipeline.json")
-for n in 1 2 3 4 5 6; do pool+=(--pool "$v8/wide-step$n.json"); done
-for n in 2 3 4; do pool+=(--pool "$out/params-step$n.json"); done
-for f in "${pool[@]}"; do
-  [ "$f" = --pool ] || [ -s "$f" ] || { echo "missing $f: run bench/pipeline-v8.sh first" >&2; exit 1; }
-done
+round10_pool "$out"
 [ -s "$out/wide.pool.tsv" ] || cp "$v8/wide.pool.tsv" "$out/wide.pool.tsv"
 read -r -a train < <(sed 's/^wide: [0-9]* training code bases: //' "$v4/wide.code-bases")
 search choice-k20 --program-search choice --inliner inlining-oz --vote cost --neighbours 20 \

@@ -39,14 +39,7 @@ RULE
 
 # 1. The pool of round 10, its measures copied (nothing compiles).
 v3="${MLGO_V3_DIR:-build/pipeline-v3}" v8="${MLGO_V8_DIR:-build/pipeline-v8}"
-pool=()
-for n in 1 2 3 4 5 6; do pool+=(--pool "$v3/program-step$n.json"); done
-pool+=(--pool "$v3/combined-pipeline.json")
-for n in 1 2 3 4 5 6; do pool+=(--pool "$v8/wide-step$n.json"); done
-for n in 2 3 4; do pool+=(--pool "$v10/params-step$n.json"); done
-for f in "${pool[@]}"; do
-  [ "$f" = --pool ] || [ -s "$f" ] || { echo "missing $f: run bench/pipeline-v10.sh first" >&2; exit 1; }
-done
+round10_pool "$v10"
 [ -s "$out/wide.pool.tsv" ] || cp "$v10/wide.pool.tsv" "$out/wide.pool.tsv"
 read -r -a train < <(sed 's/^wide: [0-9]* training code bases: //' "$v4/wide.code-bases")
 margins=(0.002 0.005 0.01)

@@ -37,19 +37,8 @@ for name in "${fresh[@]}"; do
   [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
     { echo "pipeline-v12: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
 done
-report_on shipped configs/policies/pipeline-inlining-oz.json fresh "${fresh[@]}"
+report_on shipped "$shipped_policy" fresh "${fresh[@]}"
 report_on margin-0.01 "$v11/margin-0.01.json" fresh "${fresh[@]}"
 [ -s "$out/inlining-oz.fresh.md" ] ||
   "$eval" report inlining-oz "${fresh[@]}" --markdown "$out/inlining-oz.fresh.md" >"$out/inlining-oz.fresh.log" 2>&1
-{
-  for name in shipped margin-0.01; do
-    f="$out/$name.fresh.md"
-    echo "$name: fresh $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz"
-  done
-  s="$out/shipped.fresh.md" c="$out/margin-0.01.fresh.md"
-  if [ "$(above "$c")" = 0 ] && awk -v a="$(total "$c")" -v b="$(total "$s")" 'BEGIN {exit !(a < b)}'; then
-    echo "decision: margin-0.01 replaces pipeline-inlining-oz"
-  else
-    echo "decision: pipeline-inlining-oz stays"
-  fi
-} | tee "$out/fresh.txt"
+decide_unseen fresh margin-0.01

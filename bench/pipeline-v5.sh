@@ -62,7 +62,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # total()
 candidates=(small-label small-cost small-cost-emb singles-cost singles-label wide-label wide-cost
   wide-cost-emb)
 for mode in best-of best-of-set; do
-  report shipped pipeline-inlining-oz "$mode" validation
+  report shipped pipeline-inlining-oz-v1 "$mode" validation
   best="" bestTotal=""
   for name in "${candidates[@]}"; do
     report "$name" "$v4/$name.json" "$mode" validation
@@ -74,7 +74,7 @@ for mode in best-of best-of-set; do
   done
   echo "$mode: $best ($bestTotal % on validation)" | tee "$out/$mode.chosen"
   report "$best" "$v4/$best.json" "$mode" test
-  report shipped pipeline-inlining-oz "$mode" test
+  report shipped pipeline-inlining-oz-v1 "$mode" test
 done
 
 # 3b. Bytes against compiles per object: the greedy sets of 2, 3, 5 and 6

@@ -34,7 +34,7 @@ search wide-greedy --inliner inlining-oz --regression-weight 1 --sample "${MLGO_
   --checkpoint "$out/wide-greedy.measures.tsv"
 
 # 2. Validation, and the rule.
-cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
+cp -n "$shipped_policy" "$out/shipped.json"
 best="" fewest=""
 : >"$out/validation.txt"
 for name in shipped wide-greedy; do

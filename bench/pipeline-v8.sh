@@ -81,7 +81,7 @@ heldOut() { # K: the worst held-out training code base of the knn row (%)
   grep "^| knn k=$1 " "$out/choice-models.txt" | sed -n 's/^| [^|]*| [^|]*worst code base \([-+0-9.]*\) %).*/\1/p' |
     head -n 1
 }
-cp -n configs/policies/pipeline-inlining-oz.json "$out/shipped.json"
+cp -n "$shipped_policy" "$out/shipped.json"
 : >"$out/validation.txt"
 best="" bestTotal=""
 for k in 5 10 20; do

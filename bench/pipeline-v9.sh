@@ -40,17 +40,6 @@ for name in "${holdout[@]}"; do
     { echo "pipeline-v9: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
 done
 
-report_on shipped configs/policies/pipeline-inlining-oz.json holdout "${holdout[@]}"
+report_on shipped "$shipped_policy" holdout "${holdout[@]}"
 report_on wide-cost-k20 "$v8/wide-cost-k20.json" holdout "${holdout[@]}"
-{
-  for name in shipped wide-cost-k20; do
-    f="$out/$name.holdout.md"
-    echo "$name: holdout $(total "$f") %, $(larger "$f") modules larger, $(above "$f") code bases above -Oz"
-  done
-  s="$out/shipped.holdout.md" c="$out/wide-cost-k20.holdout.md"
-  if [ "$(above "$c")" = 0 ] && awk -v a="$(total "$c")" -v b="$(total "$s")" 'BEGIN {exit !(a < b)}'; then
-    echo "decision: wide-cost-k20 replaces pipeline-inlining-oz"
-  else
-    echo "decision: pipeline-inlining-oz stays"
-  fi
-} | tee "$out/holdout.txt"
+decide_unseen holdout wide-cost-k20

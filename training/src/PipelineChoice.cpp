@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
+#include <limits>
 #include <sstream>
 
 namespace mlgo::training {
@@ -223,6 +225,9 @@ Status writeChoiceData(const std::string& path, std::span<const corpus::ModuleSp
     if (row.size() != featureNames.size())
       return makeError(path + ": a feature row does not match the feature names");
   return writeWhole(path, [&](std::ostream& out) {
+    // Every digit of a feature, so that a chooser tried outside the tool
+    // (bench/choice-*.py) finds the neighbours the compiler finds.
+    out << std::setprecision(std::numeric_limits<double>::max_digits10);
     out << "module\tcode_base";
     for (const std::string& name : featureNames)
       out << '\t' << name;

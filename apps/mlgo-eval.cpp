@@ -1027,7 +1027,14 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command
       ->add_option("--agreement", args.choice.agreement,
                    "--program-search choice: the share of the neighbours' votes a pipeline "
-                   "other than the fallback needs (else the fallback)")
+                   "other than the fallback needs (with --vote cost: the share of their weight "
+                   "on which it gained), else the fallback")
+      ->capture_default_str();
+  command
+      ->add_option("--novelty", args.choice.novelty,
+                   "--program-search choice: a module whose nearest training module is farther "
+                   "than this quantile of the training modules' own nearest-other distances "
+                   "keeps the fallback (1: off)")
       ->capture_default_str();
   command
       ->add_option("--vote", args.choice.vote,

@@ -82,3 +82,49 @@ columns=0,4,1,5
     --markdown "$out/grid.md" --rule "$out/winner.txt" >"$out/grid.txt"
 report_on v1 configs/policies/pipeline-inlining-oz-v1.json validation "${validation[@]}"
 cat "$out/winner.txt"
+
+# 3. The rule's steps 2 and 3: the grid's winner against v1 (code bases
+# above -Oz, then the validation total), then whether it is the shipped
+# configuration.
+read -r k margin novelty distance agreement wtotal wabove _ < <(
+  sed 's/[a-z_]*=//g; s/ %//' "$out/winner.txt")
+vtotal=$(total "$out/v1.validation.md") vabove=$(above "$out/v1.validation.md")
+{
+  echo "grid winner: k $k, margin $margin, novelty $novelty, agreement $agreement: validation $wtotal %, $wabove code bases above -Oz"
+  echo "pipeline-inlining-oz-v1: validation $vtotal %, $vabove code bases above -Oz"
+  if [ "$vabove" -lt "$wabove" ] || { [ "$vabove" = "$wabove" ] &&
+    awk -v a="$vtotal" -v b="$wtotal" 'BEGIN {exit !(a < b)}'; }; then
+    echo "decision: v1 wins step 2; nothing changes"
+  elif [ "$k" = 20 ] && [ "$margin" = 0.01 ] && [ "$novelty" = 1 ] && [ "$agreement" = 0 ]; then
+    echo "decision: the shipped configuration wins; nothing changes"
+  else
+    echo "decision: the winner replaces pipeline-inlining-oz"
+  fi
+} | tee "$out/decision.txt"
+
+# 4. The winner as a policy file, its report on validation (the tool's own
+# compiles: they must give the figure scored outside it) and on test.
+/usr/bin/python3 - "$base" "$out/winner.json" "$k" "$margin" "$distance" "$agreement" <<'PY'
+import json, math, sys
+policy = json.load(open(sys.argv[1]))
+k, margin, distance, agreement = int(sys.argv[3]), *map(float, sys.argv[4:7])
+choice = policy["choice"]
+choice["neighbours"] = k
+choice.pop("margin", None)
+if margin > 0:
+    choice["margin"] = margin
+if math.isfinite(distance):
+    choice["max_distance"] = distance
+if agreement > 0:
+    choice["agreement"] = agreement
+policy["description"] = (policy["description"] + f"; k {k}, margin {margin:g}"
+                         + (f", max distance {distance:.4f}" if math.isfinite(distance) else "")
+                         + (f", agreement {agreement:g}" if agreement > 0 else ""))
+json.dump(policy, open(sys.argv[2], "w"), indent=1)
+PY
+report_on winner "$out/winner.json" validation "${validation[@]}"
+echo "winner, by its own compiles: validation $(total "$out/winner.validation.md") % (scored outside the tool: $wtotal %)" |
+  tee -a "$out/decision.txt"
+judge winner test
+echo "winner: test $(total "$out/winner.test.md") %, $(above "$out/winner.test.md") code bases above -Oz" |
+  tee -a "$out/decision.txt"

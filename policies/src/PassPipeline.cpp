@@ -279,6 +279,8 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
   const size_t k = std::min(neighbours, distances.size());
   std::partial_sort(distances.begin(), distances.begin() + static_cast<std::ptrdiff_t>(k),
                     distances.end());
+  if (k == 0 || distances[0].first > maxDistance)
+    return 0;
   std::vector<double> votes(pipelines.size(), 0.0);
   double sum = 0;
   for (size_t i = 0; i < k; ++i) {
@@ -299,7 +301,12 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
     const auto cheapest = std::min_element(votes.begin() + 1, votes.end());
     if (cheapest == votes.end() || *cheapest / sum >= -margin)
       return 0;
-    return static_cast<size_t>(cheapest - votes.begin());
+    const auto winner = static_cast<size_t>(cheapest - votes.begin());
+    double agreeing = 0; // the weight of the neighbours on which it gained
+    for (size_t i = 0; i < k; ++i)
+      if (examples[distances[i].second].costs[winner] < 0)
+        agreeing += 1 / (distances[i].first + 1e-9);
+    return agreeing >= agreement * sum ? winner : 0;
   }
   const auto best = std::max_element(votes.begin(), votes.end());
   if (*best < agreement * sum)
@@ -341,6 +348,8 @@ Status PipelineChoice::validate() const {
     return makeError("agreement must be between 0 and 1");
   if (!(margin >= 0) || !std::isfinite(margin))
     return makeError("margin must be a finite number, at least 0");
+  if (!(maxDistance > 0))
+    return makeError("max_distance must be positive");
   if (forced && *forced >= pipelines.size())
     return makeError("forced: alternative " + std::to_string(*forced) + " of " +
                      std::to_string(pipelines.size()));

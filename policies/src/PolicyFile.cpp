@@ -193,6 +193,8 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
       out.attribute("agreement", choice.agreement);
     if (choice.margin > 0)
       out.attribute("margin", choice.margin);
+    if (std::isfinite(choice.maxDistance))
+      out.attribute("max_distance", choice.maxDistance);
     if (choice.forced)
       out.attribute("forced", static_cast<int64_t>(*choice.forced));
     if (!choice.heuristicInliner.empty())
@@ -533,8 +535,8 @@ public:
   // "choice": {"pipelines": [pipeline objects], "features": [names],
   // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
-  // "margin": share, "forced": index and "heuristic_inliner": [pipeline indices],
-  // "examples": choiceExamples()}.
+  // "margin": share, "max_distance": scaled distance, "forced": index and "heuristic_inliner":
+  // [pipeline indices], "examples": choiceExamples()}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
     if (!object)
@@ -585,6 +587,12 @@ public:
       if (!share)
         return error("choice.margin", "must be a number");
       choice.margin = *share;
+    }
+    if (const llvm::json::Value* distance = object->get("max_distance")) {
+      std::optional<double> value = distance->getAsNumber();
+      if (!value)
+        return error("choice.max_distance", "must be a number");
+      choice.maxDistance = *value;
     }
     if (object->get("forced")) {
       MLGO_ASSIGN_OR_RETURN(const int64_t forced, integer(*object, "forced", "choice"));

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 namespace mlgo::policies {
@@ -232,6 +233,28 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
   ASSERT_TRUE(costedBack) << costedBack.error().message;
   const auto* costedChoice = dynamic_cast<const PipelinePolicy*>(costedBack->get())->choice().get();
   EXPECT_EQ(costedChoice->margin, 0.01);
+  EXPECT_TRUE(std::isinf(costedChoice->maxDistance)) << "no max_distance: no novelty guard";
+  // The novelty guard round-trips; a point far from every example keeps
+  // the fallback under it even where the vote would give it another
+  // pipeline.
+  PipelineChoice guarded = costed;
+  guarded.margin = 0;
+  for (PipelineChoice::Example& example : guarded.examples)
+    example.costs = {0, -0.02};
+  std::vector<double> novel(n, 1.0);
+  novel[1] = 41; // scaled 20: 20 from the origin's examples, more from the far ones
+  EXPECT_EQ(guarded.choose(novel), 1u);
+  guarded.maxDistance = 2.5;
+  EXPECT_EQ(guarded.choose(novel), 0u);
+  EXPECT_EQ(guarded.choose(std::vector<double>(n, 1.0)), 1u);
+  PipelinePolicy guardedPolicy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(guarded));
+  Expected<std::string> guardedJson = policyToJson(guardedPolicy);
+  ASSERT_TRUE(guardedJson) << guardedJson.error().message;
+  Expected<std::unique_ptr<Policy>> guardedBack = policyFromJson(*guardedJson, "guarded.json");
+  ASSERT_TRUE(guardedBack) << guardedBack.error().message;
+  EXPECT_EQ(dynamic_cast<const PipelinePolicy*>(guardedBack->get())->choice()->maxDistance, 2.5);
+  guarded.maxDistance = 0;
+  EXPECT_FALSE(guarded.validate()) << "max_distance must be positive";
   EXPECT_EQ(costedChoice->examples[2].costs, costed.examples[2].costs);
   EXPECT_EQ(*policyToJson(*costedBack->get()), *costedJson);
   // The examples are written as base64 columns; files written before, with

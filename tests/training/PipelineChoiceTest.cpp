@@ -173,15 +173,64 @@ TEST(PipelineChoice, TheCostVoteWeighsWhatEachNeighbourWouldLose) {
   cautious.margin = 0.09;
   EXPECT_NE(cautious.choose(f.features[1]), 0u);
 
-  PipelineChoiceOptions mixed = options;
-  mixed.agreement = 0.5;
-  EXPECT_FALSE(mixed.validate()) << "an agreement needs the label vote";
-  mixed = PipelineChoiceOptions{};
+  PipelineChoiceOptions mixed = PipelineChoiceOptions{};
   mixed.margin = 0.01;
   EXPECT_FALSE(mixed.validate()) << "a margin needs the cost vote";
   policies::PipelineChoice partly = costs->choice;
   partly.examples[2].costs.clear();
   EXPECT_FALSE(partly.validate()) << "costs in some examples only";
+}
+
+// The two guards on the cost vote. Agreement: B's mean gain in its cluster
+// comes from one module (−30 %) while it loses 1 % on the other two, so
+// a module equally near all three is B's by the mean and the fallback's
+// when B must gain on 0.6 of the neighbours' weight. Novelty: a module
+// farther from every example than the examples are from each other keeps
+// the fallback, a module at an example does not.
+TEST(PipelineChoice, GuardsKeepTheFallbackWhereTheVoteIsThinOrTheModuleNovel) {
+  Fixture f;
+  f.measures[2] = {103, 103, 103, 70, 101, 101};
+  PipelineChoiceOptions options;
+  options.neighbours = 3;
+  options.setSize = 3;
+  options.vote = PipelineChoiceOptions::Vote::Cost;
+  Expected<PipelineChoiceResult> plain = choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(plain) << plain.error().message;
+  const std::vector<size_t>& set = plain->setInPool;
+  const size_t a = static_cast<size_t>(std::find(set.begin(), set.end(), 1u) - set.begin());
+  const size_t b = static_cast<size_t>(std::find(set.begin(), set.end(), 2u) - set.begin());
+  ASSERT_LT(a, set.size());
+  ASSERT_LT(b, set.size());
+  EXPECT_TRUE(std::isinf(plain->choice.maxDistance)) << "the novelty guard is off by default";
+  std::vector<double> equidistant = f.features[4];
+  equidistant[1] = 10; // far along another feature: the three weigh alike
+  EXPECT_EQ(plain->choice.choose(equidistant), b);
+
+  options.agreement = 0.6;
+  ASSERT_TRUE(options.validate()) << "an agreement with the cost vote";
+  Expected<PipelineChoiceResult> agreeing =
+      choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(agreeing) << agreeing.error().message;
+  EXPECT_EQ(agreeing->choice.agreement, 0.6);
+  EXPECT_EQ(agreeing->choice.choose(equidistant), 0u) << "B gains on a third of the weight";
+  EXPECT_EQ(agreeing->choice.choose(f.features[1]), a) << "A gains on all of its cluster";
+  policies::PipelineChoice lenient = agreeing->choice;
+  lenient.agreement = 0.3;
+  EXPECT_EQ(lenient.choose(equidistant), b);
+
+  options.agreement = 0;
+  options.novelty = 0.5;
+  Expected<PipelineChoiceResult> guarded =
+      choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(guarded) << guarded.error().message;
+  EXPECT_GT(guarded->choice.maxDistance, 0);
+  EXPECT_LT(guarded->choice.maxDistance, 0.1) << "within a cluster, examples are 0.005 apart";
+  EXPECT_EQ(guarded->choice.choose(equidistant), 0u);
+  EXPECT_EQ(guarded->choice.choose(f.features[1]), a);
+  options.novelty = 0;
+  EXPECT_FALSE(options.validate());
+  options.novelty = 1.5;
+  EXPECT_FALSE(options.validate());
 }
 
 // With a vocabulary, the features end with the embedding: the learned

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iomanip>
 #include <limits>
 #include <sstream>
 
@@ -36,8 +35,8 @@ Status PipelineChoiceOptions::validate() const {
     return makeError("the margin must be a finite number, at least 0");
   if (vote == Vote::Label && margin > 0)
     return makeError("a margin needs the cost vote");
-  if (vote == Vote::Cost && agreement > 0)
-    return makeError("an agreement needs the label vote");
+  if (!(novelty > 0 && novelty <= 1))
+    return makeError("the novelty quantile must be in (0, 1]");
   return Status::ok();
 }
 
@@ -45,6 +44,35 @@ namespace {
 
 bool compiled(double measure) {
   return !std::isnan(measure);
+}
+
+// The q-quantile (linear between ranks) of each example's distance to its
+// nearest other example: how far a training module may be from the rest
+// and still be typical. Positive, so that duplicated examples cannot make
+// every module novel.
+double noveltyDistance(const std::vector<policies::PipelineChoice::Example>& examples, double q) {
+  std::vector<double> nearest;
+  for (size_t i = 0; i < examples.size(); ++i) {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t j = 0; j < examples.size(); ++j)
+      if (j != i) {
+        double squared = 0;
+        for (size_t f = 0; f < examples[i].features.size(); ++f)
+          squared += std::pow(examples[i].features[f] - examples[j].features[f], 2);
+        best = std::min(best, std::sqrt(squared));
+      }
+    if (std::isfinite(best))
+      nearest.push_back(best);
+  }
+  if (nearest.empty())
+    return std::numeric_limits<double>::infinity();
+  std::sort(nearest.begin(), nearest.end());
+  const double rank = q * static_cast<double>(nearest.size() - 1);
+  const size_t low = static_cast<size_t>(rank);
+  const size_t high = std::min(low + 1, nearest.size() - 1);
+  const double value =
+      nearest[low] + (nearest[high] - nearest[low]) * (rank - static_cast<double>(low));
+  return std::max(value, 1e-9);
 }
 
 // Greedy coverage: the fallback, then each time the pool pipeline whose
@@ -154,6 +182,8 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
         costs.push_back((measureOf(s, m) - measureOf(0, m)) / std::max(measureOf(0, m), 1.0));
     choice.examples.push_back({choice.scaled(features[m]), result.labels[m], std::move(costs)});
   }
+  if (options.novelty < 1)
+    choice.maxDistance = noveltyDistance(choice.examples, options.novelty);
   MLGO_TRY(choice.validate());
 
   // Leave one out: each module chosen by the others, as an unseen one is.
@@ -225,9 +255,6 @@ Status writeChoiceData(const std::string& path, std::span<const corpus::ModuleSp
     if (row.size() != featureNames.size())
       return makeError(path + ": a feature row does not match the feature names");
   return writeWhole(path, [&](std::ostream& out) {
-    // Every digit of a feature, so that a chooser tried outside the tool
-    // (bench/choice-*.py) finds the neighbours the compiler finds.
-    out << std::setprecision(std::numeric_limits<double>::max_digits10);
     out << "module\tcode_base";
     for (const std::string& name : featureNames)
       out << '\t' << name;

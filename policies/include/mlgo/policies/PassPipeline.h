@@ -26,6 +26,7 @@
 #include "mlgo/policies/Policy.h"
 #include "mlgo/support/Expected.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,7 +124,14 @@ bool isInlinerPass(std::string_view passClass);
 // more than `margin`. A label says only which pipeline was best on a
 // training module, however slightly; costs also say by how much and what
 // the others would have cost, so a neighbour where a pipeline lost much
-// outweighs two where it won a few bytes.
+// outweighs two where it won a few bytes. With costs, `agreement` asks
+// more: the winner must also be cheaper than the fallback on at least that
+// share of the neighbours' weight, so that one neighbour's large gain does
+// not carry a module alone.
+//
+// Guard for code unlike the training code: a module whose nearest example
+// is farther than `maxDistance` (scaled space) keeps the fallback, since
+// its neighbours, however near to each other, say little about it.
 //
 // With an inliner policy in the pipeline policy, each alternative also says
 // who inlines: the policy's inliner, or (listed in `heuristicInliner`)
@@ -147,8 +155,10 @@ struct PipelineChoice {
   std::optional<Ir2VecVocabulary> embedding;
   std::vector<double> mean, scale; // scaled = (x - mean) / scale
   size_t neighbours = 5;
-  double agreement = 0; // in [0, 1]; 0: the most voted always wins
+  double agreement = 0; // in [0, 1]; 0: the most voted (or cheapest) always wins
   double margin = 0;    // >= 0; with costs: how much cheaper than the fallback another must be
+  // > 0; the fallback for a module with no example this near (infinity: off)
+  double maxDistance = std::numeric_limits<double>::infinity();
   std::vector<Example> examples;
   bool votesWithCosts() const { return !examples.empty() && !examples[0].costs.empty(); }
   // The alternatives (indices, sorted, unique) in which LLVM's inlining

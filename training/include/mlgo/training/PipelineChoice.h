@@ -35,9 +35,14 @@ struct PipelineChoiceOptions {
   size_t setSize = 4;
   // Training modules that vote for a module's pipeline.
   size_t neighbours = 5;
-  // The share of their votes a pipeline other than the fallback needs
-  // (PipelineChoice::agreement); 0: the most voted wins.
+  // The share of their votes a pipeline other than the fallback needs; with
+  // the cost vote, the share of their weight on which it gained
+  // (PipelineChoice::agreement); 0: the most voted (or cheapest) wins.
   double agreement = 0;
+  // The novelty guard (PipelineChoice::maxDistance): a module farther from
+  // every example than this quantile of the examples' own nearest-other
+  // distances keeps the fallback; 1: off.
+  double novelty = 1;
   // How the neighbours vote: with their labels (the best of the set on
   // each), or with their costs (each set pipeline's relative change against
   // the fallback; PipelineChoice::Example::costs).

@@ -38,12 +38,12 @@ build="${MLGO_BUILD_DIR:-build}"
 out="${1:-$build/pipeline-v13}"
 eval="$build/apps/mlgo-eval"
 # The policy whose set and examples the candidates share: the shipped one
-# when the round was written.
-base="${MLGO_V13_BASE:-configs/policies/pipeline-inlining-oz.json}"
+# when the round was written, -v2 since round 13 replaced it.
+base="${MLGO_V13_BASE:-configs/policies/pipeline-inlining-oz-v2.json}"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
-sed -n '/^# The rule/,/^# 4\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"
+sed -n '/^# The rule/,/^#   4\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 
 validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
   jq libsodium speex jsoncpp fmtlib tinyxml2)

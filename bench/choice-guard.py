@@ -21,9 +21,17 @@ any alternative but the fallback:
   - agreement: the chosen alternative cheaper than the fallback on at least
     this share of the neighbours' weight (a mean carried by one neighbour
     does not count).
+With --train (the same learning data on the training modules, the same
+pool), two more things (round 14): the examples may be every training
+module instead of the policy's own (`--examples all`: features scaled
+and costs computed as `pipeline-search` does), and the novelty threshold
+may be calibrated across code bases (`cross:Q`: the Q-quantile of each
+example's distance to the nearest example of another code base, what an
+unseen code base's module meets) rather than among all examples (`Q`).
 Prints, per candidate, the total change against the fallback, the modules
 larger, the code bases above the fallback and the worst one; with
---markdown also a table per code base. Deterministic; needs numpy.
+--markdown also a table per code base; with --only and --write-policy the
+candidate as a policy file. Deterministic; needs numpy.
 """
 import argparse
 import base64
@@ -69,14 +77,87 @@ def load_data(path, columns, feature_names):
             "pool": [head[first + c] for c in columns]}
 
 
-def nearest_other(xs):
-    """Each example's distance to its nearest other example."""
+def nearest_other(xs, code_bases=None):
+    """Each example's distance to its nearest other example (of another
+    code base, with code_bases)."""
     out = np.empty(len(xs))
     for i, x in enumerate(xs):
         d = np.sqrt(((xs - x) ** 2).sum(1))
         d[i] = np.inf
+        if code_bases is not None:
+            d[code_bases == code_bases[i]] = np.inf
         out[i] = d.min()
     return out
+
+
+def examples_from(train, name):
+    """The choice's examples from learning data, as PipelineChoice learns
+    them: mean and population scale over the modules, scaled features,
+    costs against the fallback; a module whose fallback failed is left out
+    and a failed alternative counts as the fallback."""
+    keep = ~np.isnan(train["m"][:, 0])
+    x, m = train["x"][keep], train["m"][keep]
+    m = np.where(np.isnan(m), m[:, [0]], m)
+    mean = x.mean(0)
+    variance = ((x - mean) ** 2).mean(0)
+    scale = np.where(variance > 1e-12, np.sqrt(variance), 1.0)
+    costs = (m - m[:, [0]]) / np.maximum(m[:, [0]], 1)
+    return {"name": name, "x": (x - mean) / scale, "costs": costs, "mean": mean, "scale": scale,
+            "labels": m.argmin(1), "cb": train["cb"][keep]}
+
+
+def code_bases_of(examples, train):
+    """Each of the policy's examples' code base: the training module whose
+    features, scaled as the policy scales, are the example's."""
+    scaled = (train["x"] - examples["mean"]) / examples["scale"]
+    out = []
+    for x in examples["x"]:
+        d = ((scaled - x) ** 2).sum(1)
+        j = int(d.argmin())
+        if d[j] > 1e-12:
+            raise SystemExit("an example of the policy is not among the training modules")
+        out.append(train["cb"][j])
+    return np.array(out)
+
+
+def threshold(examples, spec):
+    """'1': off; 'Q': quantile among all examples; 'cross:Q': across code bases."""
+    if spec == "1":
+        return np.inf
+    if spec.startswith("cross:"):
+        if examples.get("cb") is None:
+            raise SystemExit("cross-code-base novelty needs --train")
+        key, q = "cross", float(spec[6:])
+    else:
+        key, q = "within", float(spec)
+    if key not in examples:
+        examples[key] = nearest_other(examples["x"], examples["cb"] if key == "cross" else None)
+    return float(np.quantile(examples[key], q))
+
+
+def write_policy(base, examples, k, margin, limit, agreement, path):
+    policy = json.load(open(base))
+    choice = policy["choice"]
+    choice["neighbours"] = k
+    for field in ("margin", "max_distance", "agreement"):
+        choice.pop(field, None)
+    if margin > 0:
+        choice["margin"] = margin
+    if np.isfinite(limit):
+        choice["max_distance"] = limit
+    if agreement > 0:
+        choice["agreement"] = agreement
+    if examples["name"] != "shipped":
+        choice["mean"], choice["scale"] = list(examples["mean"]), list(examples["scale"])
+        encode = lambda a: base64.b64encode(np.ascontiguousarray(a, "<f8").tobytes()).decode()
+        choice["examples"] = {"encoding": "float64-le-base64",
+                              "pipelines": [int(v) for v in examples["labels"]],
+                              "features": encode(examples["x"]), "costs": encode(examples["costs"])}
+    policy["description"] = (
+        f"{policy['description'].split(';')[0]}; {len(examples['x'])} examples, k {k}, "
+        f"margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
+        + (f", agreement {agreement:g}" if agreement > 0 else ""))
+    json.dump(policy, open(path, "w"), indent=1)
 
 
 def choose(choice, scaled, k, margin, max_distance, agreement):
@@ -112,53 +193,80 @@ def main():
     parser.add_argument("data")
     parser.add_argument("--columns", required=True,
                         help="the pool column of each of the choice's alternatives")
+    parser.add_argument("--train", help="the learning data of the training modules")
+    parser.add_argument("--examples", default="shipped", help="shipped, all, or both")
     parser.add_argument("--neighbours", default="10,20,40")
     parser.add_argument("--margins", default="0,0.005,0.01,0.02,0.04")
     parser.add_argument("--novelty", default="1,0.95,0.8",
-                        help="quantiles of the examples' nearest-other distances (1: off)")
+                        help="1 (off), Q (quantile of the examples' nearest-other distances) or "
+                             "cross:Q (of their distances to another code base's nearest)")
     parser.add_argument("--agreement", default="0,0.6")
     parser.add_argument("--markdown", help="a table per code base for every candidate")
-    parser.add_argument("--rule", help="write round 13's winner here (bench/pipeline-v13.sh)")
+    parser.add_argument("--rule", help="write the round's winner here (bench/pipeline-v13.sh)")
     parser.add_argument("--picks", help="each module's alternative under --only, as TSV")
-    parser.add_argument("--only", help="one candidate: k,margin,novelty,agreement")
+    parser.add_argument("--only", help="one candidate: [examples,]k,margin,novelty,agreement")
+    parser.add_argument("--write-policy", help="with --only: the candidate as a policy file")
     args = parser.parse_args()
-    choice = load_choice(args.policy)
-    data = load_data(args.data, [int(c) for c in args.columns.split(",")], choice["features"])
-    scaled = (data["x"] - choice["mean"]) / choice["scale"]
-    distances = nearest_other(choice["x"])
-    print(f"{len(choice['x'])} examples, {len(data['m'])} modules of {len(set(data['cb']))} "
-          f"code bases; alternatives: {data['pool']}")
-    grid = [tuple(float(v) for v in args.only.split(","))] if args.only else itertools.product(
-        *[[float(v) for v in s.split(",")]
-          for s in (args.neighbours, args.margins, args.novelty, args.agreement)])
+    columns = [int(c) for c in args.columns.split(",")]
+    shipped = load_choice(args.policy)
+    shipped["name"] = "shipped"
+    data = load_data(args.data, columns, shipped["features"])
+    sets = {"shipped": shipped}
+    if args.train:
+        train = load_data(args.train, columns, shipped["features"])
+        shipped["cb"] = code_bases_of(shipped, train)
+        sets["all"] = examples_from(train, "all")
+    if args.only:
+        fields = args.only.split(",")
+        names = [fields.pop(0)] if len(fields) == 5 else ["shipped"]
+        grid = [(names[0], int(fields[0]), float(fields[1]), fields[2], float(fields[3]))]
+    else:
+        names = ["shipped", "all"] if args.examples == "both" else [args.examples]
+        grid = itertools.product(names, [int(v) for v in args.neighbours.split(",")],
+                                 [float(v) for v in args.margins.split(",")],
+                                 args.novelty.split(","),
+                                 [float(v) for v in args.agreement.split(",")])
+    for name in names:
+        if name not in sets:
+            raise SystemExit(f"examples {name}: unknown, or needs --train")
+        print(f"examples {name}: {len(sets[name]['x'])}")
+    print(f"{len(data['m'])} modules of {len(set(data['cb']))} code bases; alternatives: "
+          f"{data['pool']}")
     results = []
-    print("| k | margin | novelty | agreement | total | larger | above | worst |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
-    for k, margin, novelty, agreement in grid:
-        limit = np.inf if novelty >= 1 else float(np.quantile(distances, novelty))
-        picks = choose(choice, scaled, int(k), margin, limit, agreement)
+    print("| examples | k | margin | novelty | agreement | total | larger | above | worst |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    for name, k, margin, novelty, agreement in grid:
+        examples = sets[name]
+        limit = threshold(examples, novelty)
+        scaled = (data["x"] - examples["mean"]) / examples["scale"]
+        picks = choose(examples, scaled, k, margin, limit, agreement)
         s = score(data, picks)
-        results.append(((int(k), margin, novelty, agreement, limit), s, picks))
-        print(f"| {int(k)} | {margin:g} | {novelty:g} ({limit:.3f}) | {agreement:g} | "
+        results.append(((name, k, margin, novelty, agreement, limit), s, picks))
+        print(f"| {name} | {k} | {margin:g} | {novelty} ({limit:.3f}) | {agreement:g} | "
               f"{s['total']:+.3f} % | {s['larger']} | {', '.join(s['above']) or 'none'} | "
               f"{s['worst']:+.3f} % |", flush=True)
     if args.markdown:
         with open(args.markdown, "w") as out:
             bases = list(dict.fromkeys(data["cb"]))
-            out.write("| k | margin | novelty | agreement | " + " | ".join(bases) + " | total |\n")
-            out.write("| ---: " * 4 + "| ---: " * (len(bases) + 1) + "|\n")
-            for (k, margin, novelty, agreement, _), s, _ in results:
+            out.write("| examples | k | margin | novelty | agreement | " + " | ".join(bases)
+                      + " | total |\n")
+            out.write("| --- " + "| ---: " * (len(bases) + 5) + "|\n")
+            for (name, k, margin, novelty, agreement, _), s, _ in results:
                 cells = [f"{100 * (s['per'][c][0] / s['per'][c][1] - 1):+.3f}" for c in bases]
-                out.write(f"| {k} | {margin:g} | {novelty:g} | {agreement:g} | "
+                out.write(f"| {name} | {k} | {margin:g} | {novelty} | {agreement:g} | "
                           + " | ".join(cells) + f" | {s['total']:+.3f} |\n")
     if args.rule:
         # No code base above the fallback first, then the smallest total.
-        (k, margin, novelty, agreement, limit), s, _ = min(
+        (name, k, margin, novelty, agreement, limit), s, _ = min(
             results, key=lambda r: (len(r[1]["above"]), r[1]["total"]))
         with open(args.rule, "w") as out:
-            out.write(f"k={k} margin={margin:g} novelty={novelty:g} max_distance={limit!r} "
-                      f"agreement={agreement:g} total={s['total']:+.3f} "
+            prefix = f"examples={name} " if args.train else ""
+            out.write(f"{prefix}k={k} margin={margin:g} novelty={novelty} "
+                      f"max_distance={limit!r} agreement={agreement:g} total={s['total']:+.3f} "
                       f"above={len(s['above'])} larger={s['larger']}\n")
+    if args.only and args.write_policy:
+        name, k, margin, _, agreement, limit = results[0][0]
+        write_policy(args.policy, sets[name], k, margin, limit, agreement, args.write_policy)
     if args.picks and args.only:
         with open(args.picks, "w") as out:
             for module, cb, p in zip(data["module"], data["cb"], results[0][2]):

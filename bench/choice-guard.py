@@ -153,9 +153,9 @@ def write_policy(base, examples, k, margin, limit, agreement, path):
         choice["examples"] = {"encoding": "float64-le-base64",
                               "pipelines": [int(v) for v in examples["labels"]],
                               "features": encode(examples["x"]), "costs": encode(examples["costs"])}
+    count = "" if examples["name"] == "shipped" else f"{len(examples['x'])} examples, "
     policy["description"] = (
-        f"{policy['description'].split(';')[0]}; {len(examples['x'])} examples, k {k}, "
-        f"margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
+        f"{policy['description'].split(';')[0]}; {count}k {k}, margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
         + (f", agreement {agreement:g}" if agreement > 0 else ""))
     json.dump(policy, open(path, "w"), indent=1)
 

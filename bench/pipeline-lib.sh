@@ -75,6 +75,31 @@ for n, step in enumerate(steps, 1):
 PY
 }
 
+# ensure_corpora NAME… builds each recipe's corpus that is not built yet
+# (its log in $out/NAME.recipe.log), and stops the script if one fails.
+ensure_corpora() {
+  local name
+  for name in "$@"; do
+    [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
+      { echo "$(basename "$0"): corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
+  done
+}
+
+# set_pool_data LABEL POOL_DIR CODEBASE… (rounds 13 and 14) writes
+# $out/LABEL.data.tsv, the learning data of the code bases: each module's
+# features and its measure under -Oz and POOL_DIR's wide-greedy.json and
+# step6.json, each with LLVM's inliner and with inlining-oz.
+set_pool_data() {
+  local label=$1 pool=$2
+  shift 2
+  [ -s "$out/$label.data.tsv" ] && return 0
+  "$eval" pipeline-search "$@" --program --program-search choice \
+    --inliner inlining-oz --pool "$pool/wide-greedy.json" --pool "$pool/step6.json" \
+    --pool-measures "$out/$label.pool.tsv" --choice-data "$out/$label.data.tsv.part" \
+    -o "$out/$label-choice.json" >"$out/$label-data.log" 2>&1
+  mv "$out/$label.data.tsv.part" "$out/$label.data.tsv"
+}
+
 # The pipeline policy rounds 3-12 compared against: shipped as
 # pipeline-inlining-oz until round 12 replaced it, since then -v1.
 shipped_policy=configs/policies/pipeline-inlining-oz-v1.json

@@ -33,10 +33,7 @@ mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 fresh=(jq libsodium speex jsoncpp fmtlib tinyxml2)
-for name in "${fresh[@]}"; do
-  [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
-    { echo "pipeline-v12: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
-done
+ensure_corpora "${fresh[@]}"
 report_on shipped "$shipped_policy" fresh "${fresh[@]}"
 report_on margin-0.01 "$v11/margin-0.01.json" fresh "${fresh[@]}"
 [ -s "$out/inlining-oz.fresh.md" ] ||

@@ -47,10 +47,7 @@ sed -n '/^# The rule/,/^#   4\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 
 validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
   jq libsodium speex jsoncpp fmtlib tinyxml2)
-for name in "${validation[@]}"; do
-  [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
-    { echo "pipeline-v13: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
-done
+ensure_corpora "${validation[@]}"
 
 # 1. The set's two pipelines besides -Oz as pool files; with --inliner the
 # pool holds each with LLVM's inliner and with the policy's: columns -Oz,
@@ -65,13 +62,7 @@ for name, p in (("wide-greedy", pipelines[1]), ("step6", pipelines[3])):
     json.dump({"format": "mlgo-es-policy", "version": 2, "kind": "pipeline", "pipeline": p},
               open(f"{sys.argv[2]}/{name}.json", "w"), indent=1)
 PY
-if [ ! -s "$out/validation.data.tsv" ]; then
-  "$eval" pipeline-search "${validation[@]}" --program --program-search choice \
-    --inliner inlining-oz --pool "$out/wide-greedy.json" --pool "$out/step6.json" \
-    --pool-measures "$out/validation.pool.tsv" --choice-data "$out/validation.data.tsv.part" \
-    -o "$out/validation-choice.json" >"$out/validation-data.log" 2>&1
-  mv "$out/validation.data.tsv.part" "$out/validation.data.tsv"
-fi
+set_pool_data validation "$out" "${validation[@]}"
 
 # 2. The candidates outside the tool; the set's alternatives are pool
 # columns 0 (-Oz), 4 (wide-greedy, inliner policy), 1 (wide-greedy) and 5
@@ -104,24 +95,9 @@ vtotal=$(total "$out/v1.validation.md") vabove=$(above "$out/v1.validation.md")
 
 # 4. The winner as a policy file, its report on validation (the tool's own
 # compiles: they must give the figure scored outside it) and on test.
-/usr/bin/python3 - "$base" "$out/winner.json" "$k" "$margin" "$distance" "$agreement" <<'PY'
-import json, math, sys
-policy = json.load(open(sys.argv[1]))
-k, margin, distance, agreement = int(sys.argv[3]), *map(float, sys.argv[4:7])
-choice = policy["choice"]
-choice["neighbours"] = k
-choice.pop("margin", None)
-if margin > 0:
-    choice["margin"] = margin
-if math.isfinite(distance):
-    choice["max_distance"] = distance
-if agreement > 0:
-    choice["agreement"] = agreement
-policy["description"] = (policy["description"] + f"; k {k}, margin {margin:g}"
-                         + (f", max distance {distance:.4f}" if math.isfinite(distance) else "")
-                         + (f", agreement {agreement:g}" if agreement > 0 else ""))
-json.dump(policy, open(sys.argv[2], "w"), indent=1)
-PY
+[ -s "$out/winner.json" ] ||
+  /usr/bin/python3 bench/choice-guard.py "$base" "$out/validation.data.tsv" --columns "$columns" \
+    --only "$k,$margin,$novelty,$agreement" --write-policy "$out/winner.json" >/dev/null
 report_on winner "$out/winner.json" validation "${validation[@]}"
 echo "winner, by its own compiles: validation $(total "$out/winner.validation.md") % (scored outside the tool: $wtotal %)" |
   tee -a "$out/decision.txt"

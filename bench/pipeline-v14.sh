@@ -53,19 +53,10 @@ sed -n '/^# The rule/,/^#   5\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 read -r -a train < <(/usr/bin/python3 -c '
 import tomllib
 print(" ".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))')
-for name in "${train[@]}"; do
-  [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
-    { echo "pipeline-v14: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
-done
+ensure_corpora "${train[@]}"
 
 # 1. The set's pool on every training module (round 13's pool files).
-if [ ! -s "$out/train.data.tsv" ]; then
-  "$eval" pipeline-search "${train[@]}" --program --program-search choice \
-    --inliner inlining-oz --pool "$v13/wide-greedy.json" --pool "$v13/step6.json" \
-    --pool-measures "$out/train.pool.tsv" --choice-data "$out/train.data.tsv.part" \
-    -o "$out/train-choice.json" >"$out/train-data.log" 2>&1
-  mv "$out/train.data.tsv.part" "$out/train.data.tsv"
-fi
+set_pool_data train "$v13" "${train[@]}"
 
 # 2. The candidates outside the tool (columns as in round 13).
 columns=0,4,1,5

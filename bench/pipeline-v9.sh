@@ -35,10 +35,7 @@ mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 holdout=(libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion)
-for name in "${holdout[@]}"; do
-  [ -f "$build/corpora/$name/corpus.stamp" ] || "corpus/recipes/$name.sh" >"$out/$name.recipe.log" 2>&1 ||
-    { echo "pipeline-v9: corpus/recipes/$name.sh failed: $out/$name.recipe.log" >&2; exit 1; }
-done
+ensure_corpora "${holdout[@]}"
 
 report_on shipped "$shipped_policy" holdout "${holdout[@]}"
 report_on wide-cost-k20 "$v8/wide-cost-k20.json" holdout "${holdout[@]}"

@@ -13,7 +13,8 @@
 # features with an IR2Vec embedding, the vocabulary learned here), or
 # "choice-inliner": the same with every pipeline also under a constant
 # never-inline policy, so that the choice also picks who inlines, and the
-# neighbours voting with their costs (--vote cost), learned again from the
+# neighbours voting with their costs (--vote cost) behind a novelty guard
+# (--novelty 0.9: the file carries a max_distance), learned again from the
 # pool's stored measures with --verify-pool-measures, and with one more
 # pool pipeline (only its columns compiled, the file grown), or
 # "eviction": a random register-allocation eviction policy, given as
@@ -85,8 +86,11 @@ EOF2
         learn=(--set-size 3 --choice-embedding "$scratch/vocab.json" --pool "$scratch/params.json")
       else
         echo '{"format":"mlgo-es-policy","version":2,"kind":"constant","inputs":[],"advice":0}' >never.json
+        # With the novelty guard too, so that the file the launcher reads
+        # carries a max_distance (a module of the corpus is its own
+        # example, so the guard keeps the choice's pick there).
         learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost
-          --pool-measures "$scratch/pool.tsv")
+          --pool-measures "$scratch/pool.tsv" --novelty 0.9)
       fi
       learn_choice() { # OUTPUT EXTRA-FLAGS…
         local output=$1
@@ -119,6 +123,7 @@ EOF2
       grep -q '"heuristic_inliner"' policy.json && grep -q '"inliner"' policy.json ||
         fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
       grep -q '"costs"' policy.json || fail "the learned choice votes without costs"
+      grep -q '"max_distance"' policy.json || fail "the learned choice has no novelty guard"
     elif [ "$policy" = choice ]; then
       grep -q '"embedding"' policy.json || fail "the learned choice reads no IR2Vec embedding"
       grep -q '"parameters"' policy.json || fail "the learned choice holds no pass parameters: $(cat choice.md)"

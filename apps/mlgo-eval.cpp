@@ -1036,6 +1036,9 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
                    "than this quantile of the training modules' own nearest-other distances "
                    "keeps the fallback (1: off)")
       ->capture_default_str();
+  command->add_flag("--novelty-across-code-bases", args.choice.noveltyAcrossCodeBases,
+                    "--novelty: of the training modules' distances to the nearest module of "
+                    "another code base (what an unseen code base's module meets)");
   command
       ->add_option("--vote", args.choice.vote,
                    "--program-search choice: how the neighbours vote: label (each for its best "

@@ -227,6 +227,25 @@ TEST(PipelineChoice, GuardsKeepTheFallbackWhereTheVoteIsThinOrTheModuleNovel) {
   EXPECT_LT(guarded->choice.maxDistance, 0.1) << "within a cluster, examples are 0.005 apart";
   EXPECT_EQ(guarded->choice.choose(equidistant), 0u);
   EXPECT_EQ(guarded->choice.choose(f.features[1]), a);
+
+  // Across code bases (each cluster its own code base): the threshold is
+  // the distance between the clusters, so a module between them is typical
+  // there and novel by the distances within a cluster.
+  options.noveltyAcrossCodeBases = true;
+  EXPECT_FALSE(choosePipelineSet(f.measures, f.features, f.pool, options))
+      << "across code bases needs each module's code base";
+  const std::vector<std::string> codeBases{"a", "a", "a", "b", "b", "b"};
+  Expected<PipelineChoiceResult> across =
+      choosePipelineSet(f.measures, f.features, f.pool, options, codeBases);
+  ASSERT_TRUE(across) << across.error().message;
+  EXPECT_GT(across->choice.maxDistance, 10 * guarded->choice.maxDistance);
+  std::vector<double> between = f.features[1];
+  between[0] += 0.5; // a tenth of the way to the other cluster
+  EXPECT_EQ(guarded->choice.choose(between), 0u);
+  EXPECT_EQ(across->choice.choose(between), a);
+  options.novelty = 1;
+  EXPECT_FALSE(options.validate()) << "across code bases without a quantile";
+  options.noveltyAcrossCodeBases = false;
   options.novelty = 0;
   EXPECT_FALSE(options.validate());
   options.novelty = 1.5;

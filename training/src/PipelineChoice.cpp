@@ -37,6 +37,8 @@ Status PipelineChoiceOptions::validate() const {
     return makeError("a margin needs the cost vote");
   if (!(novelty > 0 && novelty <= 1))
     return makeError("the novelty quantile must be in (0, 1]");
+  if (noveltyAcrossCodeBases && !(novelty < 1))
+    return makeError("novelty across code bases needs a novelty quantile below 1");
   return Status::ok();
 }
 
@@ -47,15 +49,18 @@ bool compiled(double measure) {
 }
 
 // The q-quantile (linear between ranks) of each example's distance to its
-// nearest other example: how far a training module may be from the rest
-// and still be typical. Positive, so that duplicated examples cannot make
-// every module novel.
-double noveltyDistance(const std::vector<policies::PipelineChoice::Example>& examples, double q) {
+// nearest other example (of another code base, with `codeBases`, one per
+// example): how far a training module may be from the rest and still be
+// typical. Across code bases is what an unseen code base's module meets:
+// its own code base is not among the examples. Positive, so that
+// duplicated examples cannot make every module novel.
+double noveltyDistance(const std::vector<policies::PipelineChoice::Example>& examples, double q,
+                       const std::vector<std::string>& codeBases) {
   std::vector<double> nearest;
   for (size_t i = 0; i < examples.size(); ++i) {
     double best = std::numeric_limits<double>::infinity();
     for (size_t j = 0; j < examples.size(); ++j)
-      if (j != i) {
+      if (j != i && (codeBases.empty() || codeBases[j] != codeBases[i])) {
         double squared = 0;
         for (size_t f = 0; f < examples[i].features.size(); ++f)
           squared += std::pow(examples[i].features[f] - examples[j].features[f], 2);
@@ -117,6 +122,8 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   MLGO_TRY(options.validate());
   if (!codeBaseOf.empty() && codeBaseOf.size() != features.size())
     return makeError("one code base per module, or none");
+  if (options.noveltyAcrossCodeBases && codeBaseOf.empty())
+    return makeError("novelty across code bases needs each module's code base");
   if (pool.empty() || measures.size() != pool.size())
     return makeError("one row of measures per pool pipeline, and a pool");
   const size_t modules = measures[0].size();
@@ -182,8 +189,13 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
         costs.push_back((measureOf(s, m) - measureOf(0, m)) / std::max(measureOf(0, m), 1.0));
     choice.examples.push_back({choice.scaled(features[m]), result.labels[m], std::move(costs)});
   }
-  if (options.novelty < 1)
-    choice.maxDistance = noveltyDistance(choice.examples, options.novelty);
+  if (options.novelty < 1) {
+    std::vector<std::string> exampleCodeBases;
+    if (options.noveltyAcrossCodeBases)
+      for (size_t m : counted)
+        exampleCodeBases.push_back(codeBaseOf[m]);
+    choice.maxDistance = noveltyDistance(choice.examples, options.novelty, exampleCodeBases);
+  }
   MLGO_TRY(choice.validate());
 
   // Leave one out: each module chosen by the others, as an unseen one is.

@@ -43,6 +43,9 @@ struct PipelineChoiceOptions {
   // every example than this quantile of the examples' own nearest-other
   // distances keeps the fallback; 1: off.
   double novelty = 1;
+  // The distances to the nearest example of another code base instead:
+  // what a module of an unseen code base meets (bench/pipeline-v14.sh).
+  bool noveltyAcrossCodeBases = false;
   // How the neighbours vote: with their labels (the best of the set on
   // each), or with their costs (each set pipeline's relative change against
   // the fallback; PipelineChoice::Example::costs).

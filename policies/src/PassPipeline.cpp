@@ -262,20 +262,23 @@ forcedAlternatives(const PipelinePolicy& policy) {
   return result;
 }
 
+double PipelineChoice::distance(const std::vector<double>& a, const std::vector<double>& b) {
+  double squared = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const double d = a[i] - b[i];
+    squared += d * d;
+  }
+  return std::sqrt(squared);
+}
+
 size_t PipelineChoice::choose(const std::vector<double>& values) const {
   if (forced)
     return *forced;
   const std::vector<double> point = scaled(values);
   std::vector<std::pair<double, size_t>> distances; // (distance, example)
   distances.reserve(examples.size());
-  for (size_t e = 0; e < examples.size(); ++e) {
-    double squared = 0;
-    for (size_t i = 0; i < point.size(); ++i) {
-      const double d = point[i] - examples[e].features[i];
-      squared += d * d;
-    }
-    distances.emplace_back(std::sqrt(squared), e);
-  }
+  for (size_t e = 0; e < examples.size(); ++e)
+    distances.emplace_back(distance(point, examples[e].features), e);
   const size_t k = std::min(neighbours, distances.size());
   std::partial_sort(distances.begin(), distances.begin() + static_cast<std::ptrdiff_t>(k),
                     distances.end());

@@ -60,12 +60,9 @@ double noveltyDistance(const std::vector<policies::PipelineChoice::Example>& exa
   for (size_t i = 0; i < examples.size(); ++i) {
     double best = std::numeric_limits<double>::infinity();
     for (size_t j = 0; j < examples.size(); ++j)
-      if (j != i && (codeBases.empty() || codeBases[j] != codeBases[i])) {
-        double squared = 0;
-        for (size_t f = 0; f < examples[i].features.size(); ++f)
-          squared += std::pow(examples[i].features[f] - examples[j].features[f], 2);
-        best = std::min(best, std::sqrt(squared));
-      }
+      if (j != i && (codeBases.empty() || codeBases[j] != codeBases[i]))
+        best = std::min(
+            best, policies::PipelineChoice::distance(examples[i].features, examples[j].features));
     if (std::isfinite(best))
       nearest.push_back(best);
   }

@@ -176,6 +176,8 @@ struct PipelineChoice {
   bool inlinerPolicyIn(size_t pipeline) const;
   std::vector<double> scaled(const std::vector<double>& features) const;
   size_t choose(const std::vector<double>& features) const; // unscaled features in
+  // The Euclidean distance the vote measures, between two scaled vectors.
+  static double distance(const std::vector<double>& a, const std::vector<double>& b);
   size_t embeddingDimension() const { return embedding ? ir2VecDimension(*embedding) : 0; }
   // This choice with every module given alternative `pipeline`.
   PipelineChoice forcedTo(size_t pipeline) const;

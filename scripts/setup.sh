@@ -41,6 +41,7 @@ PACKAGES=(
   python3 python3-h5py python3-matplotlib python3-numpy
   # corpus recipes
   xz-utils bzip2 perl autoconf automake libtool libevent-dev
+  unicode-data python3-six # re2: its generated Unicode tables
   # tests: per-process CPU time (tests/cluster)
   time
   # the run-cost measure (docs/run-cost.md): cachegrind

@@ -1628,7 +1628,9 @@ int runRewrite(const RewriteArgs& args) {
 
 struct MarginArgs {
   std::string policy;
-  double margin = 0;
+  double margin = 0; // 0: the policy's own
+  std::vector<int> keep;
+  bool keepBoth = false;
   std::string output;
 };
 
@@ -1641,12 +1643,16 @@ int runMargin(const MarginArgs& args) {
   if (!policy)
     return fail(policy.error());
   const double before = policy->structure()->options().residualMargin;
-  Expected<policies::MlpPolicy> changed = policies::withResidualMargin(*policy, args.margin);
+  const double margin = args.margin > 0 ? args.margin : before;
+  std::optional<std::vector<int>> kept;
+  if (args.keepBoth || !args.keep.empty())
+    kept = args.keep;
+  Expected<policies::MlpPolicy> changed = policies::withResidualMargin(*policy, margin, kept);
   if (!changed)
     return fail(makeError(args.policy + ": " + changed.error().message));
   if (Status saved = policies::savePolicy(*changed, args.output); !saved)
     return fail(saved.error());
-  std::printf("residual margin %g -> %g: %s\n", before, args.margin, args.output.c_str());
+  std::printf("%s: %s\n", changed->describe().c_str(), args.output.c_str());
   return 0;
 }
 
@@ -1874,12 +1880,25 @@ CLI::App* defineMarginCommand(CLI::App& app, MarginArgs& margin) {
   CLI::App* marginCmd = app.add_subcommand(
       "margin", "Write a residual policy with another margin: it keeps the compiler's own "
                 "decision unless its logit difference exceeds the margin (a larger margin "
-                "flips fewer, more confident decisions: the rule that makes a policy safe alone)");
+                "flips fewer, more confident decisions: the rule that makes a policy safe alone), "
+                "or that overrules it in one direction only (--keep)");
   marginCmd
       ->add_option("policy", margin.policy,
                    "Residual MLP policy file or a shipped policy's name (inlining-oz)")
       ->required();
-  marginCmd->add_option("--margin", margin.margin, "The new margin (> 0)")->required();
+  marginCmd->add_option("--margin", margin.margin, "The new margin (> 0); default: the policy's")
+      ->check(CLI::NonNegativeNumber);
+  CLI::Option* keep =
+      marginCmd
+          ->add_option("--keep", margin.keep,
+                       "A decision of the compiler's the policy never overrules (repeatable): "
+                       "for inlining, 1 keeps every inline -Oz makes (the policy only "
+                       "declines), 0 every call -Oz declines (the policy only inlines)")
+          ->check(CLI::NonNegativeNumber);
+  marginCmd
+      ->add_flag("--keep-none", margin.keepBoth,
+                 "Overrule the compiler both ways again (drops a policy's --keep)")
+      ->excludes(keep);
   marginCmd->add_option("-o,--output", margin.output, "Policy file to write")->required();
   return marginCmd;
 }

@@ -1,5 +1,6 @@
 #include "mlgo/policies/Ensemble.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -88,7 +89,8 @@ Expected<MlpPolicy> unanimousEnsemble(std::span<const MlpPolicy* const> members)
   return stackMembers(members, /*unanimous=*/true);
 }
 
-Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin) {
+Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin,
+                                       std::optional<std::vector<int>> kept) {
   const MlpStructure& structure = *policy.structure();
   if (!structure.residualFeatureOffset())
     return makeError("the policy is not residual (it does not read the compiler's own decision), "
@@ -100,6 +102,10 @@ Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin) {
   }
   MlpOptions options = structure.options();
   options.residualMargin = margin;
+  if (kept) {
+    std::sort(kept->begin(), kept->end());
+    options.residualKept = std::move(*kept);
+  }
   Expected<std::shared_ptr<const MlpStructure>> changed =
       MlpStructure::create(structure.inputs(), structure.vocabulary(), options);
   if (!changed)

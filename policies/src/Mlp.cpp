@@ -21,6 +21,10 @@ using VectorMap = Eigen::Map<Eigen::VectorXd>;
 using ConstMatrixMap = Eigen::Map<const Eigen::MatrixXd>;
 using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
 
+// What a kept decision (MlpOptions::residualKept) adds to its logit: far
+// beyond any network's logit difference, and finite.
+constexpr double kKeptDecisionMargin = 1e9;
+
 Eigen::Index eigenSize(size_t n) {
   return static_cast<Eigen::Index>(n);
 }
@@ -82,6 +86,19 @@ Status MlpOptions::validate() const {
   if (!(residualMargin >= 0) || !std::isfinite(residualMargin))
     return makeError("residualMargin: must be a finite number >= 0 (got " +
                      std::to_string(residualMargin) + ")");
+  if (!residualKept.empty()) {
+    if (!(residualMargin > 0))
+      return makeError("residualKept: keeping the compiler's decisions needs a residual policy "
+                       "(residualMargin > 0)");
+    if (!candidateMask.empty())
+      return makeError("residualKept: not for candidate scoring (candidateMask)");
+    for (size_t i = 0; i < residualKept.size(); ++i)
+      if (residualKept[i] < 0 || residualKept[i] >= actions ||
+          (i > 0 && residualKept[i] <= residualKept[i - 1]))
+        return makeError("residualKept: decisions must be distinct, sorted and in [0, " +
+                         std::to_string(actions) + ") (got " + std::to_string(residualKept[i]) +
+                         ")");
+  }
   if (unanimousMembers < 0 || unanimousMembers > 1024)
     return makeError("unanimousMembers: must be 0 (one network) or 2..1024 (got " +
                      std::to_string(unanimousMembers) + ")");
@@ -230,7 +247,10 @@ std::string MlpStructure::describe() const {
   if (residualOffset_) {
     char margin[32];
     std::snprintf(margin, sizeof margin, "%g", options_.residualMargin);
-    text += " residual(" + options_.residualFeature + ", " + margin + ")";
+    text += " residual(" + options_.residualFeature + ", " + margin;
+    for (size_t i = 0; i < options_.residualKept.size(); ++i)
+      text += (i ? "," : "; keeps ") + std::to_string(options_.residualKept[i]);
+    text += ")";
   }
   if (candidates_ > 0)
     text += " scoring " + std::to_string(candidates_) + " candidates";
@@ -362,9 +382,16 @@ std::span<const double> MlpPolicy::forward(FeatureValues features, Workspace& wo
     // gradients with respect to the parameters are those of the network alone.
     double* out = work.activations.data() + s.activationOffsets_[s.layers_.size()];
     double decision = features[*s.residualOffset_];
-    if (decision >= 0 && decision < static_cast<double>(s.actionCount()))
+    if (decision >= 0 && decision < static_cast<double>(s.actionCount())) {
+      const std::vector<int>& kept = s.options_.residualKept;
+      // A kept decision outweighs any logit a network gives; finite, so
+      // that a softmax over the logits stays defined.
+      const double margin = std::binary_search(kept.begin(), kept.end(), static_cast<int>(decision))
+                                ? kKeptDecisionMargin
+                                : s.options_.residualMargin;
       for (size_t m = 0; m < s.members(); ++m)
-        out[m * s.actionCount() + static_cast<size_t>(decision)] += s.options_.residualMargin;
+        out[m * s.actionCount() + static_cast<size_t>(decision)] += margin;
+    }
   }
   if (s.members() > 1)
     return unanimousLogits(features, work);

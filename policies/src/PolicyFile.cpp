@@ -720,6 +720,21 @@ public:
                      "must be {\"feature\": a feature name, \"margin\": a number > 0}");
       options.residualFeature = feature->str();
       options.residualMargin = margin;
+      // Optional: decisions never overruled (MlpOptions::residualKept);
+      // the options' validation checks the values.
+      options.residualKept.clear();
+      if (const llvm::json::Value* kept = fields->get("kept")) {
+        const llvm::json::Array* values = kept->getAsArray();
+        if (!values)
+          return error(path + ".residual.kept", "must be an array of decisions");
+        for (size_t i = 0; i < values->size(); ++i) {
+          std::optional<int64_t> value = (*values)[i].getAsInteger();
+          if (!value || *value < 0 || *value > 1024)
+            return error(path + ".residual.kept[" + std::to_string(i) + "]",
+                         "must be a decision (an integer from 0)");
+          options.residualKept.push_back(static_cast<int>(*value));
+        }
+      }
     }
     // Optional: candidate scoring (eviction policies).
     if (const llvm::json::Value* mask = object->get("candidate_mask")) {
@@ -956,6 +971,11 @@ Expected<std::string> policyToJson(const Policy& outer) {
           out.attributeObject("residual", [&] {
             out.attribute("feature", options.residualFeature);
             out.attribute("margin", options.residualMargin);
+            if (!options.residualKept.empty())
+              out.attributeArray("kept", [&] {
+                for (int decision : options.residualKept)
+                  out.value(decision);
+              });
           });
         if (structure.candidates() > 0)
           out.attribute("candidate_mask", options.candidateMask);

@@ -4,6 +4,7 @@
 
 #include "PoliciesTestSupport.h"
 
+#include <array>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -760,6 +761,58 @@ TEST(WithResidualMargin, FlipsOnlyWhereTheLogitDifferenceExceedsTheMargin) {
 
   EXPECT_FALSE(withResidualMargin(policy, 0));
   EXPECT_FALSE(withResidualMargin(random, 0.5)); // not residual
+}
+
+// Kept decisions (mlgo-eval margin --keep): the policy flips exactly where
+// the two-way policy flips, except from a kept decision, which it never
+// overrules; the same holds for a unanimous ensemble's members; bad values
+// are refused.
+TEST(WithResidualMargin, KeptDecisionsAreNeverOverruled) {
+  ChannelHeader header = inlinerHeader();
+  std::shared_ptr<const MlpStructure> structure = residualStructure(header, {6}, 0.1);
+  ASSERT_TRUE(structure);
+  const size_t at = *structure->residualFeatureOffset();
+  const MlpPolicy policy = withRandomOutputLayer(structure, 3);
+  const MlpPolicy second = withRandomOutputLayer(structure, 7);
+  const MlpPolicy* pair[] = {&policy, &second};
+  Expected<MlpPolicy> unanimous = unanimousEnsemble(pair);
+  ASSERT_TRUE(unanimous) << unanimous.error().message;
+  for (const MlpPolicy* both : std::array<const MlpPolicy*, 2>{&policy, &*unanimous}) {
+    size_t twoWayFlips = 0;
+    // Each kept decision in turn: a direction the two-way policy takes is
+    // suppressed under one and left alone under the other.
+    for (int keep : {0, 1}) {
+      Expected<MlpPolicy> oneWay = withResidualMargin(*both, 0.1, std::vector<int>{keep});
+      ASSERT_TRUE(oneWay) << oneWay.error().message;
+      EXPECT_EQ(oneWay->structure()->options().residualKept, std::vector<int>{keep});
+      EXPECT_NE(oneWay->describe().find("keeps " + std::to_string(keep)), std::string::npos);
+      RandomStream rng(0);
+      for (std::vector<double> state : randomStates(400, structure->featureCount(), 7)) {
+        for (int decision : {0, 1}) {
+          state[at] = decision;
+          const bool twoWay =
+              both->decide(state, DecisionMode::Deterministic, rng).advice != decision;
+          const bool flipped =
+              oneWay->decide(state, DecisionMode::Deterministic, rng).advice != decision;
+          EXPECT_EQ(flipped, decision == keep ? false : twoWay);
+          twoWayFlips += twoWay;
+        }
+      }
+    }
+    EXPECT_GT(twoWayFlips, 0u); // the states do reach flips
+  }
+  // --keep-none: both ways again, the same decisions as the original.
+  Expected<MlpPolicy> kept = withResidualMargin(policy, 0.1, std::vector<int>{0});
+  ASSERT_TRUE(kept);
+  Expected<MlpPolicy> again = withResidualMargin(*kept, 0.1, std::vector<int>{});
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->structure()->options() == policy.structure()->options());
+
+  EXPECT_FALSE(withResidualMargin(policy, 0.1, std::vector<int>{2}));    // not an action
+  EXPECT_FALSE(withResidualMargin(policy, 0.1, std::vector<int>{1, 1})); // twice
+  MlpOptions plain = testing::inlinerMlpOptions();
+  plain.residualKept = {1}; // keeping needs a residual policy
+  EXPECT_FALSE(plain.validate());
 }
 
 // Unanimity: the ensemble flips the compiler's decision exactly where every

@@ -1,5 +1,7 @@
 #include "mlgo/policies/PolicyFile.h"
 
+#include "mlgo/policies/Ensemble.h"
+
 #include "PoliciesTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -107,6 +109,28 @@ TEST(PolicyFile, ResidualMlpRoundTrips) {
   ASSERT_TRUE(first && second);
   EXPECT_EQ(*first, *second);
   EXPECT_NE(first->find("\"residual\""), std::string::npos);
+  EXPECT_EQ(first->find("\"kept\""), std::string::npos); // both ways: as files were
+  // Kept decisions survive the file.
+  Expected<MlpPolicy> oneWay = withResidualMargin(original, 1.25, std::vector<int>{1});
+  ASSERT_TRUE(oneWay) << oneWay.error().message;
+  ASSERT_TRUE(savePolicy(*oneWay, dir / "one-way.json"));
+  Expected<MlpPolicy> oneWayLoaded = loadMlpPolicy(dir / "one-way.json");
+  ASSERT_TRUE(oneWayLoaded) << oneWayLoaded.error().message;
+  EXPECT_EQ(oneWayLoaded->structure()->options().residualKept, std::vector<int>{1});
+  EXPECT_EQ(oneWayLoaded->describe(), oneWay->describe());
+  // A kept value that is no decision is refused, naming the policy file.
+  Expected<std::string> text = policyToJson(*oneWay);
+  ASSERT_TRUE(text);
+  const size_t kept = text->find("\"kept\"");
+  ASSERT_NE(kept, std::string::npos);
+  text->replace(text->find('1', kept), 1, "7");
+  writeText(dir / "bad-kept.json", *text);
+  Expected<MlpPolicy> refused = loadMlpPolicy(dir / "bad-kept.json");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("bad-kept.json"), std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("residualKept"), std::string::npos)
+      << refused.error().message;
   // A plain MLP's file has no residual entry (files stay as they were).
   Expected<std::string> plain = policyToJson(inlinerMlp(testing::inlinerMlpOptions()));
   ASSERT_TRUE(plain);

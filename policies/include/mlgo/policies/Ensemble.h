@@ -11,7 +11,9 @@
 #include "mlgo/policies/Mlp.h"
 #include "mlgo/support/Expected.h"
 
+#include <optional>
 #include <span>
+#include <vector>
 
 namespace mlgo::policies {
 
@@ -31,6 +33,10 @@ Expected<MlpPolicy> unanimousEnsemble(std::span<const MlpPolicy* const> members)
 // larger margin flips only where the policy is more confident (the rule that
 // makes a policy safe to use alone, chosen on validation code). The weights
 // are unchanged. Refused for a policy that is not residual or a margin <= 0.
-Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin);
+// With `kept`, the compiler's decisions it names are never overruled
+// (MlpOptions::residualKept: a policy that flips one way only); nullopt
+// leaves the policy's own.
+Expected<MlpPolicy> withResidualMargin(const MlpPolicy& policy, double margin,
+                                       std::optional<std::vector<int>> kept = std::nullopt);
 
 } // namespace mlgo::policies

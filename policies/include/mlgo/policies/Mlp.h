@@ -68,6 +68,13 @@ struct MlpOptions {
   // feature names (eviction: the default advisor's choice). 0: off.
   double residualMargin = 0;
   std::string residualFeature; // set by the task (CompilerTask::policyOptions)
+  // Decisions of the compiler's that the residual policy never overrules
+  // (mlgo-eval margin --keep): for inlining, {1} keeps every inline -Oz
+  // makes, so the policy can only decline; {0} lets it only inline more.
+  // A wrong flip costs differently in each direction, so one direction may
+  // be safe where both are not. Sorted, distinct, each < actions; needs a
+  // residual policy with one logit per action. Empty: both ways.
+  std::vector<int> residualKept;
   // Candidate scoring, ml-compiler-opt's eviction network: when set, this
   // feature (shape [1, N], the register allocator's "mask") marks which of
   // N candidates may be chosen. Every input of N elements gives one value

@@ -36,7 +36,7 @@ out="${1:-$build/inlining-direction}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # total, above, ensure_corpora
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # total, above, ensure_corpora, inlining_report
 sed -n '/^# The rule/,/^#      neither/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
   jq libsodium speex jsoncpp fmtlib tinyxml2)
@@ -54,14 +54,6 @@ for base in inlining-oz inlining-oz-small; do
     candidates+=("$name")
   done
 done
-inlining_report() { # NAME LABEL CODEBASE…: $out/NAME.LABEL.md
-  local name=$1 label=$2
-  shift 2
-  [ -s "$out/$name.$label.md" ] && return 0
-  "$eval" report "$out/$name.json" "$@" --markdown "$out/$name.$label.md.part" \
-    --values "$out/$name.$label.values" >"$out/$name.$label.log" 2>&1
-  mv "$out/$name.$label.md.part" "$out/$name.$label.md"
-}
 
 # 1. Validation, and the choice.
 : >"$out/validation.txt"

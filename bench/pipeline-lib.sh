@@ -42,6 +42,18 @@ report_on() {
   mv "$out/$name.$label.md.part" "$out/$name.$label.md"
 }
 
+# inlining_report NAME LABEL CODEBASE… writes $out/NAME.LABEL.md and
+# .values, the report of the inliner policy $out/NAME.json on the code
+# bases (skipped when done).
+inlining_report() {
+  local name=$1 label=$2
+  shift 2
+  [ -s "$out/$name.$label.md" ] && return 0
+  "$eval" report "$out/$name.json" "$@" --markdown "$out/$name.$label.md.part" \
+    --values "$out/$name.$label.values" >"$out/$name.$label.log" 2>&1
+  mv "$out/$name.$label.md.part" "$out/$name.$label.md"
+}
+
 search() {
   local name=$1
   shift

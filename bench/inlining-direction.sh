@@ -36,7 +36,7 @@ out="${1:-$build/inlining-direction}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # total, above, ensure_corpora, inlining_report
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # rank_inliners, total, above, ensure_corpora, inlining_report
 sed -n '/^# The rule/,/^#      neither/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
   jq libsodium speex jsoncpp fmtlib tinyxml2)
@@ -56,12 +56,7 @@ for base in inlining-oz inlining-oz-small; do
 done
 
 # 1. Validation, and the choice.
-: >"$out/validation.txt"
-for name in "${candidates[@]}"; do
-  inlining_report "$name" validation "${validation[@]}"
-  echo "$(above "$out/$name.validation.md") $(total "$out/$name.validation.md") $name" >>"$out/validation.txt"
-done
-read -r wabove wtotal winner < <(sort -k1,1n -k2,2g "$out/validation.txt" | head -n 1)
+rank_inliners "${candidates[@]}"
 {
   echo "winner: $winner: validation $wtotal %, $wabove code bases above -Oz"
   if [ "$wabove" = 0 ] && awk -v t="$wtotal" 'BEGIN {exit !(t < 0)}' && [[ "$winner" == *-keep* ]]; then

@@ -54,6 +54,20 @@ inlining_report() {
   mv "$out/$name.$label.md.part" "$out/$name.$label.md"
 }
 
+# rank_inliners NAME… (the inliner rounds' rule): reports each inliner
+# policy $out/NAME.json on $validation, writes "above total name" lines in
+# $out/validation.txt and sets wabove, wtotal and winner to the one with
+# the fewest code bases above the baseline, then the smallest total.
+rank_inliners() {
+  local name
+  : >"$out/validation.txt"
+  for name in "$@"; do
+    inlining_report "$name" validation "${validation[@]}"
+    echo "$(above "$out/$name.validation.md") $(total "$out/$name.validation.md") $name" >>"$out/validation.txt"
+  done
+  read -r wabove wtotal winner < <(sort -k1,1n -k2,2g "$out/validation.txt" | head -n 1)
+}
+
 search() {
   local name=$1
   shift

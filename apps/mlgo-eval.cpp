@@ -1103,6 +1103,7 @@ struct SearchArgs {
   std::string tried;       // trace of the tried decisions, if given
   std::string startPolicy; // the decisions to start from, if not -Oz's
   bool calleeConsistent = false;
+  std::optional<int64_t> flipsFrom; // one way only, if given
   bool timeReport = false;
   std::string checkpoint;         // progress file: saved as it goes, resumed from if present
   size_t checkpointModules = 256; // modules compiled between checkpoints within a round
@@ -1329,6 +1330,7 @@ int runSearch(const SearchArgs& args) {
   search.seed = args.seed;
   search.trialsPerRound = args.trialsPerRound;
   search.calleeConsistent = args.calleeConsistent;
+  search.flipsFrom = args.flipsFrom;
   std::unique_ptr<policies::Policy> start;
   if (!args.startPolicy.empty()) {
     Expected<std::unique_ptr<policies::Policy>> loaded =
@@ -1796,6 +1798,12 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
       "discardable callee's first -Oz-inlined call flips all of that callee's -Oz-inlined "
       "calls in the module, a group no single flip reaches; the written policy is consistent "
       "(in-process backend only)");
+  searchCmd
+      ->add_option("--flips-from", searchArgs.flipsFrom,
+                   "Try only decisions whose action in the current trajectory is this one "
+                   "(inlining: 1, every flip declines an inline; 0, every flip inlines); "
+                   "default: both ways")
+      ->check(CLI::IsMember({0, 1}));
   searchCmd->add_option(
       "--checkpoint", searchArgs.checkpoint,
       "Save the search's progress to this file as it goes (with FILE.tried.h5, a copy of "

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -137,6 +138,42 @@ TEST(DecisionSearch, RandomOrderTriesWholeTrajectoriesAndRecordsEveryTriedDecisi
     EXPECT_DOUBLE_EQ(row.reward, reward(row.sizeBytes, *row.baselineBytes)) << row.name;
   }
   EXPECT_EQ(flips, kept);
+}
+
+// One way only (--flips-from 1): every decision tried is one the trajectory
+// inlines, so every kept flip declines, while the same decisions on both
+// ways also try calls -Oz declines; an action that is not one is refused.
+TEST(DecisionSearch, OneWayTriesOnlyDecisionsOnThatAction) {
+  LuaSearch lua;
+  ASSERT_NO_FATAL_FAILURE(lua.load(6));
+  DecisionSearchOptions search;
+  search.maxDecisions = 12;
+  search.flipsFrom = 1;
+  size_t tried = 0, keptDeclines = 0, kept = 0, passedOver = 0;
+  search.onTried = [&](const TriedDecision& t) {
+    ++tried;
+    EXPECT_EQ(t.before->actions[t.decision], 1) << "tried a call the trajectory declines";
+    if (t.kept) {
+      ++kept;
+      keptDeclines += t.before->defaultDecisions[t.decision] == 1;
+    }
+    // Calls the trajectory declines within the budget: passed over.
+    const size_t end = std::min<size_t>(t.before->decisions(), search.maxDecisions);
+    for (size_t d = 0; d < end; ++d)
+      passedOver += t.before->actions[d] == 0;
+  };
+  Expected<DecisionSearchResult> result = searchDecisions(*lua.evaluator, lua.modules, search);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_GT(tried, 0u);
+  EXPECT_GT(passedOver, 0u) << "the modules' first decisions include declined calls";
+  EXPECT_EQ(keptDeclines, kept); // from -Oz, a kept flip declines an inline -Oz made
+  for (const ModuleSearch& m : result->modules)
+    EXPECT_LE(*m.best, *m.baseline);
+
+  search.flipsFrom = 2;
+  Expected<DecisionSearchResult> refused = searchDecisions(*lua.evaluator, lua.modules, search);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("flipsFrom"), std::string::npos);
 }
 
 // From a policy's decisions (here never-inline, far from -Oz): the search

@@ -67,8 +67,12 @@ std::vector<Pending> nextDecisions(const Frontier& f, const DecisionSearchOption
     // commitment changes nothing when flipped there: not tried. (Its state,
     // if it also occurs elsewhere, is tried at that position.)
     const std::vector<uint8_t>& follows = f.trajectory.followsCommitment;
-    if (position < f.trajectory.decisions() && !(position < follows.size() && follows[position]))
-      pending.push_back({index, position});
+    if (position >= f.trajectory.decisions() || (position < follows.size() && follows[position]))
+      continue;
+    // One way only: a decision already on the other action is passed over.
+    if (options.flipsFrom && f.trajectory.actions[position] != *options.flipsFrom)
+      continue;
+    pending.push_back({index, position});
   }
   return pending;
 }
@@ -152,6 +156,9 @@ std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policie
 Status DecisionSearchOptions::validate() const {
   if (trialsPerRound < 1)
     return makeError("trialsPerRound: must be at least 1");
+  if (flipsFrom && *flipsFrom != 0 && *flipsFrom != 1)
+    return makeError("flipsFrom: must be one of the two actions, 0 or 1 (got " +
+                     std::to_string(*flipsFrom) + ")");
   return Status::ok();
 }
 
@@ -617,6 +624,9 @@ uint64_t searchFingerprint(const evaluators::Scorer& scorer,
                     std::to_string(options.seed) + " " + std::to_string(perRound) + " " +
                     std::to_string(options.calleeConsistent) + " " +
                     std::to_string(options.start != nullptr) + "\n";
+  // Only when set, so that checkpoints written before the option still match.
+  if (options.flipsFrom)
+    key += "flips-from " + std::to_string(*options.flipsFrom) + "\n";
   for (const corpus::ModuleSpec* module : modules)
     key += module->name + "\n";
   return hashBytes(key);

@@ -33,7 +33,7 @@ first="${2:-$build/inlining-direction}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # rank_inliners, total, above, inlining_report
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # rank_inliners, decide_inliner, total, above, inlining_report
 sed -n '/^# The rule/,/^#      for the winner/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
   jq libsodium speex jsoncpp fmtlib tinyxml2)
@@ -55,15 +55,4 @@ for base in inlining-oz inlining-oz-small; do
 done
 
 rank_inliners "${candidates[@]}"
-{
-  echo "winner: $winner: validation $wtotal %, $wabove code bases above -Oz"
-  if [ "$wabove" = 0 ] && awk -v t="$wtotal" 'BEGIN {exit !(t < 0)}'; then
-    echo "decision: $winner ships as inlining-oz"
-  else
-    echo "decision: nothing ships"
-  fi
-} | tee "$out/decision.txt"
-inlining_report "$winner" test "${test[@]}"
-inlining_report "$winner" fresh "${fresh[@]}"
-echo "$winner: test $(total "$out/$winner.test.md") % ($(above "$out/$winner.test.md") above); fresh $(total "$out/$winner.fresh.md") % ($(above "$out/$winner.fresh.md") above)" |
-  tee -a "$out/decision.txt"
+decide_inliner

@@ -68,6 +68,25 @@ rank_inliners() {
   read -r wabove wtotal winner < <(sort -k1,1n -k2,2g "$out/validation.txt" | head -n 1)
 }
 
+# decide_inliner (after rank_inliners; the later inliner rounds' rule): the
+# winner ships only with no validation code base above -Oz and a total
+# below it; then its reports on $test and $fresh, for information. Lines in
+# $out/decision.txt.
+decide_inliner() {
+  {
+    echo "winner: $winner: validation $wtotal %, $wabove code bases above -Oz"
+    if [ "$wabove" = 0 ] && awk -v t="$wtotal" 'BEGIN {exit !(t < 0)}'; then
+      echo "decision: $winner ships as inlining-oz"
+    else
+      echo "decision: nothing ships"
+    fi
+  } | tee "$out/decision.txt"
+  inlining_report "$winner" test "${test[@]}"
+  inlining_report "$winner" fresh "${fresh[@]}"
+  echo "$winner: test $(total "$out/$winner.test.md") % ($(above "$out/$winner.test.md") above); fresh $(total "$out/$winner.fresh.md") % ($(above "$out/$winner.fresh.md") above)" |
+    tee -a "$out/decision.txt"
+}
+
 search() {
   local name=$1
   shift

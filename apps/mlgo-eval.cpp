@@ -1901,7 +1901,7 @@ CLI::App* defineMarginCommand(CLI::App& app, MarginArgs& margin) {
           ->add_option("--keep", margin.keep,
                        "A decision of the compiler's the policy never overrules (repeatable): "
                        "for inlining, 1 keeps every inline -Oz makes (the policy only "
-                       "declines), 0 every call -Oz declines (the policy only inlines)")
+                       "inlines more), 0 every call -Oz declines (the policy only declines)")
           ->check(CLI::NonNegativeNumber);
   marginCmd
       ->add_flag("--keep-none", margin.keepBoth,

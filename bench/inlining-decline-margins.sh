@@ -2,13 +2,16 @@
 # bench/inlining-decline-margins.sh [OUT [DIRECTION_OUT]]
 #
 # The second round of issue 33's one-way policies. In the first
-# (bench/inlining-direction.sh) policies that may only decline inlines
-# (--keep 1) made fewer validation modules larger than the two-way ones
-# (26 and 25 against 67 and 66 of 496) at the same or a better total, and
-# inlining more (--keep 0) was a net loss; every candidate still had 4 to 8
-# of the 16 validation code bases above -Oz. Here the declines-only
-# policies are made more confident: the residual margin (the logit
-# difference a decline needs) from 0.3, as shipped, to 0.5, 1, 2 and 4.
+# (bench/inlining-direction.sh) policies that may only inline more
+# (--keep 1; this header first called them declines-only, swapped) made
+# fewer validation modules larger than the two-way ones
+# (26 and 25 against 67 and 64 of 496) at the same or a better total, and
+# declining only (--keep 0) was a net loss; every candidate still had 4 to
+# 8 of the 16 validation code bases above -Oz. Here the --keep 1 (inlines
+# only) policies are made more confident: the residual margin (the logit
+# difference a flip needs) from 0.3, as shipped, to 0.5, 1, 2 and 4. (The
+# script's name and its first header said "declines"; the policies it
+# judges are the --keep 1 ones, which inline more.)
 #
 # Candidates: inlining-oz and inlining-oz-small, --keep 1, margins 0.5, 1,
 # 2, 4 (8 policies); the first round's two declines-only policies (margin

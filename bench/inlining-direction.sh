@@ -8,8 +8,10 @@
 # decisions say a wrong flip towards inlining costs more (198 bytes on
 # average) than one towards declining (69). `mlgo-eval margin --keep D`
 # writes the same policy with the compiler's decision D never overruled:
-# --keep 1 (a call -Oz inlines stays inlined: the policy only declines),
-# --keep 0 (a call -Oz declines stays declined: the policy only inlines).
+# --keep 1 (a call -Oz inlines stays inlined: the policy only inlines more),
+# --keep 0 (a call -Oz declines stays declined: the policy only declines).
+# (Until 2026-12-07 05:20 these two lines had the directions swapped; the
+# rule below does not depend on them, the documentation's reading does.)
 #
 # Candidates: inlining-oz and inlining-oz-small (the distilled one), each
 # as shipped, with --keep 1 and with --keep 0 (6 policies).

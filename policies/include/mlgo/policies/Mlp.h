@@ -70,7 +70,8 @@ struct MlpOptions {
   std::string residualFeature; // set by the task (CompilerTask::policyOptions)
   // Decisions of the compiler's that the residual policy never overrules
   // (mlgo-eval margin --keep): for inlining, {1} keeps every inline -Oz
-  // makes, so the policy can only decline; {0} lets it only inline more.
+  // makes, so the policy can only inline calls -Oz declines; {0} keeps
+  // every call -Oz declines, so it can only decline inlines -Oz makes.
   // A wrong flip costs differently in each direction, so one direction may
   // be safe where both are not. Sorted, distinct, each < actions; needs a
   // residual policy with one logit per action. Empty: both ways.

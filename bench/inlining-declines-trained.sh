@@ -41,15 +41,12 @@ seconds="${2:-1500}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # rank_inliners, decide_inliner, total, above, ensure_corpora, inlining_report
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, rank_inliners, decide_inliner, total, above, ensure_corpora, inlining_report
 sed -n '/^# The rule/,/^#      for the winner/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 read -r -a train < <(/usr/bin/python3 -c '
 import tomllib
 print(" ".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))')
-validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
-  jq libsodium speex jsoncpp fmtlib tinyxml2)
-test=(pcre2 libwebp flac json-c leveldb zeromq)
-fresh=(mbedtls libuv1 brotli jansson giflib libogg re2 muparser gflags pugixml)
+inliner_sets
 ensure_corpora "${train[@]}" "${validation[@]}" "${test[@]}" "${fresh[@]}"
 
 # 1. The training code as one corpus, and the declines-only search.

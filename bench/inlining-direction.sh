@@ -38,12 +38,9 @@ out="${1:-$build/inlining-direction}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # rank_inliners, total, above, ensure_corpora, inlining_report
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, rank_inliners, total, above, ensure_corpora, inlining_report
 sed -n '/^# The rule/,/^#      neither/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
-validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
-  jq libsodium speex jsoncpp fmtlib tinyxml2)
-test=(pcre2 libwebp flac json-c leveldb zeromq)
-fresh=(mbedtls libuv1 brotli jansson giflib libogg re2 muparser gflags pugixml)
+inliner_sets
 ensure_corpora "${validation[@]}" "${test[@]}" "${fresh[@]}"
 
 candidates=()

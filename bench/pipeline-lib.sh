@@ -54,6 +54,16 @@ inlining_report() {
   mv "$out/$name.$label.md.part" "$out/$name.$label.md"
 }
 
+# inliner_sets sets the inliner rounds' code bases: validation, the sixteen
+# code bases outside training and test that pipeline round 13 validates
+# on; test, the split's six; fresh, the ten added on 2026-12-07 (round 15).
+inliner_sets() {
+  validation=(lua xz box2d ninja libyaml lzo2 libjpeg-turbo hunspell snappy double-conversion
+    jq libsodium speex jsoncpp fmtlib tinyxml2)
+  test=(pcre2 libwebp flac json-c leveldb zeromq)
+  fresh=(mbedtls libuv1 brotli jansson giflib libogg re2 muparser gflags pugixml)
+}
+
 # rank_inliners NAME… (the inliner rounds' rule): reports each inliner
 # policy $out/NAME.json on $validation, writes "above total name" lines in
 # $out/validation.txt and sets wabove, wtotal and winner to the one with

@@ -26,9 +26,6 @@ mkdir -p "$out"
 codebases() { # SET: the code bases of a set of the split, one per line
   sed -n "s/^$1 = \[\(.*\)\]/\1/p" configs/inlining-split.toml | tr -d '" ' | tr ',' '\n'
 }
-summary() { # LOG: "change% smaller/modules compiles" from a search's last summary line
-  grep -E '^search: ' "$1" | tail -1
-}
 for set in "${sets[@]}"; do
   for cb in $(codebases "$set"); do
     corpus="$build/corpora/$cb/corpus"

@@ -41,7 +41,7 @@ seconds="${2:-1500}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, rank_inliners, decide_inliner, total, above, ensure_corpora, inlining_report
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, one_way_trained, rank_inliners, decide_inliner, ensure_corpora
 sed -n '/^# The rule/,/^#      for the winner/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 read -r -a train < <(/usr/bin/python3 -c '
 import tomllib
@@ -49,42 +49,8 @@ print(" ".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"])
 inliner_sets
 ensure_corpora "${train[@]}" "${validation[@]}" "${test[@]}" "${fresh[@]}"
 
-# 1. The training code as one corpus, and the declines-only search.
-if [ ! -f "$out/train/corpus_description.json" ]; then
-  rm -rf "$out/train"
-  args=()
-  for name in "${train[@]}"; do args+=("$build/corpora/$name/corpus=$name"); done
-  "$build/apps/mlgo-corpus" merge "${args[@]}" -o "$out/train" | tail -n 1
-fi
-if [ ! -s "$out/declines-flips.json" ]; then
-  "$eval" search "$out/train" -o "$out/declines-flips.json.part" --flips-from 1 --order random \
-    --seed 1 --max-decisions 1000 --max-seconds "$seconds" --tried "$out/declines.tried.h5" \
-    --checkpoint "$out/declines.checkpoint" >"$out/search.log" 2>&1
-  mv "$out/declines-flips.json.part" "$out/declines-flips.json"
-fi
-grep -A1 '^search:' "$out/search.log"
-
-# 2. BC of the tried decisions, then declines only.
-candidates=()
-for margin in 0.1 0.3 1; do
-  name="declines-$margin"
-  if [ ! -s "$out/$name.json" ]; then
-    "$build/apps/bc-train" --config configs/inlining-bc.toml --seed 1 --residual-margin "$margin" \
-      --epochs 30 --imitate-actions --outcome-weights --trace "$out/declines.tried.h5" \
-      -o "$out/$name.h5" --overwrite --policy-output "$out/$name.final.json" >"$out/$name.bc.log" 2>&1
-    # BC's loss spikes now and then on these labels: the epoch with the best
-    # held-out agreement (the run's best policy), as scripts/train-inlining.
-    /usr/bin/python3 - "$out/$name.h5" "$out/$name.json" <<'PY'
-import sys, h5py
-with h5py.File(sys.argv[1], "r") as f:
-    best = f["policies/best/json"]
-    text = best.asstr()[0] if best.shape[0] else f["policies/final/json"].asstr()[0]
-open(sys.argv[2], "w").write(text)
-PY
-  fi
-  [ -s "$out/$name-keep0.json" ] || "$eval" margin "$out/$name.json" --keep 0 -o "$out/$name-keep0.json" >/dev/null
-  candidates+=("$name-keep0")
-done
+# 1-2. The declines-only search, BC of its tried decisions, declines only.
+one_way_trained 1 0 declines 0.1 0.3 1
 
 # 3. The choice, then test and the ten for the winner.
 rank_inliners "${candidates[@]}"

@@ -97,6 +97,53 @@ decide_inliner() {
     tee -a "$out/decision.txt"
 }
 
+# one_way_trained FROM KEEP PREFIX MARGIN… (the one-way trained rounds):
+# merges the training code bases ($train) into $out/train, runs the greedy
+# search from -Oz trying only calls whose -Oz action is FROM (random order,
+# $seconds of budget; resumable from its checkpoint), BC of its tried
+# decisions weighted by bytes (configs/inlining-bc.toml, 30 epochs, seed 1,
+# the epoch with the best held-out agreement) at each residual MARGIN, each
+# deployed with --keep KEEP; sets candidates to PREFIX-MARGIN-keepKEEP.
+one_way_trained() {
+  local from=$1 keep=$2 prefix=$3 margin name
+  shift 3
+  if [ ! -f "$out/train/corpus_description.json" ]; then
+    rm -rf "$out/train"
+    local args=()
+    for name in "${train[@]}"; do args+=("$build/corpora/$name/corpus=$name"); done
+    "$build/apps/mlgo-corpus" merge "${args[@]}" -o "$out/train" | tail -n 1
+  fi
+  if [ ! -s "$out/$prefix-flips.json" ]; then
+    "$eval" search "$out/train" -o "$out/$prefix-flips.json.part" --flips-from "$from" --order random \
+      --seed 1 --max-decisions 1000 --max-seconds "$seconds" --tried "$out/$prefix.tried.h5" \
+      --checkpoint "$out/$prefix.checkpoint" >"$out/search.log" 2>&1
+    mv "$out/$prefix-flips.json.part" "$out/$prefix-flips.json"
+  fi
+  grep -A1 '^search:' "$out/search.log"
+  candidates=()
+  for margin in "$@"; do
+    name="$prefix-$margin"
+    if [ ! -s "$out/$name.json" ]; then
+      "$build/apps/bc-train" --config configs/inlining-bc.toml --seed 1 --residual-margin "$margin" \
+        --epochs 30 --imitate-actions --outcome-weights --trace "$out/$prefix.tried.h5" \
+        -o "$out/$name.h5" --overwrite --policy-output "$out/$name.final.json" >"$out/$name.bc.log" 2>&1
+      # BC's loss spikes now and then on these labels: the epoch with the
+      # best held-out agreement (the run's best policy), as
+      # scripts/train-inlining.
+      /usr/bin/python3 - "$out/$name.h5" "$out/$name.json" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    best = f["policies/best/json"]
+    text = best.asstr()[0] if best.shape[0] else f["policies/final/json"].asstr()[0]
+open(sys.argv[2], "w").write(text)
+PY
+    fi
+    [ -s "$out/$name-keep$keep.json" ] ||
+      "$eval" margin "$out/$name.json" --keep "$keep" -o "$out/$name-keep$keep.json" >/dev/null
+    candidates+=("$name-keep$keep")
+  done
+}
+
 search() {
   local name=$1
   shift

@@ -1346,6 +1346,8 @@ int runSearch(const SearchArgs& args) {
     results::TraceAttributes attributes = training::taskAttributes((*evaluator)->task());
     attributes["policy"] = "decisions tried by mlgo-eval search (action: the better one)";
     attributes["corpus"] = args.corpus;
+    if (args.flipsFrom)
+      attributes[training::kFlipsFromAttribute] = std::to_string(*args.flipsFrom);
     triedTrace.emplace(args.tried, std::move(attributes), (*evaluator)->task().reward);
     search.onTried = [&](const training::TriedDecision& tried) {
       if (triedError)

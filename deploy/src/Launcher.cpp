@@ -156,6 +156,7 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
                                               const EnvironmentLookup& environment) {
   LauncherOptions options;
   for (auto [name, field] : {std::pair{"MLGO_BEST_OF", &LauncherOptions::bestOf},
+                             std::pair{"MLGO_BEST_OF_VERIFY", &LauncherOptions::bestOfVerify},
                              std::pair{"MLGO_BEST_OF_SET", &LauncherOptions::bestOfSet},
                              std::pair{"MLGO_CCACHE", &LauncherOptions::ccache}}) {
     Expected<bool> on = environmentSwitch(environment, name);
@@ -196,6 +197,8 @@ Expected<LauncherOptions> takeLauncherOptions(std::vector<std::string>& argument
       options.plugin = a.substr(a.find('=') + 1);
     else if (a == "--mlgo-best-of")
       options.bestOf = true;
+    else if (a == "--mlgo-best-of-verify")
+      options.bestOfVerify = true;
     else if (a == "--mlgo-best-of-set")
       options.bestOfSet = true;
     else if (a == "--mlgo-ccache")
@@ -424,6 +427,9 @@ Expected<LaunchPlan> planLaunch(const std::string& program, const std::string& l
     return makeError("--mlgo-best-of-set compiles every alternative of a pipeline policy's "
                      "choice: give one with --mlgo-pipeline-policy");
   }
+  if (plan.options.bestOfVerify && !plan.options.bestOf)
+    return makeError("--mlgo-best-of-verify checks --mlgo-best-of's skipped compiles: give "
+                     "--mlgo-best-of with it");
   if (plan.options.bestOfSet && plan.options.bestOf)
     return makeError("--mlgo-best-of-set and --mlgo-best-of: give one (the set's first "
                      "alternative is usually -Oz already)");
@@ -530,10 +536,16 @@ std::string launcherHelp(const std::string& program) {
          ", in ../lib, or\n"
          "                      " MLGO_DEFAULT_PLUGIN ")\n"
          "  --mlgo-best-of      compile each translation unit with the policy and without,\n"
-         "                      keep the object with the smaller .text (twice the compile\n"
-         "                      time; no object is larger than without the policy); also\n"
-         "                      MLGO_BEST_OF=1. Only for -c of one source to a native\n"
-         "                      object; other commands run with the policy alone\n"
+         "                      keep the object with the smaller .text (no object is larger\n"
+         "                      than without the policy); also MLGO_BEST_OF=1. The compile\n"
+         "                      without is skipped where the plugin reports that the\n"
+         "                      policy changed nothing (-Oz's pipeline, every inlining\n"
+         "                      decision the heuristic's). Only for -c of one source to a\n"
+         "                      native object; other commands run with the policy alone\n"
+         "  --mlgo-best-of-verify\n"
+         "                      with --mlgo-best-of: compile without the policy where it\n"
+         "                      would be skipped too, and fail if its object differs (slow;\n"
+         "                      for checking); also MLGO_BEST_OF_VERIFY=1\n"
          "  --mlgo-best-of-set  with a --mlgo-pipeline-policy that chooses among a set of\n"
          "                      pipelines: compile each translation unit once per pipeline\n"
          "                      of the set and keep the object with the smallest .text (the\n"

@@ -6,6 +6,7 @@
 #include "mlgo/deploy/ForcedAlternatives.h"
 #include "mlgo/deploy/Process.h"
 #include "mlgo/deploy/ResponseFiles.h"
+#include "mlgo/policies/CompileReport.h"
 #include "mlgo/policies/PolicyLocation.h"
 #include "mlgo/support/Files.h"
 #include "mlgo/support/Sha256.h"
@@ -244,12 +245,31 @@ struct Alternative {
   std::vector<std::pair<std::string, std::string>> environment; // beside the plan's
 };
 
+bool sameBytes(const std::string& a, const std::string& b) {
+  Expected<std::string> x = readFileBytes(a), y = readFileBytes(b);
+  return x && y && *x == *y;
+}
+
+// Whether the first compile's report (`report`, written by the plugin:
+// policies/CompileReport.h) proves it was clang's own compile.
+bool reportedPlain(const std::string& report) {
+  if (report.empty())
+    return false;
+  Expected<std::string> text = readFileBytes(report);
+  return text && policies::reportShowsPlainCompile(*text);
+}
+
 // Every alternative compiled, the object with the smallest .text kept (the
 // earliest on a tie). The first writes the user's outputs (dependency files
 // included); the others only an object of their own, quietly (their
 // diagnostics would repeat the first's), and one that does not compile is
 // passed over. Standard input is saved to a file every compile reads.
-int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alternatives) {
+// With `report` (--best-of: the first alternative's compile report, whose
+// second alternative is the plain compile), the second is skipped where the
+// report proves the first was that compile; --mlgo-best-of-verify compiles
+// it anyway and fails unless the objects are the same bytes.
+int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alternatives,
+                    const std::string& report = "") {
   const std::string object = plan.command.objectPath();
   std::string input;
   if (plan.command.readsStandardInput()) {
@@ -261,16 +281,25 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
     }
     input = *saved;
   }
+  if (!report.empty()) {
+    addPendingFile(report);
+    ::unlink(report.c_str()); // a stale one from an interrupted compile proves nothing
+  }
   const Alternative& first = alternatives.front();
   int status = run(plan, first.arguments, /*quiet=*/false, input, first.environment);
   if (status != 0) {
     removePendingFiles();
     return status; // clang's diagnostics are out; nothing to compare
   }
+  const bool plain = reportedPlain(report);
   std::vector<Expected<uint64_t>> sizes{textBytes(object)};
   size_t kept = 0;
   std::string keptObject = object;
   for (size_t a = 1; a < alternatives.size(); ++a) {
+    if (plain && a == 1 && !plan.options.bestOfVerify) {
+      sizes.push_back(makeError("skipped: the policy's compile was clang's own"));
+      continue;
+    }
     const std::string other = object + ".mlgo-alternative-" + std::to_string(a) + ".o";
     addPendingFile(other);
     Expected<std::vector<std::string>> arguments =
@@ -278,6 +307,13 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
     sizes.push_back(makeError("did not compile"));
     if (arguments && run(plan, *arguments, /*quiet=*/true, input, alternatives[a].environment) == 0)
       sizes.back() = textBytes(other);
+    if (plain && a == 1 && !sameBytes(object, other)) {
+      std::cerr << "mlgo-cc: --mlgo-best-of-verify: " << object
+                << ": the plugin reported a compile of clang's own, but the object without the "
+                   "policy differs\n";
+      removePendingFiles();
+      return 1;
+    }
     if (sizes[0] && sizes.back() && *sizes.back() < *sizes[kept]) {
       kept = a;
       keptObject = other;
@@ -295,7 +331,7 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
     std::cerr << "mlgo-cc: " << object << ": .text";
     for (size_t a = 0; a < alternatives.size(); ++a)
       std::cerr << (a ? ", " : " ") << alternatives[a].name << " "
-                << (sizes[a] ? std::to_string(*sizes[a]) + " B" : std::string("failed"));
+                << (sizes[a] ? std::to_string(*sizes[a]) + " B" : sizes[a].error().message);
     std::cerr << ": kept " << alternatives[kept].name << "\n";
   }
   if (error) {
@@ -307,8 +343,12 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
 
 // --best-of: with the policy, and plain (the user's command as written).
 int runBestOf(const LaunchPlan& plan) {
+  const std::string report = plan.command.objectPath() + ".mlgo-report";
   return runAlternatives(
-      plan, {{"the policy", plan.arguments, {}, {}}, {"without", plan.userArguments, {}, {}}});
+      plan,
+      {{"the policy", plan.arguments, {}, {{policies::kCompileReportEnvironment, report}}},
+       {"without", plan.userArguments, {}, {}}},
+      report);
 }
 
 // --best-of-set: each alternative of the choice, its forced policy file in

@@ -25,6 +25,7 @@
 #include "PolicyAdvisor.h"
 #include "mlgo/evaluators/CompilerTask.h"
 
+#include "mlgo/policies/CompileReport.h"
 #include "mlgo/policies/PassPipeline.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/policies/PolicyLocation.h"
@@ -41,6 +42,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Plugins/PassPlugin.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -307,6 +309,48 @@ std::string mismatchMessage(const std::string& source, const std::string& mismat
   return source + " does not fit LLVM " LLVM_VERSION_STRING "'s inliner: " + mismatch;
 }
 
+// What this compile changed, for mlgo-cc --mlgo-best-of's report
+// (MLGO_COMPILE_REPORT, policies/CompileReport.h).
+std::atomic<bool> inlinerOverruled{false};
+std::atomic<bool> inlinerUnknown{false};
+
+bool reportsCompile() {
+  static const bool on = [] {
+    const char* file = std::getenv(policies::kCompileReportEnvironment);
+    return file && *file;
+  }();
+  return on;
+}
+
+// When the optimisation pipeline ends (every inlining decision made): one
+// line, "plain" only for clang's own pipeline and the heuristic's decisions.
+// A write that fails leaves no proof, so the launcher compiles without the
+// policy as well: nothing to report to the user.
+struct ReportCompilePass : llvm::PassInfoMixin<ReportCompilePass> {
+  const mlgo::inprocess::PipelineRun* pipeline = nullptr; // null: -Oz's own
+  llvm::PreservedAnalyses run(llvm::Module&, llvm::ModuleAnalysisManager&) {
+    std::string changes;
+    auto add = [&](const std::string& change) {
+      changes += (changes.empty() ? "" : ", ") + change;
+    };
+    if (pipeline && pipeline->choice && !pipeline->choiceMade)
+      add("pipeline not chosen");
+    else if (pipeline && !pipeline->pipeline().neutral())
+      add("pipeline " + pipeline->pipeline().describe());
+    if (inlinerOverruled)
+      add("inliner overruled");
+    if (inlinerUnknown)
+      add("inliner's heuristic unknown");
+    const std::string line =
+        changes.empty() ? std::string(policies::kReportPlain) : "changed: " + changes;
+    std::ofstream(std::getenv(policies::kCompileReportEnvironment),
+                  std::ios::app | std::ios::binary)
+        << line << '\n';
+    return llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 // The advisor of a compile whose policy is parsed at its first decision
 // (loadsLazily): a policy that cannot be read or does not fit is reported
 // then, and the heuristic's decisions answer.
@@ -317,6 +361,8 @@ std::unique_ptr<AdvisorSession> newSession() {
       mlgo::evaluators::CompilerTask::inliningForSize().defaultDecisionFeature;
   auto session = std::make_unique<AdvisorSession>();
   session->defaultDecisionFeature = defaultFeature;
+  if (reportsCompile())
+    session->onOverrule = [](bool known) { (known ? inlinerOverruled : inlinerUnknown) = true; };
   return session;
 }
 
@@ -449,6 +495,12 @@ bool advisesInlining() {
 
 void registerCallbacks(llvm::PassBuilder& builder) {
   registerPipeline(builder);
+  if (reportsCompile())
+    builder.registerOptimizerLastEPCallback([run = pipelineRun](llvm::ModulePassManager& passes,
+                                                                llvm::OptimizationLevel,
+                                                                llvm::ThinOrFullLTOPhase) {
+      passes.addPass(ReportCompilePass{{}, run});
+    });
   if (std::getenv(policies::kSearchCommandKeyEnvironment))
     builder.registerPipelineStartEPCallback(
         [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {

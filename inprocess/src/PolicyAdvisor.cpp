@@ -152,17 +152,30 @@ private:
                     ((session.recordTrajectory && session.recordDefaults) || !layout_ ||
                      std::find(layout_->policyInputs.begin(), layout_->policyInputs.end(),
                                static_cast<size_t>(defaultIndex_)) != layout_->policyInputs.end());
-    // Callee consistency needs the heuristic's decision at every site.
-    if (session.policy && session.policy->calleeConsistent()) {
+    // Callee consistency needs the heuristic's decision at every site, and
+    // so does telling an overrule.
+    if (session.policy && session.policy->calleeConsistent())
       commitments_.emplace();
+    if (commitments_ || session.onOverrule)
       needsDefault_ = defaultIndex_ >= 0;
-    }
     // Not computed: recorded as -1 ("unknown"), never as a stale answer.
     if (!needsDefault_ && defaultIndex_ >= 0) {
       int64_t unknown = -1;
       std::memcpy(observation() + layout_offset(static_cast<size_t>(defaultIndex_)), &unknown,
                   sizeof unknown);
     }
+  }
+
+  // After the policy's decision at this site (advice_).
+  void reportOverrule() {
+    int64_t heuristic = -1;
+    if (defaultIndex_ >= 0)
+      std::memcpy(&heuristic, observation() + layout_offset(static_cast<size_t>(defaultIndex_)),
+                  sizeof heuristic);
+    if (heuristic < 0)
+      session_.onOverrule(false);
+    else if (heuristic != advice_)
+      session_.onOverrule(true);
   }
 
   std::byte* observation() { return reinterpret_cast<std::byte*>(storage_.data()); }
@@ -198,6 +211,8 @@ private:
       decision.advice = commitments_->apply(callee, calleeDiscardable_, heuristic, decision.advice);
     }
     advice_ = decision.advice;
+    if (session_.onOverrule)
+      reportOverrule();
     session_.decisionsAfterInlinerDone |= session_.inlinerDone;
     ++session_.decisions;
     session_.adviceSequence.push_back(decision.advice);
@@ -246,7 +261,15 @@ public:
               return std::make_unique<PolicyRunner>(module.getContext(), features, session);
             },
             [this](llvm::CallBase& call) { return defaultAdvice(call); }),
-        params_(params) {}
+        session_(session), params_(params) {}
+
+  void onPassExit(llvm::LazyCallGraph::SCC* scc) override {
+    MLInlineAdvisor::onPassExit(scc);
+    // Past its size limit LLVM's ML advisor stops inlining where the
+    // heuristic would go on: its decisions are no longer the heuristic's.
+    if (isForcedToStop() && session_.onOverrule)
+      session_.onOverrule(false);
+  }
 
 protected:
   std::unique_ptr<llvm::MLInlineAdvice>
@@ -292,6 +315,7 @@ private:
         .has_value();
   }
 
+  AdvisorSession& session_;
   llvm::InlineParams params_;
 };
 

@@ -49,6 +49,12 @@ struct AdvisorSession {
   // makes this decision the other of the two actions (an incremental trial's,
   // see InProcessCompiler.cpp). Unset: the policy decides alone.
   std::function<bool(uint64_t decision, const std::vector<double>& inputs)> invert;
+  // Called at each decision that differs from the heuristic's (true), or
+  // whose heuristic decision cannot be known (false: the header has no
+  // feature for it). Set, the heuristic's decision is computed at every
+  // site: mlgo-cc --mlgo-best-of then skips the compile without the policy
+  // where nothing was overruled (policies/CompileReport.h).
+  std::function<void(bool known)> onOverrule;
 
   uint64_t decisions = 0;
   std::vector<int64_t> adviceSequence;

@@ -10,6 +10,7 @@
 #include "mlgo/deploy/ResponseFiles.h"
 #include "mlgo/evaluators/CompilerTask.h"
 #include "mlgo/evaluators/ObjectCode.h"
+#include "mlgo/policies/CompileReport.h"
 #include "mlgo/policies/PolicyLocation.h"
 
 #include <gtest/gtest.h>
@@ -383,6 +384,30 @@ TEST_F(LauncherPlan, BestOfThatCannotApplySaysSo) {
   EXPECT_FALSE(p->bestOf);
   ASSERT_EQ(p->warnings.size(), 1u);
   EXPECT_NE(p->warnings[0].find("2 sources"), std::string::npos);
+}
+
+// The verify flag checks best-of's skips: alone it has nothing to check.
+TEST_F(LauncherPlan, BestOfVerifyNeedsBestOf) {
+  Expected<LaunchPlan> alone = plan({"--mlgo-best-of-verify", "-Oz", "-c", "a.c"});
+  ASSERT_FALSE(alone);
+  EXPECT_NE(alone.error().message.find("give --mlgo-best-of with it"), std::string::npos);
+  environment_["MLGO_BEST_OF_VERIFY"] = "1";
+  Expected<LaunchPlan> p = plan({"--mlgo-best-of", "-Oz", "-c", "a.c", "-o", "a.o"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->bestOf);
+  EXPECT_TRUE(p->options.bestOfVerify);
+}
+
+// Only a report of nothing but "plain" lines proves a compile of clang's own:
+// no report, a partial line, or any change is no proof.
+TEST(CompileReport, OnlyPlainLinesProveAPlainCompile) {
+  using policies::reportShowsPlainCompile;
+  EXPECT_TRUE(reportShowsPlainCompile("plain\n"));
+  EXPECT_TRUE(reportShowsPlainCompile("plain"));
+  EXPECT_TRUE(reportShowsPlainCompile("plain\nplain\n"));
+  for (const char* report : {"", "\n", "pla", "plainly\n", "changed: inliner overruled\n",
+                             "plain\nchanged: pipeline -Oz -GVNPass\n", "plain\n\n"})
+    EXPECT_FALSE(reportShowsPlainCompile(report)) << '"' << report << '"';
 }
 
 TEST_F(LauncherPlan, BestOfSetNeedsAPipelinePolicyAndOneObject) {

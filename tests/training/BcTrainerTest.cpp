@@ -8,6 +8,7 @@
 #include "TestSupport.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/results/RunFile.h"
+#include "mlgo/training/TraceRecording.h"
 
 #include <gtest/gtest.h>
 
@@ -293,9 +294,11 @@ TEST(BcTrainerOptions, ValidateNamesTheField) {
 // tried, named after its module. Everywhere, 70 % of the flips saved 1 byte
 // and 30 % cost 100. Counting decisions, flipping is right (agreement 0.7);
 // counting bytes, keeping the compiler's decision is (0.3 × 100 > 0.7 × 1).
-void writeTriedDecisions(const fs::path& path) {
+// Every flip is from the compiler's 0 (its decision feature is 0 throughout).
+void writeTriedDecisions(const fs::path& path, results::TraceAttributes attributes = {}) {
+  attributes["policy"] = "tried";
   Expected<results::TraceWriter> writer =
-      results::TraceWriter::create(path, syntheticSpecs(), {{"policy", "tried"}});
+      results::TraceWriter::create(path, syntheticSpecs(), attributes);
   ASSERT_TRUE(writer) << writer.error().message;
   RandomStream rng(5);
   for (size_t row = 0; row < 800; ++row) {
@@ -343,6 +346,44 @@ TEST(BcTrainer, OutcomeWeightsCountBytesNotDecisions) {
   // mostly (all but the 1-byte savings).
   EXPECT_GT(stored->bestPolicyValue, 0.9);
   EXPECT_EQ(stored->bestPolicyMetric.substr(0, 14), "held-out bytes");
+}
+
+// A one-way search's tried decisions never show the compiler's other
+// decision: the policy trained on them keeps it (written in its file), needs
+// a residual margin to, and one trace of both ways lifts the restriction.
+TEST(BcTrainer, OneWayTracesMakeAOneWayPolicy) {
+  mlgo::testing::ScratchDirectory dir;
+  writeTriedDecisions(dir / "one-way.h5", {{kFlipsFromAttribute, "0"}});
+  writeTriedDecisions(dir / "both-ways.h5");
+  BcTrainerOptions options = syntheticRun(dir, dir / "one-way.h5");
+  options.imitateActions = true;
+  options.run.steps = 2;
+  Expected<BcTrainer> plain = BcTrainer::create(options);
+  ASSERT_FALSE(plain);
+  EXPECT_NE(plain.error().message.find("one-way.h5"), std::string::npos) << plain.error().message;
+  EXPECT_NE(plain.error().message.find("--residual-margin"), std::string::npos);
+
+  options.policy.mlp.residualMargin = 0.5;
+  Expected<BcTrainer> oneWay = BcTrainer::create(options);
+  ASSERT_TRUE(oneWay) << oneWay.error().message;
+  ASSERT_TRUE(oneWay->run());
+  Expected<policies::MlpPolicy> written = policies::loadMlpPolicy(dir / "bc.json");
+  ASSERT_TRUE(written) << written.error().message;
+  EXPECT_EQ(written->structure()->options().residualKept, std::vector<int>{1});
+
+  options.traces.push_back(dir / "both-ways.h5");
+  options.run.output = dir / "mixed.h5";
+  options.run.policyOutput = dir / "mixed.json";
+  ASSERT_TRUE(BcTrainer::create(options)->run());
+  Expected<policies::MlpPolicy> mixed = policies::loadMlpPolicy(dir / "mixed.json");
+  ASSERT_TRUE(mixed) << mixed.error().message;
+  EXPECT_TRUE(mixed->structure()->options().residualKept.empty());
+
+  writeTriedDecisions(dir / "odd.h5", {{kFlipsFromAttribute, "2"}});
+  options.traces = {dir / "odd.h5"};
+  Expected<BcTrainer> odd = BcTrainer::create(options);
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("odd.h5"), std::string::npos) << odd.error().message;
 }
 
 TEST(BcTrainer, TracesWithOtherFeaturesAreRefused) {

@@ -97,6 +97,9 @@ private:
     }
     return task;
   }
+  // The policy's options: the task's, and for imitated tried decisions of a
+  // one-way search the compiler's other decisions kept (kFlipsFromAttribute).
+  Expected<policies::MlpOptions> policyOptions(results::RunRecord& record) const;
   Status gatherDecisions();
   // A decision's loss weight (deviationWeight, outcomeWeights).
   double decisionWeight(const results::TraceModule& module, bool deviates) const;
@@ -245,6 +248,37 @@ Expected<policies::Vocabulary> BcAlgorithm::trainingVocabulary() const {
   return policies::buildVocabulary(samples, vocabularyOptions);
 }
 
+Expected<policies::MlpOptions> BcAlgorithm::policyOptions(results::RunRecord& record) const {
+  policies::MlpOptions mlp = tracesTask().policyOptions(options_.policy.mlp);
+  if (!options_.imitateActions)
+    return mlp; // the labels are the compiler's or a teacher's, both ways
+  // One way only if every trace comes from a search of the same direction:
+  // one trace of both ways (e.g. -Oz's own decisions) shows the policy both.
+  std::optional<std::string> from;
+  for (const results::Trace& trace : traces_) {
+    auto it = trace.attributes.find(kFlipsFromAttribute);
+    if (it == trace.attributes.end() || (from && *from != it->second))
+      return mlp;
+    from = it->second;
+  }
+  if (*from != "0" && *from != "1")
+    return makeError(traceNames_.front() + ": " + kFlipsFromAttribute + " is \"" + *from +
+                     "\", not one of the two actions 0 and 1");
+  const int kept = *from == "0" ? 1 : 0;
+  if (mlp.residualMargin <= 0)
+    return makeError("the traces (" + traceNames_.front() + (traces_.size() > 1 ? ", …" : "") +
+                     ") are a one-way search's tried decisions (flips from " + *from +
+                     "): their labels never show the compiler's decision " + std::to_string(kept) +
+                     ", so the policy must keep it: give it a residual margin (--residual-margin)");
+  if (!mlp.residualKept.empty() && mlp.residualKept != std::vector<int>{kept})
+    return makeError("residual.kept: the traces are one-way (flips from " + *from +
+                     "), so only the compiler's decision " + std::to_string(kept) + " can be kept");
+  mlp.residualKept = {kept};
+  record.attributes["kept"] =
+      std::to_string(kept) + " (the traces' search flips from " + *from + " only)";
+  return mlp;
+}
+
 Status BcAlgorithm::initialise(results::RunRecord& record) {
   Expected<policies::Vocabulary> vocabulary = trainingVocabulary();
   if (!vocabulary)
@@ -252,9 +286,11 @@ Status BcAlgorithm::initialise(results::RunRecord& record) {
   record.attributes["vocabulary"] = options_.policy.vocabulary
                                         ? options_.policy.vocabulary->string()
                                         : "built from the training decisions";
+  Expected<policies::MlpOptions> mlp = policyOptions(record);
+  if (!mlp)
+    return mlp.error();
   Expected<std::shared_ptr<const policies::MlpStructure>> structure =
-      policies::MlpStructure::create(traces_.front().featureSpecs, *vocabulary,
-                                     tracesTask().policyOptions(options_.policy.mlp));
+      policies::MlpStructure::create(traces_.front().featureSpecs, *vocabulary, *mlp);
   if (!structure)
     return structure.error();
   policy_.emplace(policies::MlpPolicy::initialised(*structure, options_.run.seed));

@@ -48,8 +48,16 @@ struct LauncherOptions {
   // beside the launcher, in ../lib, or in the build tree it was built in.
   std::optional<std::string> plugin;
   // --mlgo-best-of (or MLGO_BEST_OF=1): compile each translation unit with the
-  // policy and without, keep the object with the smaller .text.
+  // policy and without, keep the object with the smaller .text. The compile
+  // without is skipped where the plugin reports the policy's compile was
+  // clang's own (-Oz's pipeline, the heuristic's every inlining decision:
+  // policies/CompileReport.h), so the guard costs a compile only where the
+  // policy changed something.
   bool bestOf = false;
+  // --mlgo-best-of-verify (or MLGO_BEST_OF_VERIFY=1): with --mlgo-best-of,
+  // compile without the policy even where the report says it would give
+  // the same object, and fail if it does not (exactness as a mode).
+  bool bestOfVerify = false;
   // --mlgo-best-of-set (or MLGO_BEST_OF_SET=1): with a pipeline policy that
   // chooses among a set of pipelines, compile each translation unit once per
   // alternative of the set and keep the object with the smallest .text (the

@@ -123,10 +123,10 @@ struct DecisionSearchOptions {
   bool calleeConsistent = false;
   // Try only decisions whose action in the current trajectory is this one
   // (inlining: 1, so every flip declines a call the trajectory inlines; 0,
-  // so every flip inlines one). On unseen code a policy's declines carry
-  // its gains and its inlines cost most (docs/inlining-results.md, one-way
-  // policies), so labels from declines alone train a declines-only policy
-  // on what it will do. nullopt: both ways.
+  // so every flip inlines one). Labels of one direction train a policy for
+  // that direction only (docs/inlining-results.md, one-way policies); the
+  // tried trace records it (kFlipsFromAttribute) for bc-train. nullopt:
+  // both ways.
   std::optional<int64_t> flipsFrom;
   // SearchOrder::Guided's margins come from this policy (null: `start`).
   const policies::Policy* guide = nullptr;

@@ -16,6 +16,14 @@ Expected<std::filesystem::path> locatePolicyFile(const char* environmentValue,
     fs::path file = environmentValue;
     if (fs::is_regular_file(file, error))
       return file;
+    // A shipped policy's name, as --mlgo-policy takes it (MLGO_POLICY=inlining-oz).
+    if (!fs::exists(file, error) && isPolicyName(environmentValue)) {
+      Expected<fs::path> shipped = shippedPolicy(environmentValue);
+      if (!shipped)
+        return makeError(std::string(kPolicyEnvironment) + "=" + file.string() + ": " +
+                         shipped.error().message);
+      return shipped;
+    }
     if (!fs::exists(file, error))
       return makeError(std::string(kPolicyEnvironment) + "=" + file.string() +
                        ": no such policy file");

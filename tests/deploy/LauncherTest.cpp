@@ -610,6 +610,15 @@ TEST(PolicyLocation, EnvironmentFirstThenTheNearestFileUpwards) {
   Expected<std::filesystem::path> none = policies::locatePolicyFile("", scratch.path());
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message.find(scratch.path().string()), std::string::npos);
+  // A shipped policy's name, as --mlgo-policy takes it; an unknown name says
+  // which variable held it.
+  Expected<std::filesystem::path> named = policies::locatePolicyFile("inlining-oz", scratch / "a");
+  ASSERT_TRUE(named) << named.error().message;
+  EXPECT_EQ(*named, *policies::shippedPolicy("inlining-oz"));
+  Expected<std::filesystem::path> unknown =
+      policies::locatePolicyFile("no-such-policy", scratch / "a");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("MLGO_POLICY=no-such-policy"), std::string::npos);
 }
 
 // The launcher's ELF reader and the evaluator's LLVM-based measure agree,

@@ -32,8 +32,9 @@ inline constexpr const char* kFallbackEnvironment = "MLGO_POLICY_FALLBACK";
 // error naming the variable (a typo must not silently mean "no fallback").
 Expected<bool> policyFallbackRequested(const char* environmentValue);
 
-// `environmentValue`: the value of MLGO_POLICY (null or empty: unset). The
-// error says what was looked for and where.
+// `environmentValue`: the value of MLGO_POLICY (null or empty: unset): a
+// file, else a shipped policy's name. The error says what was looked for
+// and where.
 Expected<std::filesystem::path> locatePolicyFile(const char* environmentValue,
                                                  const std::filesystem::path& workingDirectory);
 

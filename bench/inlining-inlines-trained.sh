@@ -37,18 +37,8 @@ seconds="${2:-1500}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, one_way_trained, rank_inliners, decide_inliner, ensure_corpora
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # one_way_round
 sed -n '/^# The rule/,/^#      for the winner/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
-read -r -a train < <(/usr/bin/python3 -c '
-import tomllib
-print(" ".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))')
-inliner_sets
-ensure_corpora "${train[@]}" "${validation[@]}" "${test[@]}" "${fresh[@]}"
-
-# 1-2. The inlines-only search, BC of its tried decisions, inlines only.
-one_way_trained 0 1 inlines 0.1 0.3 1
-
-# 3. The choice, then test and the ten for the winner.
-rank_inliners "${candidates[@]}"
-decide_inliner
-cat "$out/validation.txt"
+# The search (only calls -Oz declines), BC of its tried decisions, the
+# policies one way only, the choice, then test and the ten for the winner.
+one_way_round 0 1 inlines

@@ -144,6 +144,22 @@ PY
   done
 }
 
+# one_way_round FROM KEEP PREFIX (the one-way trained rounds, after their
+# rule): the training code bases of configs/inlining-split.toml, the
+# inliner sets, one_way_trained at residual margins 0.1, 0.3 and 1, then
+# the rounds' choice (rank_inliners, decide_inliner).
+one_way_round() {
+  read -r -a train < <(/usr/bin/python3 -c '
+import tomllib
+print(" ".join(tomllib.load(open("configs/inlining-split.toml", "rb"))["train"]))')
+  inliner_sets
+  ensure_corpora "${train[@]}" "${validation[@]}" "${test[@]}" "${fresh[@]}"
+  one_way_trained "$1" "$2" "$3" 0.1 0.3 1
+  rank_inliners "${candidates[@]}"
+  decide_inliner
+  cat "$out/validation.txt"
+}
+
 search() {
   local name=$1
   shift

@@ -104,6 +104,8 @@ decide_inliner() {
 # decisions weighted by bytes (configs/inlining-bc.toml, 30 epochs, seed 1,
 # the epoch with the best held-out agreement) at each residual MARGIN, each
 # deployed with --keep KEEP; sets candidates to PREFIX-MARGIN-keepKEEP.
+# DAgger: with one_way_start=POLICY the search starts from that policy's
+# decisions, and BC also learns from the traces in one_way_traces.
 one_way_trained() {
   local from=$1 keep=$2 prefix=$3 margin name
   shift 3
@@ -116,6 +118,7 @@ one_way_trained() {
   if [ ! -s "$out/$prefix-flips.json" ]; then
     "$eval" search "$out/train" -o "$out/$prefix-flips.json.part" --flips-from "$from" --order random \
       --seed 1 --max-decisions 1000 --max-seconds "$seconds" --tried "$out/$prefix.tried.h5" \
+      ${one_way_start:+--start-policy "$one_way_start"} \
       --checkpoint "$out/$prefix.checkpoint" >"$out/search.log" 2>&1
     mv "$out/$prefix-flips.json.part" "$out/$prefix-flips.json"
   fi
@@ -126,6 +129,7 @@ one_way_trained() {
     if [ ! -s "$out/$name.json" ]; then
       "$build/apps/bc-train" --config configs/inlining-bc.toml --seed 1 --residual-margin "$margin" \
         --epochs 30 --imitate-actions --outcome-weights --trace "$out/$prefix.tried.h5" \
+        "${one_way_traces[@]/#/--trace=}" \
         -o "$out/$name.h5" --overwrite --policy-output "$out/$name.final.json" >"$out/$name.bc.log" 2>&1
       # BC's loss spikes now and then on these labels: the epoch with the
       # best held-out agreement (the run's best policy), as

@@ -16,15 +16,8 @@
 #     every object's .text at most plain -Oz's.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="$(realpath "$1")" scratch="$(realpath -m "$2")"
-cc="$build/apps/mlgo-cc"
-tools="$(llvm-config-22 --bindir)"
-clang="$tools/clang"
-rm -rf "$scratch"
-mkdir -p "$scratch"
-cd "$scratch"
-unset MLGO_POLICY MLGO_PIPELINE_POLICY MLGO_POLICY_FALLBACK MLGO_BEST_OF MLGO_BEST_OF_VERIFY MLGO_CCACHE
 source "$here/checks.sh"
+launcher_test_scratch "$1" "$2"
 
 write_two_functions a.c
 echo "$never_policy" >never.json

@@ -8,20 +8,15 @@
 # hash (CCACHE_EXTRAFILES), and then a changed policy rebuilds too.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="$(realpath "$1")" scratch="$(realpath -m "$2")"
-cc="$build/apps/mlgo-cc"
-plugin="$build/inprocess/libmlgo-inliner.so"
-tools="$(llvm-config-22 --bindir)"
 command -v ccache >/dev/null || {
   echo "FAIL: ccache is not installed (scripts/setup.sh installs it)"
   exit 1
 }
-rm -rf "$scratch"
-mkdir -p "$scratch"
-cd "$scratch"
-unset MLGO_POLICY MLGO_POLICY_FALLBACK MLGO_BEST_OF MLGO_CCACHE CCACHE_EXTRAFILES CCACHE_DISABLE
-export CCACHE_DIR="$scratch/cache" CCACHE_NOHASHDIR=1
 source "$here/checks.sh"
+launcher_test_scratch "$1" "$2"
+plugin="$build/inprocess/libmlgo-inliner.so"
+unset CCACHE_EXTRAFILES CCACHE_DISABLE
+export CCACHE_DIR="$scratch/cache" CCACHE_NOHASHDIR=1
 hits() { ccache --print-stats | awk -F'\t' '$1=="direct_cache_hit" || $1=="preprocessed_cache_hit" {s += $2} END {print s + 0}'; }
 
 write_two_functions a.c

@@ -1,8 +1,20 @@
 # Sourced by the launcher's real-compile tests (hostile-commands.sh,
 # ccache.sh): counted checks, .text of an object, and the two-function C file
 # on which a never-inline policy and -Oz give different .text.
-# Needs $tools (clang-22's bin directory).
+# launcher_test_scratch BUILD_DIR SCRATCH sets build, scratch, cc (mlgo-cc)
+# and clang, and moves into an empty SCRATCH with none of the launcher's
+# variables inherited from outside.
+tools="${tools:-$(llvm-config-22 --bindir)}"
 failures=0
+launcher_test_scratch() {
+  build="$(realpath "$1")" scratch="$(realpath -m "$2")"
+  cc="$build/apps/mlgo-cc" clang="$tools/clang"
+  rm -rf "$scratch"
+  mkdir -p "$scratch"
+  cd "$scratch"
+  unset MLGO_POLICY MLGO_PIPELINE_POLICY MLGO_POLICY_FALLBACK MLGO_BEST_OF MLGO_BEST_OF_VERIFY \
+    MLGO_CCACHE
+}
 pass() { echo "ok   $*"; }
 fail() {
   echo "FAIL $*"

@@ -11,15 +11,9 @@
 #   link line, unclassifiable commands (refused unless --mlgo-passthrough).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="$(realpath "$1")" scratch="$(realpath -m "$2")"
-cc="$build/apps/mlgo-cc"
-tools="$(llvm-config-22 --bindir)"
-clang="$tools/clang"
-rm -rf "$scratch"
-mkdir -p "$scratch/flags"
-cd "$scratch"
-unset MLGO_POLICY MLGO_POLICY_FALLBACK MLGO_BEST_OF MLGO_CCACHE
 source "$here/checks.sh"
+launcher_test_scratch "$1" "$2"
+mkdir -p flags
 
 write_two_functions a.c
 echo "$never_policy" >never.json

@@ -166,12 +166,19 @@ private:
     }
   }
 
-  // After the policy's decision at this site (advice_).
-  void reportOverrule() {
+  // The heuristic's decision at this site as set before it (-1: not
+  // computed, or no feature carries it).
+  int64_t heuristicDecision() {
     int64_t heuristic = -1;
     if (defaultIndex_ >= 0)
       std::memcpy(&heuristic, observation() + layout_offset(static_cast<size_t>(defaultIndex_)),
                   sizeof heuristic);
+    return heuristic;
+  }
+
+  // After the policy's decision at this site (advice_).
+  void reportOverrule() {
+    const int64_t heuristic = heuristicDecision();
     if (heuristic < 0)
       session_.onOverrule(false);
     else if (heuristic != advice_)
@@ -188,10 +195,7 @@ private:
 
   void* evaluateUntyped() override {
     if (!layout_) {
-      advice_ =
-          defaultIndex_ >= 0
-              ? *reinterpret_cast<const int64_t*>(observation() + layout_offset(defaultIndex_))
-              : 0;
+      advice_ = defaultIndex_ >= 0 ? heuristicDecision() : 0;
       return &advice_;
     }
     layout_->gather(header_, observation(), layout_->policyInputs, inputs_.data());
@@ -203,9 +207,7 @@ private:
       decision.advice = 1 - decision.advice;
     bool follows = false;
     if (commitments_ && defaultIndex_ >= 0) {
-      int64_t heuristic = 0;
-      std::memcpy(&heuristic, observation() + layout_offset(static_cast<size_t>(defaultIndex_)),
-                  sizeof heuristic);
+      const int64_t heuristic = heuristicDecision();
       const std::string_view callee(callee_.data(), callee_.size());
       follows = commitments_->follows(callee, calleeDiscardable_, heuristic);
       decision.advice = commitments_->apply(callee, calleeDiscardable_, heuristic, decision.advice);

@@ -75,6 +75,17 @@ bool isOptimisedSource(std::string_view file, std::string_view language) {
   return std::find(kSources.begin(), kSources.end(), extension) != kSources.end();
 }
 
+bool isCxxSource(std::string_view file, std::string_view language) {
+  if (!language.empty() && language != "none")
+    return language.starts_with("c++") || language.starts_with("objective-c++") ||
+           language == "cuda" || language == "hip";
+  std::string extension = std::filesystem::path(file).extension().string();
+  static constexpr auto kCxx = std::to_array<std::string_view>(
+      {".cc", ".cp", ".cpp", ".cxx", ".c++", ".C", ".CC", ".CPP", ".cppm", ".ccm", ".cxxm", ".c++m",
+       ".ii", ".mm", ".M", ".mii", ".cu", ".hip"});
+  return std::find(kCxx.begin(), kCxx.end(), extension) != kCxx.end();
+}
+
 } // namespace
 
 bool CompilerCommand::readsStandardInput() const {
@@ -116,9 +127,10 @@ CompilerCommand parseCompilerCommand(const std::vector<std::string>& arguments) 
     if (a.empty())
       continue;
     if (a[0] != '-' || a == "-") {
-      if (isOptimisedSource(a, language))
+      if (isOptimisedSource(a, language)) {
         command.sources.push_back(a);
-      else if (a != "-")
+        command.cxxSource |= isCxxSource(a, language);
+      } else if (a != "-")
         command.linkInputs.push_back(a);
       continue;
     }

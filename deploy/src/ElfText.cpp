@@ -3,12 +3,17 @@
 #include <cstring>
 #include <elf.h>
 #include <fstream>
+#include <functional>
 #include <string_view>
 #include <vector>
 
 namespace mlgo::deploy {
 
-Expected<uint64_t> textBytes(const std::filesystem::path& object) {
+namespace {
+
+// Calls `text` with the contents of each .text section, in section order.
+Status forEachTextSection(const std::filesystem::path& object,
+                          const std::function<void(std::string_view)>& text) {
   auto bad = [&](const std::string& why) { return makeError(object.string() + ": " + why); };
   std::ifstream file(object, std::ios::binary);
   if (!file)
@@ -32,17 +37,33 @@ Expected<uint64_t> textBytes(const std::filesystem::path& object) {
   Elf64_Shdr names = section(header.e_shstrndx);
   if (names.sh_offset + names.sh_size > bytes.size())
     return bad("truncated section names");
-  uint64_t total = 0;
   for (size_t i = 0; i < header.e_shnum; ++i) {
     Elf64_Shdr s = section(i);
     if (s.sh_name >= names.sh_size)
       return bad("section name out of range");
     const char* start = bytes.data() + names.sh_offset + s.sh_name;
     std::string_view name(start, strnlen(start, names.sh_size - s.sh_name));
-    if (name == ".text" || name.starts_with(".text."))
-      total += s.sh_size;
+    if (name != ".text" && !name.starts_with(".text."))
+      continue;
+    if (s.sh_type == SHT_NOBITS || s.sh_offset + s.sh_size > bytes.size())
+      return bad("section " + std::string(name) + " has no contents in the file");
+    text(std::string_view(bytes.data() + s.sh_offset, s.sh_size));
   }
+  return Status::ok();
+}
+
+} // namespace
+
+Expected<uint64_t> textBytes(const std::filesystem::path& object) {
+  uint64_t total = 0;
+  MLGO_TRY(forEachTextSection(object, [&](std::string_view text) { total += text.size(); }));
   return total;
+}
+
+Expected<std::string> textContents(const std::filesystem::path& object) {
+  std::string all;
+  MLGO_TRY(forEachTextSection(object, [&](std::string_view text) { all += text; }));
+  return all;
 }
 
 } // namespace mlgo::deploy

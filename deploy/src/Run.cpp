@@ -2,6 +2,7 @@
 // clang's own exit status and signals), two children for --best-of.
 #include "mlgo/deploy/Launcher.h"
 
+#include "mlgo/deploy/Cc1Command.h"
 #include "mlgo/deploy/ElfText.h"
 #include "mlgo/deploy/ForcedAlternatives.h"
 #include "mlgo/deploy/Process.h"
@@ -45,7 +46,9 @@ std::vector<char*> argvOf(const std::string& program, const std::vector<std::str
 // storage: the signal handler may not allocate.
 // --best-of-set: an object and a response file per alternative, and without
 // a cache the forced files, their count and their directory (last).
-constexpr size_t kPendingFiles = 3 + 3 * kMaxAlternatives + 2;
+// With the unit's bitcode, that file and a verified alternative's object
+// from the source.
+constexpr size_t kPendingFiles = 4 + 4 * kMaxAlternatives + 2;
 char pendingFiles[kPendingFiles][4096] = {};
 
 // Files first, then what was a directory (rmdir once its files are gone).
@@ -259,6 +262,81 @@ bool reportedPlain(const std::string& report) {
   return text && policies::reportShowsPlainCompile(*text);
 }
 
+// Where the compiles after the first start: the source, or the unit's module
+// as the first compile's plugin wrote it before any pass (C++ units: their
+// frontend is about half of a compile; the backend compile from the module
+// gives the source compile's code, checked by --mlgo-best-of-verify).
+struct UnitBitcode {
+  std::string file;              // empty: every compile from the source
+  std::optional<Cc1Command> cc1; // the plain compile's frontend job, once asked for
+};
+
+// C++ units, and not where compiling from the module would change what the
+// user gets: through ccache (whose cache of the source compile makes the
+// rebuild cheap), the allocator's channel program, -save-temps (the kept
+// alternative is compiled from its source again), -fembed-bitcode (the
+// object embeds the frontend's module), response files (cc1's command would
+// be as long).
+bool othersFromBitcode(const LaunchPlan& plan) {
+  const auto& arguments = plan.expandedArguments;
+  return plan.command.cxxSource && !plan.options.ccache && !plan.channelPolicyFile &&
+         !plan.command.saveTemps && !usesResponseFiles(plan.userArguments) &&
+         std::none_of(arguments.begin(), arguments.end(),
+                      [](const std::string& a) { return a.starts_with("-fembed-bitcode"); });
+}
+
+// One alternative after the first, to `other`: from the unit's module when
+// the first compile wrote it (else, or if that fails, from the source).
+// Returns the compile's status.
+int compileOther(const LaunchPlan& plan, const Alternative& alternative, const std::string& other,
+                 const std::string& input, UnitBitcode& unit) {
+  if (!unit.file.empty() && !unit.cc1 && std::filesystem::exists(unit.file)) {
+    Expected<std::vector<std::string>> query = plainCompileArguments(plan, other);
+    Expected<Cc1Command> cc1 =
+        query ? cc1CommandFor(plan.compiler, *query) : Expected<Cc1Command>(query.error());
+    if (cc1)
+      unit.cc1 = cc1.take();
+    else if (plan.options.verbose)
+      std::cerr << "mlgo-cc: " << other << ": compiling from the source: " << cc1.error().message
+                << "\n";
+  }
+  if (unit.cc1 && std::filesystem::exists(unit.file)) {
+    std::vector<std::string> arguments = unit.cc1->backend(unit.file, other);
+    arguments.insert(arguments.end(), alternative.objectOnlyFlags.begin(),
+                     alternative.objectOnlyFlags.end());
+    if (plan.options.verbose)
+      printCommand(unit.cc1->compiler, arguments, alternative.environment);
+    ChildStreams streams;
+    streams.quiet = true;
+    streams.environment = alternative.environment;
+    if (runProgram(unit.cc1->compiler, arguments, streams) == 0)
+      return 0;
+    unit.file.clear(); // a module clang cannot compile: the sources from now on
+  }
+  Expected<std::vector<std::string>> arguments =
+      plainCompileArguments(plan, other, alternative.objectOnlyFlags);
+  return arguments ? run(plan, *arguments, /*quiet=*/true, input, alternative.environment) : 1;
+}
+
+// --mlgo-best-of-verify: `other`, compiled from the unit's module, has the
+// code of the compile from the source. Returns that compile's object, or
+// what differs.
+Expected<std::string> sameCodeFromSource(const LaunchPlan& plan, const Alternative& alternative,
+                                         const std::string& other, const std::string& input) {
+  const std::string fromSource = other + ".source.o";
+  addPendingFile(fromSource);
+  UnitBitcode none;
+  if (compileOther(plan, alternative, fromSource, input, none) != 0)
+    return makeError(alternative.name + " did not compile from the source");
+  Expected<std::string> a = textContents(other), b = textContents(fromSource);
+  if (!a || !b)
+    return a ? b.error() : a.error();
+  if (*a != *b)
+    return makeError(alternative.name + " compiled from the unit's bitcode has other code than " +
+                     "from the source");
+  return fromSource;
+}
+
 // Every alternative compiled, the object with the smallest .text kept (the
 // earliest on a tie). The first writes the user's outputs (dependency files
 // included); the others only an object of their own, quietly (their
@@ -267,9 +345,11 @@ bool reportedPlain(const std::string& report) {
 // With `report` (--best-of: the first alternative's compile report, whose
 // second alternative is the plain compile), the second is skipped where the
 // report proves the first was that compile; --mlgo-best-of-verify compiles
-// it anyway and fails unless the objects are the same bytes.
-int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alternatives,
-                    const std::string& report = "") {
+// it anyway and fails unless the objects are the same bytes. With
+// `bitcode`, the first compile writes the unit's module there and the
+// others start from it (othersFromBitcode).
+int runAlternatives(const LaunchPlan& plan, std::vector<Alternative> alternatives,
+                    const std::string& report = "", const std::string& bitcode = "") {
   const std::string object = plan.command.objectPath();
   std::string input;
   if (plan.command.readsStandardInput()) {
@@ -281,10 +361,14 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
     }
     input = *saved;
   }
-  if (!report.empty()) {
-    addPendingFile(report);
-    ::unlink(report.c_str()); // a stale one from an interrupted compile proves nothing
-  }
+  // Stale ones from an interrupted compile prove nothing.
+  for (const std::string& file : {report, bitcode})
+    if (!file.empty()) {
+      addPendingFile(file);
+      ::unlink(file.c_str());
+    }
+  if (!bitcode.empty())
+    alternatives.front().environment.emplace_back(policies::kUnitBitcodeEnvironment, bitcode);
   const Alternative& first = alternatives.front();
   int status = run(plan, first.arguments, /*quiet=*/false, input, first.environment);
   if (status != 0) {
@@ -295,6 +379,7 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
   std::vector<Expected<uint64_t>> sizes{textBytes(object)};
   size_t kept = 0;
   std::string keptObject = object;
+  UnitBitcode unit{bitcode, std::nullopt};
   for (size_t a = 1; a < alternatives.size(); ++a) {
     if (plain && a == 1 && !plan.options.bestOfVerify) {
       sizes.push_back(makeError("skipped: the policy's compile was clang's own"));
@@ -302,12 +387,23 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
     }
     const std::string other = object + ".mlgo-alternative-" + std::to_string(a) + ".o";
     addPendingFile(other);
-    Expected<std::vector<std::string>> arguments =
-        plainCompileArguments(plan, other, alternatives[a].objectOnlyFlags);
     sizes.push_back(makeError("did not compile"));
-    if (arguments && run(plan, *arguments, /*quiet=*/true, input, alternatives[a].environment) == 0)
+    if (compileOther(plan, alternatives[a], other, input, unit) == 0)
       sizes.back() = textBytes(other);
-    if (plain && a == 1 && !sameBytes(object, other)) {
+    // What the verify flag holds against the policy's object: the plain
+    // compile from the source.
+    std::string plainObject = other;
+    if (plan.options.bestOfVerify && unit.cc1 && !unit.file.empty() && sizes.back()) {
+      Expected<std::string> fromSource = sameCodeFromSource(plan, alternatives[a], other, input);
+      if (!fromSource) {
+        std::cerr << "mlgo-cc: --mlgo-best-of-verify: " << object << ": "
+                  << fromSource.error().message << "\n";
+        removePendingFiles();
+        return 1;
+      }
+      plainObject = *fromSource;
+    }
+    if (plain && a == 1 && !sameBytes(object, plainObject)) {
       std::cerr << "mlgo-cc: --mlgo-best-of-verify: " << object
                 << ": the plugin reported a compile of clang's own, but the object without the "
                    "policy differs\n";
@@ -343,12 +439,13 @@ int runAlternatives(const LaunchPlan& plan, const std::vector<Alternative>& alte
 
 // --best-of: with the policy, and plain (the user's command as written).
 int runBestOf(const LaunchPlan& plan) {
-  const std::string report = plan.command.objectPath() + ".mlgo-report";
+  const std::string object = plan.command.objectPath();
+  const std::string report = object + ".mlgo-report";
   return runAlternatives(
       plan,
       {{"the policy", plan.arguments, {}, {{policies::kCompileReportEnvironment, report}}},
        {"without", plan.userArguments, {}, {}}},
-      report);
+      report, othersFromBitcode(plan) ? object + ".mlgo-unit.bc" : "");
 }
 
 // --best-of-set: each alternative of the choice, its forced policy file in
@@ -367,7 +464,9 @@ int runBestOfSet(const LaunchPlan& plan) {
                             plan.arguments,
                             {"-fpass-plugin=" + plan.plugin},
                             alternativeEnvironment(plan, (*files)[a])});
-  return runAlternatives(plan, alternatives);
+  const std::string object = plan.command.objectPath();
+  return runAlternatives(plan, alternatives, "",
+                         othersFromBitcode(plan) ? object + ".mlgo-unit.bc" : "");
 }
 
 } // namespace

@@ -351,6 +351,29 @@ struct ReportCompilePass : llvm::PassInfoMixin<ReportCompilePass> {
   static bool isRequired() { return true; }
 };
 
+// The unit's module before any pass, for mlgo-cc's other compiles of it
+// (MLGO_UNIT_BITCODE). Use-list order kept, as the build-time search's
+// bitcode: the compile from it is then the source compile's code.
+struct WriteUnitBitcodePass : llvm::PassInfoMixin<WriteUnitBitcodePass> {
+  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+    static std::atomic<bool> written{false};
+    if (written.exchange(true))
+      return llvm::PreservedAnalyses::all(); // one module per compile
+    const char* file = std::getenv(policies::kUnitBitcodeEnvironment);
+    std::string bitcode;
+    {
+      llvm::raw_string_ostream stream(bitcode);
+      llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
+    }
+    if (!mlgo::writeFileBytes(file, bitcode)) {
+      std::error_code ignored;
+      std::filesystem::remove(file, ignored); // half a module must not be compiled
+    }
+    return llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 // The advisor of a compile whose policy is parsed at its first decision
 // (loadsLazily): a policy that cannot be read or does not fit is reported
 // then, and the heuristic's decisions answer.
@@ -494,6 +517,12 @@ bool advisesInlining() {
 }
 
 void registerCallbacks(llvm::PassBuilder& builder) {
+  // Before the pipeline policy's own start: the module as the frontend made it.
+  if (const char* file = std::getenv(policies::kUnitBitcodeEnvironment); file && *file)
+    builder.registerPipelineStartEPCallback(
+        [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+          passes.addPass(WriteUnitBitcodePass());
+        });
   registerPipeline(builder);
   if (reportsCompile())
     builder.registerOptimizerLastEPCallback([run = pipelineRun](llvm::ModulePassManager& passes,

@@ -28,6 +28,9 @@ struct CompilerCommand {
   bool usesLld = false;                        // -fuse-ld=lld
   bool splitDwarf = false;                     // -gsplit-dwarf: a .dwo beside the object
   bool saveTemps = false;                      // -save-temps[=…]: .i/.bc/.s beside the object
+  // A source in C++ (Objective-C++, CUDA, HIP), by -x or extension: a
+  // frontend that is about half of an -Oz compile, not a tenth as C's.
+  bool cxxSource = false;
   // Why the launcher cannot tell what this command does (the frontend called
   // directly, another driver mode, a language it does not know); empty when
   // it can. Such a command may optimise code that the policy never sees.

@@ -14,6 +14,13 @@ namespace mlgo::policies {
 // policy's compile of --mlgo-best-of.
 inline constexpr const char* kCompileReportEnvironment = "MLGO_COMPILE_REPORT";
 
+// The file the plugin writes the unit's module to, as bitcode, before any
+// pass runs; mlgo-cc sets it for the first compile of a C++ unit under
+// --mlgo-best-of(-set), whose other compiles then start from it instead of
+// parsing the source again (deploy::Cc1Command::backend). A write that
+// fails leaves no file, and the other compiles start from the source.
+inline constexpr const char* kUnitBitcodeEnvironment = "MLGO_UNIT_BITCODE";
+
 // The plugin writes one line when the unit's optimisation pipeline ends
 // (after every inlining decision): this one for a compile that was clang's
 // own, else "changed:" and what changed. No line (a ccache hit, a compile

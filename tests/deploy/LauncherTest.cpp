@@ -49,6 +49,18 @@ TEST(CompilerCommand, EverySourceKindClangOptimises) {
   EXPECT_EQ(parseCompilerCommand({"lib.a", "x.so", "y.o"}).sources, Arguments{});
 }
 
+// C++ units' other compiles under --mlgo-best-of start from their bitcode.
+TEST(CompilerCommand, CxxSourcesByExtensionOrLanguage) {
+  for (const char* source : {"a.cc", "a.cpp", "a.cxx", "a.C", "a.cppm", "a.ii", "a.mm", "a.cu"})
+    EXPECT_TRUE(parseCompilerCommand({"-c", source}).cxxSource) << source;
+  for (const char* source : {"a.c", "a.i", "a.m", "a.ll", "a.bc"})
+    EXPECT_FALSE(parseCompilerCommand({"-c", source}).cxxSource) << source;
+  EXPECT_TRUE(parseCompilerCommand({"-x", "c++", "-c", "a.c"}).cxxSource);
+  EXPECT_TRUE(parseCompilerCommand({"-x", "c++", "-c", "-"}).cxxSource);
+  EXPECT_FALSE(parseCompilerCommand({"-x", "c", "-c", "a.cc"}).cxxSource);
+  EXPECT_FALSE(parseCompilerCommand({"-c", "a.c", "-include", "b.cc"}).cxxSource);
+}
+
 TEST(CompilerCommand, NothingToOptimise) {
   EXPECT_FALSE(parseCompilerCommand({"--version"}).optimisesSources());
   EXPECT_FALSE(parseCompilerCommand({"a.o", "b.o", "-o", "prog"}).optimisesSources());
@@ -649,6 +661,27 @@ TEST(ElfText, AgreesWithTheEvaluatorsMeasure) {
   Expected<uint64_t> bad = textBytes(scratch / "not-elf.o");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("not-elf.o"), std::string::npos);
+  EXPECT_FALSE(textContents(scratch / "not-elf.o"));
+}
+
+// The code itself: as many bytes as textBytes counts, the same for the same
+// code, different for other code.
+TEST(ElfText, ContentsAreTheCode) {
+  mlgo::testing::ScratchDirectory scratch;
+  std::ofstream(scratch / "a.c") << "int f(int x) { return x * 3 + 1; }\n";
+  std::ofstream(scratch / "b.c") << "int f(int x) { return x * 5 + 1; }\n";
+  for (const char* name : {"a", "b"})
+    ASSERT_EQ(mlgo::testing::runProgram(mlgo::testing::clangPath(),
+                                        {"-Oz", "-ffunction-sections", "-c", "-o",
+                                         (scratch / (std::string(name) + ".o")).string(),
+                                         (scratch / (std::string(name) + ".c")).string()}),
+              0);
+  Expected<std::string> a = textContents(scratch / "a.o"), b = textContents(scratch / "b.o");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->size(), *textBytes(scratch / "a.o"));
+  EXPECT_GT(a->size(), 0u);
+  EXPECT_NE(*a, *b);
+  EXPECT_EQ(*a, *textContents(scratch / "a.o"));
 }
 
 } // namespace

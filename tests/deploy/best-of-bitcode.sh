@@ -7,7 +7,8 @@
 # mlgo-cc and clang-22, on a C++ unit with the standard library's headers:
 #   - the compile without the policy runs from the bitcode (-x ir), its code
 #     is plain clang++ -Oz's, and the object kept is the smaller;
-#   - --mlgo-best-of-verify compiles it from the source too and passes;
+#   - --mlgo-best-of-verify compiles it from the source too and passes, also
+#     with -g, -fsanitize=address, -fprofile-instr-generate, -march=native;
 #   - a C unit, a compile through response files: every compile from the source;
 #   - a module clang cannot read: the launcher compiles from the source
 #     instead, and the result is the same;
@@ -59,6 +60,17 @@ if compile verified --mlgo-best-of --mlgo-best-of-verify && from_bitcode verifie
 else
   fail "--mlgo-best-of-verify on C++: $(cat verified.log)"
 fi
+
+# Flags whose work clang adds to the pipeline or the module (debug info,
+# sanitizer and profile passes, sections, the host's CPU): the same code.
+for flags in "-g -ffunction-sections -fPIC" "-fsanitize=address" "-fprofile-instr-generate -march=native"; do
+  # shellcheck disable=SC2086 # the flags are words
+  if compile flagged --mlgo-best-of --mlgo-best-of-verify $flags && from_bitcode flagged.log; then
+    pass "$flags: from the bitcode, verified"
+  else
+    fail "$flags: $(grep -v -- '-cc1' flagged.log | tail -3)"
+  fi
+done
 
 MLGO_POLICY=never.json "$cc" --mlgo-best-of --mlgo-verbose -Oz -c a.c -o c.o 2>c.log ||
   fail "C: $(cat c.log)"

@@ -9,7 +9,8 @@
 #     is plain clang++ -Oz's, and the object kept is the smaller;
 #   - --mlgo-best-of-verify compiles it from the source too and passes, also
 #     with -g, -fsanitize=address, -fprofile-instr-generate, -march=native;
-#   - a C unit, a compile through response files: every compile from the source;
+#   - a C unit, a compile through response files or ccache: every compile
+#     from the source;
 #   - a module clang cannot read: the launcher compiles from the source
 #     instead, and the result is the same;
 #   - --mlgo-best-of-set: the alternatives from the bitcode give the object
@@ -81,6 +82,18 @@ MLGO_POLICY=never.json "$cc" --mlgo-best-of --mlgo-verbose @args.rsp 2>rsp.log |
   fail "response file: $(cat rsp.log)"
 if grep -q "MLGO_UNIT_BITCODE" rsp.log; then fail "response files: bitcode asked for"; else
   pass "response files: every compile from the source"; fi
+
+# Through ccache (a stand-in that runs the compiler): from the source, so
+# that ccache caches the plain compile a rebuild looks up.
+mkdir -p fake
+printf '#!/bin/sh\nexec "$@"\n' >fake/ccache
+chmod +x fake/ccache
+if PATH="$scratch/fake:$PATH" compile cached --mlgo-best-of --mlgo-ccache &&
+  ! grep -q "MLGO_UNIT_BITCODE" cached.log && grep -q "kept without" cached.log; then
+  pass "through ccache: every compile from the source"
+else
+  fail "through ccache: $(grep -v -- '-cc1' cached.log | tail -3)"
+fi
 
 # A module clang cannot read: its path taken by a directory the plugin cannot
 # write over (nor the launcher remove).

@@ -15,6 +15,12 @@ std::string_view conventionName(Convention convention) {
   return "unknown";
 }
 
+Population SamplingOptions::around(int64_t step, const Eigen::VectorXd& point,
+                                   const Eigen::VectorXd& scale) const {
+  return Population(seed, step, sampling, static_cast<size_t>(directions), evaluateCenter, point,
+                    sigma * scale);
+}
+
 Status SamplingOptions::validate() const {
   if (directions < 1)
     return detail::invalidField("directions", "must be at least 1", directions);

@@ -105,10 +105,7 @@ Status GradientEs::restoreState(const StateArchive& archive) {
 }
 
 Population GradientEs::ask() const {
-  return Population(options_.sampling.seed, state_.step, options_.sampling.sampling,
-                    static_cast<size_t>(options_.sampling.directions),
-                    options_.sampling.evaluateCenter, state_.point,
-                    options_.sampling.sigma * state_.scale);
+  return options_.sampling.around(state_.step, state_.point, state_.scale);
 }
 
 namespace {

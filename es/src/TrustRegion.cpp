@@ -229,10 +229,7 @@ Status TrustRegionEs::restoreState(const StateArchive& archive) {
 }
 
 Population TrustRegionEs::ask() const {
-  return Population(options_.sampling.seed, state_.step, options_.sampling.sampling,
-                    static_cast<size_t>(options_.sampling.directions),
-                    options_.sampling.evaluateCenter, state_.point,
-                    options_.sampling.sigma * state_.scale);
+  return options_.sampling.around(state_.step, state_.point, state_.scale);
 }
 
 namespace {

@@ -68,6 +68,9 @@ struct SamplingOptions {
   double minSuccessShare = 0.5;
 
   Status validate() const; // errors name the field, e.g. "sampling.sigma: …"
+  // A step's candidates around `point`, each coordinate perturbed by σ times
+  // its `scale`.
+  Population around(int64_t step, const Eigen::VectorXd& point, const Eigen::VectorXd& scale) const;
   // Its flags: --perturbations, --directions, --sigma, --evaluate-center,
   // --min-success-share (the seed is the run's).
   static const OptionSchema<SamplingOptions>& schema();

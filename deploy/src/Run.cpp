@@ -294,11 +294,14 @@ int compileOther(const LaunchPlan& plan, const Alternative& alternative, const s
     Expected<std::vector<std::string>> query = plainCompileArguments(plan, other);
     Expected<Cc1Command> cc1 =
         query ? cc1CommandFor(plan.compiler, *query) : Expected<Cc1Command>(query.error());
-    if (cc1)
+    if (cc1) {
       unit.cc1 = cc1.take();
-    else if (plan.options.verbose)
-      std::cerr << "mlgo-cc: " << other << ": compiling from the source: " << cc1.error().message
-                << "\n";
+    } else { // asked once: every alternative from the source
+      if (plan.options.verbose)
+        std::cerr << "mlgo-cc: " << other << ": compiling from the source: " << cc1.error().message
+                  << "\n";
+      unit.file.clear();
+    }
   }
   if (unit.cc1 && std::filesystem::exists(unit.file)) {
     std::vector<std::string> arguments = unit.cc1->backend(unit.file, other);

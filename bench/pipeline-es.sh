@@ -3,7 +3,8 @@
 #
 # The pass-pipeline task's blackbox optimisers on the training code of the
 # program search (docs/pass-pipeline.md): sep-CMA-ES over the structured
-# space from -Oz and from the greedy search's pipeline (pipeline-oz), each
+# space from -Oz and from the greedy search's pipeline (pipeline-oz-single;
+# pipeline-oz has since become a per-module choice), each
 # policy then judged on the validation code bases of
 # configs/inlining-split.toml. One run after the other (2 cores); each run
 # resumes from its checkpoint and a finished step (its OUT/NAME.md exists)
@@ -29,6 +30,6 @@ run() { # NAME ARGS...: one ES run, its steps in NAME.md, its policy NAME.json
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 run cma-oz --steps 8 --seed 1
 judge cma-oz validation
-run cma-from-greedy --steps 4 --seed 1 --start pipeline-oz
+run cma-from-greedy --steps 4 --seed 1 --start pipeline-oz-single
 judge cma-from-greedy validation
 echo "tables in $out/*.md"

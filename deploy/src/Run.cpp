@@ -348,12 +348,13 @@ Expected<std::string> sameCodeFromSource(const LaunchPlan& plan, const Alternati
 // With `report` (--best-of: the first alternative's compile report, whose
 // second alternative is the plain compile), the second is skipped where the
 // report proves the first was that compile; --mlgo-best-of-verify compiles
-// it anyway and fails unless the objects are the same bytes. With
-// `bitcode`, the first compile writes the unit's module there and the
-// others start from it (othersFromBitcode).
+// it anyway and fails unless the objects are the same bytes. Where
+// othersFromBitcode, the first compile writes the unit's module beside the
+// object and the others start from it.
 int runAlternatives(const LaunchPlan& plan, std::vector<Alternative> alternatives,
-                    const std::string& report = "", const std::string& bitcode = "") {
+                    const std::string& report = "") {
   const std::string object = plan.command.objectPath();
+  const std::string bitcode = othersFromBitcode(plan) ? object + ".mlgo-unit.bc" : "";
   std::string input;
   if (plan.command.readsStandardInput()) {
     Expected<std::string> saved = saveStandardInput();
@@ -442,13 +443,12 @@ int runAlternatives(const LaunchPlan& plan, std::vector<Alternative> alternative
 
 // --best-of: with the policy, and plain (the user's command as written).
 int runBestOf(const LaunchPlan& plan) {
-  const std::string object = plan.command.objectPath();
-  const std::string report = object + ".mlgo-report";
+  const std::string report = plan.command.objectPath() + ".mlgo-report";
   return runAlternatives(
       plan,
       {{"the policy", plan.arguments, {}, {{policies::kCompileReportEnvironment, report}}},
        {"without", plan.userArguments, {}, {}}},
-      report, othersFromBitcode(plan) ? object + ".mlgo-unit.bc" : "");
+      report);
 }
 
 // --best-of-set: each alternative of the choice, its forced policy file in
@@ -467,9 +467,7 @@ int runBestOfSet(const LaunchPlan& plan) {
                             plan.arguments,
                             {"-fpass-plugin=" + plan.plugin},
                             alternativeEnvironment(plan, (*files)[a])});
-  const std::string object = plan.command.objectPath();
-  return runAlternatives(plan, alternatives, "",
-                         othersFromBitcode(plan) ? object + ".mlgo-unit.bc" : "");
+  return runAlternatives(plan, alternatives);
 }
 
 } // namespace

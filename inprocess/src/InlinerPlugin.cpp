@@ -205,6 +205,17 @@ void warn(const std::string& message) {
   llvm::errs() << "mlgo-cc: warning: " << message << "\n";
 }
 
+// The module as bitcode, use-list order kept: what the launcher compiles
+// again from (the build-time search, --mlgo-best-of's other compiles) gives
+// the source compile's code.
+std::string moduleBitcode(const llvm::Module& module) {
+  std::string bitcode;
+  llvm::raw_string_ostream stream(bitcode);
+  llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
+  stream.flush();
+  return bitcode;
+}
+
 // The unit's decisions from the cache: the entry's flip set, or -Oz's own
 // (an entry that chose -Oz, or a miss: then the module's bitcode as it is
 // now, before any pass, goes to the launcher for the search).
@@ -213,11 +224,7 @@ void lookUpUnit(llvm::Module& module) {
   if (lookup.active)
     return; // one module per compile
   lookup.active = true;
-  std::string bitcode;
-  {
-    llvm::raw_string_ostream stream(bitcode);
-    llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
-  }
+  const std::string bitcode = moduleBitcode(module);
   const std::string key =
       policies::searchCacheKey(std::getenv(policies::kSearchCommandKeyEnvironment), bitcode);
   const std::string defaultFeature =
@@ -352,20 +359,14 @@ struct ReportCompilePass : llvm::PassInfoMixin<ReportCompilePass> {
 };
 
 // The unit's module before any pass, for mlgo-cc's other compiles of it
-// (MLGO_UNIT_BITCODE). Use-list order kept, as the build-time search's
-// bitcode: the compile from it is then the source compile's code.
+// (MLGO_UNIT_BITCODE).
 struct WriteUnitBitcodePass : llvm::PassInfoMixin<WriteUnitBitcodePass> {
   llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
     static std::atomic<bool> written{false};
     if (written.exchange(true))
       return llvm::PreservedAnalyses::all(); // one module per compile
     const char* file = std::getenv(policies::kUnitBitcodeEnvironment);
-    std::string bitcode;
-    {
-      llvm::raw_string_ostream stream(bitcode);
-      llvm::WriteBitcodeToFile(module, stream, /*ShouldPreserveUseListOrder=*/true);
-    }
-    if (!mlgo::writeFileBytes(file, bitcode)) {
+    if (!mlgo::writeFileBytes(file, moduleBitcode(module))) {
       std::error_code ignored;
       std::filesystem::remove(file, ignored); // half a module must not be compiled
     }

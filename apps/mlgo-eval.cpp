@@ -1614,6 +1614,7 @@ int runEnsemble(const EnsembleArgs& args) {
 struct RewriteArgs {
   std::string policy;
   std::string output;
+  bool blobs = false; // the blob form (policy file version 4)
 };
 
 // A policy file in this version's format, with the same contents: every
@@ -1622,7 +1623,10 @@ int runRewrite(const RewriteArgs& args) {
   Expected<std::unique_ptr<policies::Policy>> policy = loadPolicyFor("policy", args.policy);
   if (!policy)
     return fail(policy.error());
-  if (Status saved = policies::savePolicy(**policy, args.output); !saved)
+  if (Status saved = policies::savePolicy(**policy, args.output,
+                                          args.blobs ? policies::PolicyEncoding::Blobs
+                                                     : policies::PolicyEncoding::Text);
+      !saved)
     return fail(saved.error());
   std::error_code ignored;
   std::printf("%s -> %s (%ju bytes)\n", args.policy.c_str(), args.output.c_str(),
@@ -1921,6 +1925,10 @@ CLI::App* defineRewriteCommand(CLI::App& app, RewriteArgs& rewrite) {
   command->add_option("policy", rewrite.policy, "Policy file or a shipped policy's name")
       ->required();
   command->add_option("-o,--output", rewrite.output, "Policy file to write")->required();
+  command->add_flag("--blobs", rewrite.blobs,
+                    "Write the blob form (version 4): the doubles (parameters, vocabularies, a "
+                    "choice's examples) as raw bytes after the JSON, which a compile reads without "
+                    "parsing them; default: base64 text in the JSON");
   return command;
 }
 

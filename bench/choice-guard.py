@@ -45,6 +45,8 @@ import json
 
 import numpy as np
 
+import policy_file
+
 
 def doubles(text, width):
     values = np.frombuffer(base64.b64decode(text), dtype="<f8")
@@ -52,7 +54,7 @@ def doubles(text, width):
 
 
 def load_choice(path):
-    choice = json.load(open(path))["choice"]
+    choice = policy_file.load(path)["choice"]
     n = len(choice["pipelines"])
     width = len(choice["features"])
     examples = choice["examples"]
@@ -140,7 +142,7 @@ def threshold(examples, spec):
 
 
 def write_policy(base, examples, k, margin, limit, agreement, path):
-    policy = json.load(open(base))
+    policy = policy_file.load(base)
     choice = policy["choice"]
     choice["neighbours"] = k
     for field in ("margin", "max_distance", "agreement"):

@@ -20,7 +20,9 @@ per code base, in .text bytes:
               object defines stay as they are in it).
 No policy is judged: this is the headroom of a finer decision, and it reads
 only the code bases named (validation, not test). Writes OUT/NAME.tsv (per
-module: oz, alt, function-oracle bytes) and prints a Markdown table.
+module: oz, alt, function-oracle bytes), OUT/NAME.functions.tsv (per
+function both objects define: module, function, -Oz's and the
+alternative's bytes) and prints a Markdown table.
 """
 import argparse
 import concurrent.futures as futures
@@ -30,6 +32,8 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+
+import policy_file
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = pathlib.Path(os.environ.get("MLGO_BUILD_DIR", ROOT / "build"))
@@ -88,7 +92,8 @@ def compile_one(job):
     common = oz_functions.keys() & alt_functions.keys()
     from_oz = oz + sum(min(0, alt_functions[f] - oz_functions[f]) for f in common)
     from_alt = alt + sum(min(0, oz_functions[f] - alt_functions[f]) for f in common)
-    return name, oz, alt, min(from_oz, from_alt)
+    both = "".join(f"{name}\t{f}\t{oz_functions[f]}\t{alt_functions[f]}\n" for f in sorted(common))
+    return name, oz, alt, min(from_oz, from_alt), both
 
 
 def main():
@@ -101,7 +106,7 @@ def main():
     options = parser.parse_args()
     out = pathlib.Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
-    choice = json.load(open(options.policy))["choice"]
+    choice = policy_file.load(options.policy)["choice"]
     pipeline = choice["pipelines"][options.alternative]
     if options.alternative not in choice.get("heuristic_inliner", []):
         sys.exit(f"alternative {options.alternative} uses the inliner policy; pick a heuristic-inliner one")
@@ -122,7 +127,8 @@ def main():
                         for m in modules]
                 with futures.ThreadPoolExecutor(options.j) as pool:
                     rows = list(pool.map(compile_one, jobs))
-                tsv.write_text("".join(f"{n}\t{a}\t{b}\t{c}\n" for n, a, b, c in rows))
+                tsv.write_text("".join(f"{n}\t{a}\t{b}\t{c}\n" for n, a, b, c, _ in rows))
+                (out / f"{codebase}.functions.tsv").write_text("".join(r[4] for r in rows))
             rows = [line.split("\t") for line in tsv.read_text().splitlines()]
             oz = sum(int(r[1]) for r in rows)
             alt = sum(int(r[2]) for r in rows)

@@ -28,8 +28,13 @@ Status writeForcedAlternatives(const std::string& policyFile,
   std::filesystem::create_directories(directory, error);
   if (error)
     return makeError(directory.string() + ": cannot create: " + error.message());
+  // In the policy's own form: a choice in the blob form has many examples,
+  // which every compile of the set reads again.
+  const policies::PolicyEncoding encoding = policies::hasBlobArea(*bytes)
+                                                ? policies::PolicyEncoding::Blobs
+                                                : policies::PolicyEncoding::Text;
   for (size_t a = 0; a < alternatives.size(); ++a)
-    MLGO_TRY(policies::savePolicy(*alternatives[a], forcedAlternativeFile(directory, a)));
+    MLGO_TRY(policies::savePolicy(*alternatives[a], forcedAlternativeFile(directory, a), encoding));
   return writeFileAtomically(forcedAlternativeCount(directory),
                              std::to_string(alternatives.size()));
 }

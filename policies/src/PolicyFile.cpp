@@ -39,15 +39,46 @@ constexpr std::string_view kExpansionSqrt = "sqrt(x)";
 // numbers take (a build loads the policy once per compile).
 constexpr std::string_view kParameterEncoding = "float64-le-base64";
 
-std::string encodeDoubles(std::span<const double> values) {
+// The blob form's runs of doubles: {"offset": bytes into the blob area,
+// "count": doubles} (PolicyFile.h, version 4).
+constexpr std::string_view kBlobEncoding = "float64-le-blob";
+
+std::vector<unsigned char> littleEndianBytes(std::span<const double> values) {
   std::vector<unsigned char> bytes(values.size() * 8);
   for (size_t i = 0; i < values.size(); ++i) {
     const auto bits = std::bit_cast<uint64_t>(values[i]);
     for (size_t b = 0; b < 8; ++b)
       bytes[8 * i + b] = static_cast<unsigned char>(bits >> (8 * b));
   }
-  return llvm::encodeBase64(bytes);
+  return bytes;
 }
+
+// Writes a file's runs of doubles: as base64 text, or into the blob area
+// that follows the JSON (one writer for a whole file, a pipeline policy's
+// inliner included, so that offsets are into one area).
+class DoublesWriter {
+public:
+  explicit DoublesWriter(PolicyEncoding encoding) : blobs_(encoding == PolicyEncoding::Blobs) {}
+  std::string encoding() const { return std::string(blobs_ ? kBlobEncoding : kParameterEncoding); }
+  int version() const { return blobs_ ? kPolicyFileBlobVersion : kPolicyFileVersion; }
+  void attribute(llvm::json::OStream& out, llvm::StringRef name, std::span<const double> values) {
+    std::vector<unsigned char> bytes = littleEndianBytes(values);
+    if (!blobs_) {
+      out.attribute(name, llvm::encodeBase64(bytes));
+      return;
+    }
+    out.attributeObject(name, [&] {
+      out.attribute("offset", static_cast<int64_t>(area_.size()));
+      out.attribute("count", static_cast<int64_t>(values.size()));
+    });
+    area_.append(bytes.begin(), bytes.end());
+  }
+  const std::string& area() const { return area_; }
+
+private:
+  bool blobs_;
+  std::string area_;
+};
 
 // The bytes of a base64 text (RFC 4648, '=' padding only at the end),
 // through a 256-entry table: a build decodes the policy's parameters in
@@ -100,7 +131,8 @@ Expected<std::vector<unsigned char>> decodeBase64Bytes(std::string_view text) {
 // A feature's boundaries as its distinct values and how often each occurs
 // (1000 quantiles of an integer feature are mostly repeats): the same list,
 // a tenth of the text.
-void writeBoundaries(llvm::json::OStream& out, std::span<const double> boundaries) {
+void writeBoundaries(llvm::json::OStream& out, std::span<const double> boundaries,
+                     DoublesWriter& doubles) {
   std::vector<double> values;
   std::vector<int64_t> counts;
   for (double boundary : boundaries) {
@@ -115,7 +147,7 @@ void writeBoundaries(llvm::json::OStream& out, std::span<const double> boundarie
   out.object([&] {
     // The values in base64 like the parameters (version 3): decimal numbers
     // were most of a small policy's parse, paid by every compile.
-    out.attribute("values", encodeDoubles(values));
+    doubles.attribute(out, "values", values);
     std::string text = "[";
     for (size_t i = 0; i < counts.size(); ++i)
       text += (i ? ", " : "") + std::to_string(counts[i]);
@@ -165,7 +197,7 @@ void writeNumbers(llvm::json::OStream& out, const std::vector<double>& values) {
   });
 }
 
-void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
+void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice, DoublesWriter& doubles) {
   out.attributeObject("choice", [&] {
     out.attributeArray("pipelines", [&] {
       for (const PassPipeline& pipeline : choice.pipelines)
@@ -206,7 +238,7 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
     // every compile, and hundreds of examples as decimal numbers were most of
     // what a choice cost a build.
     out.attributeObject("examples", [&] {
-      out.attribute("encoding", std::string(kParameterEncoding));
+      out.attribute("encoding", doubles.encoding());
       out.attributeArray("pipelines", [&] {
         for (const PipelineChoice::Example& example : choice.examples)
           out.value(static_cast<int64_t>(example.pipeline));
@@ -216,9 +248,9 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
         features.insert(features.end(), example.features.begin(), example.features.end());
         costs.insert(costs.end(), example.costs.begin(), example.costs.end());
       }
-      out.attribute("features", encodeDoubles(features));
+      doubles.attribute(out, "features", features);
       if (choice.votesWithCosts())
-        out.attribute("costs", encodeDoubles(costs));
+        doubles.attribute(out, "costs", costs);
     });
   });
 }
@@ -226,7 +258,10 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice) {
 // Reads the fields of one policy file; every error names the field.
 class PolicyReader {
 public:
-  explicit PolicyReader(std::string origin) : origin_(std::move(origin)) {}
+  // `blobs`: the file's blob area (empty for a text file); must outlive the
+  // reading.
+  explicit PolicyReader(std::string origin, std::string_view blobs = {})
+      : origin_(std::move(origin)), blobs_(blobs) {}
 
   Error error(std::string_view field, const std::string& message) const {
     return makeError(origin_ + ": " + std::string(field) + ": " + message);
@@ -299,8 +334,44 @@ public:
     return values;
   }
 
+  // A run of doubles: base64 text, or {"offset", "count"} into the blob area.
+  Expected<std::vector<double>> encodedDoubles(const llvm::json::Value& value,
+                                               const std::string& path) const {
+    if (std::optional<llvm::StringRef> text = value.getAsString())
+      return decodeDoubles(*text, path);
+    const llvm::json::Object* reference = value.getAsObject();
+    std::optional<int64_t> offset = reference ? reference->getInteger("offset") : std::nullopt;
+    std::optional<int64_t> count = reference ? reference->getInteger("count") : std::nullopt;
+    if (!offset || !count || *offset < 0 || *count < 0)
+      return error(path, "must be base64 text or {\"offset\", \"count\"} into the blob area");
+    const auto start = static_cast<uint64_t>(*offset), size = static_cast<uint64_t>(*count);
+    if (size > blobs_.size() / 8 || start > blobs_.size() - 8 * size)
+      return error(path, std::to_string(size) + " doubles at byte " + std::to_string(start) +
+                             " do not fit the blob area (" + std::to_string(blobs_.size()) +
+                             " bytes" + (blobs_.empty() ? ": a text file has none" : "") + ")");
+    std::vector<double> values(size);
+    const char* bytes = blobs_.data() + start;
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint64_t bits = 0;
+      for (size_t b = 0; b < 8; ++b)
+        bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
+      values[i] = std::bit_cast<double>(bits);
+      if (!std::isfinite(values[i]))
+        return error(path + "[" + std::to_string(i) + "]", "must be a finite number");
+    }
+    return values;
+  }
+
+  Status checkEncoding(const std::string& encoding, const std::string& path) const {
+    if (encoding != kParameterEncoding && encoding != kBlobEncoding)
+      return error(path, "\"" + encoding + "\" is not " + std::string(kParameterEncoding) + " or " +
+                             std::string(kBlobEncoding));
+    return Status::ok();
+  }
+
   // Parameters: an array of numbers (version 1) or {"encoding":
-  // "float64-le-base64", "data": "…"} (version 2).
+  // "float64-le-base64", "data": "…"} (version 2), or "float64-le-blob"
+  // with "data" in the blob area (version 4).
   Expected<std::vector<double>> parameters(const llvm::json::Object& root) const {
     const llvm::json::Value* value = root.get("parameters");
     if (!value)
@@ -311,11 +382,11 @@ public:
     if (!object)
       return error("parameters", "must be an array of numbers or an encoded object");
     MLGO_ASSIGN_OR_RETURN(const std::string encoding, string(*object, "encoding", "parameters"));
-    if (encoding != kParameterEncoding)
-      return error("parameters.encoding",
-                   "\"" + encoding + "\" is not " + std::string(kParameterEncoding));
-    MLGO_ASSIGN_OR_RETURN(const std::string data, string(*object, "data", "parameters"));
-    return decodeDoubles(data, "parameters.data");
+    MLGO_TRY(checkEncoding(encoding, "parameters.encoding"));
+    const llvm::json::Value* data = object->get("data");
+    if (!data)
+      return error("parameters.data", "missing");
+    return encodedDoubles(*data, "parameters.data");
   }
 
   // A feature's boundaries: an array of numbers (version 1) or {"values":
@@ -331,9 +402,8 @@ public:
     MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* countArray, array(*object, "counts", path));
     std::vector<double> values;
     const llvm::json::Value* valueField = object->get("values");
-    if (std::optional<llvm::StringRef> encoded =
-            valueField ? valueField->getAsString() : std::nullopt) {
-      MLGO_ASSIGN_OR_RETURN(values, decodeDoubles(*encoded, path + ".values"));
+    if (valueField && (valueField->getAsString() || valueField->getAsObject())) {
+      MLGO_ASSIGN_OR_RETURN(values, encodedDoubles(*valueField, path + ".values"));
     } else {
       MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* valueArray, array(*object, "values", path));
       MLGO_ASSIGN_OR_RETURN(values, numbers(*valueArray, path + ".values"));
@@ -470,20 +540,17 @@ public:
     if (const llvm::json::Object* columns = object.getObject("examples")) {
       MLGO_ASSIGN_OR_RETURN(const std::string encoding,
                             string(*columns, "encoding", "choice.examples"));
-      if (encoding != kParameterEncoding)
-        return error("choice.examples.encoding",
-                     "\"" + encoding + "\" is not " + std::string(kParameterEncoding));
+      MLGO_TRY(checkEncoding(encoding, "choice.examples.encoding"));
       MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* labels,
                             array(*columns, "pipelines", "choice.examples"));
-      MLGO_ASSIGN_OR_RETURN(const std::string featureData,
-                            string(*columns, "features", "choice.examples"));
+      const llvm::json::Value* featureData = columns->get("features");
+      if (!featureData)
+        return error("choice.examples.features", "missing");
       MLGO_ASSIGN_OR_RETURN(std::vector<double> features,
-                            decodeDoubles(featureData, "choice.examples.features"));
+                            encodedDoubles(*featureData, "choice.examples.features"));
       std::vector<double> costs;
-      if (columns->get("costs")) {
-        MLGO_ASSIGN_OR_RETURN(const std::string costData,
-                              string(*columns, "costs", "choice.examples"));
-        MLGO_ASSIGN_OR_RETURN(costs, decodeDoubles(costData, "choice.examples.costs"));
+      if (const llvm::json::Value* costData = columns->get("costs")) {
+        MLGO_ASSIGN_OR_RETURN(costs, encodedDoubles(*costData, "choice.examples.costs"));
       }
       const size_t n = labels->size(), width = choice.features.size(),
                    alternatives = choice.pipelines.size();
@@ -633,7 +700,7 @@ public:
       if (!inner->getAsObject())
         return error("inliner", "must be a policy object");
       Expected<std::unique_ptr<Policy>> loaded =
-          PolicyReader(origin_ + ": inliner").policy(*inner->getAsObject());
+          PolicyReader(origin_ + ": inliner", blobs_).policy(*inner->getAsObject());
       if (!loaded)
         return loaded.error();
       inliner = std::shared_ptr<const Policy>(loaded.take());
@@ -825,10 +892,10 @@ public:
     Expected<int64_t> version = integer(*root, "version", "");
     if (!version)
       return version.error();
-    if (*version > kPolicyFileVersion)
+    if (*version > kPolicyFileBlobVersion)
       return error("version", std::to_string(*version) +
                                   " is newer than this build of mlgo-es reads (" +
-                                  std::to_string(kPolicyFileVersion) + "); update mlgo-es");
+                                  std::to_string(kPolicyFileBlobVersion) + "); update mlgo-es");
     if (*version < 1)
       return error("version", "must be at least 1 (got " + std::to_string(*version) + ")");
 
@@ -877,11 +944,15 @@ private:
   }
 
   std::string origin_;
+  std::string_view blobs_;
 };
 
 } // namespace
 
-Expected<std::string> policyToJson(const Policy& outer) {
+namespace {
+
+// The JSON of a policy; its runs of doubles go through `doubles`.
+Expected<std::string> policyText(const Policy& outer, DoublesWriter& doubles) {
   // Callee consistency is one field beside the wrapped policy's own.
   const auto* consistent = dynamic_cast<const CalleeConsistentPolicy*>(&outer);
   const Policy& policy = consistent ? consistent->inner() : outer;
@@ -907,7 +978,7 @@ Expected<std::string> policyToJson(const Policy& outer) {
     llvm::json::OStream out(stream, 1);
     out.object([&] {
       out.attribute("format", std::string(kPolicyFileFormat));
-      out.attribute("version", kPolicyFileVersion);
+      out.attribute("version", doubles.version());
       out.attribute("kind", std::string(heuristic  ? kKindHeuristic
                                         : constant ? kKindConstant
                                         : flipSet  ? kKindFlipSet
@@ -936,9 +1007,9 @@ Expected<std::string> policyToJson(const Policy& outer) {
       if (pipeline) {
         out.attributeObject("pipeline", [&] { writePipelineFields(out, pipeline->pipeline()); });
         if (pipeline->choice())
-          writeChoice(out, *pipeline->choice());
+          writeChoice(out, *pipeline->choice(), doubles);
         if (pipeline->inliner()) {
-          Expected<std::string> inner = policyToJson(*pipeline->inliner());
+          Expected<std::string> inner = policyText(*pipeline->inliner(), doubles);
           llvm::Expected<llvm::json::Value> value =
               inner ? llvm::json::parse(*inner)
                     : llvm::Expected<llvm::json::Value>(llvm::createStringError(""));
@@ -989,13 +1060,13 @@ Expected<std::string> policyToJson(const Policy& outer) {
       out.attributeObject("vocabulary", [&] {
         for (const auto& [feature, boundaries] : structure.vocabulary().entries()) {
           out.attributeBegin(feature);
-          writeBoundaries(out, boundaries);
+          writeBoundaries(out, boundaries, doubles);
           out.attributeEnd();
         }
       });
       out.attributeObject("parameters", [&] {
-        out.attribute("encoding", std::string(kParameterEncoding));
-        out.attribute("data", encodeDoubles(mlp->parameters()));
+        out.attribute("encoding", doubles.encoding());
+        doubles.attribute(out, "data", mlp->parameters());
       });
     });
   }
@@ -1006,12 +1077,35 @@ Expected<std::string> policyToJson(const Policy& outer) {
   return text;
 }
 
-Expected<std::unique_ptr<Policy>> policyFromJson(std::string_view json, std::string_view origin) {
-  return PolicyReader(std::string(origin)).policy(json);
+} // namespace
+
+Expected<std::string> policyToJson(const Policy& policy) {
+  DoublesWriter doubles(PolicyEncoding::Text);
+  return policyText(policy, doubles);
 }
 
-Status savePolicy(const Policy& policy, const fs::path& file) {
-  Expected<std::string> text = policyToJson(policy);
+Expected<std::string> policyToBytes(const Policy& policy, PolicyEncoding encoding) {
+  DoublesWriter doubles(encoding);
+  Expected<std::string> text = policyText(policy, doubles);
+  if (!text || encoding == PolicyEncoding::Text)
+    return text;
+  return *text + '\0' + doubles.area();
+}
+
+bool hasBlobArea(std::string_view bytes) {
+  return bytes.find('\0') != std::string_view::npos;
+}
+
+Expected<std::unique_ptr<Policy>> policyFromJson(std::string_view bytes, std::string_view origin) {
+  // The JSON ends at the first NUL (none in JSON text); the blob area follows.
+  const size_t end = bytes.find('\0');
+  if (end == std::string_view::npos)
+    return PolicyReader(std::string(origin)).policy(bytes);
+  return PolicyReader(std::string(origin), bytes.substr(end + 1)).policy(bytes.substr(0, end));
+}
+
+Status savePolicy(const Policy& policy, const fs::path& file, PolicyEncoding encoding) {
+  Expected<std::string> text = policyToBytes(policy, encoding);
   if (!text)
     return makeError(file.string() + ": " + text.error().message);
   return writeFileAtomically(file, *text);

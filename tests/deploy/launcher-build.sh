@@ -42,6 +42,7 @@ enter_scratch "$scratch"
 
 task=()
 policy_variable=MLGO_POLICY
+policy_file=policy.json # what the build reads
 # The evaluator's per-module .text under `policy`: "module bytes" lines.
 evaluate() {
   "$apps/mlgo-eval" run "$1" "$corpus" --no-baseline-cache "${task[@]}" 2>&1 |
@@ -124,6 +125,14 @@ EOF2
         fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
       grep -q '"costs"' policy.json || fail "the learned choice votes without costs"
       grep -q '"max_distance"' policy.json || fail "the learned choice has no novelty guard"
+      # The build reads the choice in the blob form (policy file version 4):
+      # parity with the evaluator's run of the text form below.
+      "$apps/mlgo-eval" rewrite-policy policy.json -o policy.policy --blobs >/dev/null ||
+        fail "rewrite-policy --blobs failed"
+      head -c 200 policy.policy | grep -q '"version": 4' &&
+        [ "$(tr -d -c '\000' <policy.policy | wc -c)" -gt 0 ] ||
+        fail "policy.policy is not in the blob form"
+      policy_file=policy.policy
     elif [ "$policy" = choice ]; then
       grep -q '"embedding"' policy.json || fail "the learned choice reads no IR2Vec embedding"
       grep -q '"parameters"' policy.json || fail "the learned choice holds no pass parameters: $(cat choice.md)"
@@ -191,7 +200,7 @@ build_recipe() { # WORK-DIR ENVIRONMENT…: the recipe built from source through
     fail "the recipe failed with the launcher: $(tail -n 20 recipe.log)"
   grep -q "mlgo-c" "$work/build.log" || fail "the build did not go through the launcher"
 }
-build_recipe "$scratch/work" "$policy_variable=$scratch/policy.json"
+build_recipe "$scratch/work" "$policy_variable=$scratch/$policy_file"
 built="$scratch/work/build"
 
 text_bytes() {
@@ -226,7 +235,7 @@ fi
 echo "parity: $modules objects, .text as the evaluator reports$([ "$policy" != heuristic ] || echo ', byte-identical to -Oz')"
 
 # The code still works.
-export "$policy_variable=$scratch/policy.json"
+export "$policy_variable=$scratch/$policy_file"
 check_programs "$recipe" "$built" "$apps"
 
 if [ "$policy" = choice-inliner ]; then
@@ -239,7 +248,11 @@ if [ "$policy" = choice-inliner ]; then
   grep -q '"forced": 0' forced.json || fail "could not force the choice"
   evaluate forced.json >forced.txt
   ! cmp -s forced.txt expected.txt || fail "the choice forced to -Oz compiles as the choice does"
-  build_recipe "$scratch/work-set" "MLGO_PIPELINE_POLICY=$scratch/forced.json" MLGO_BEST_OF_SET=1
+  # In the blob form, as the build above: the set's alternatives are
+  # written in it too.
+  "$apps/mlgo-eval" rewrite-policy forced.json -o forced.policy --blobs >/dev/null ||
+    fail "rewrite-policy --blobs failed on forced.json"
+  build_recipe "$scratch/work-set" "MLGO_PIPELINE_POLICY=$scratch/forced.policy" MLGO_BEST_OF_SET=1
   differences=0
   while read -r module bytes; do
     actual="$(text_bytes "$scratch/work-set/build/$module")"
@@ -252,5 +265,5 @@ if [ "$policy" = choice-inliner ]; then
   ! ls "$scratch/work-set/build"/*mlgo-alternative* >/dev/null 2>&1 ||
     fail "--mlgo-best-of-set left its alternatives' files behind"
   echo "--mlgo-best-of-set: every object the best of the set"
-  MLGO_PIPELINE_POLICY="$scratch/forced.json" check_programs "$recipe" "$scratch/work-set/build" "$apps"
+  MLGO_PIPELINE_POLICY="$scratch/forced.policy" check_programs "$recipe" "$scratch/work-set/build" "$apps"
 fi

@@ -395,7 +395,7 @@ TEST(PassPipeline, AChoiceSaysWhereLlvmsInlinerRuns) {
 TEST(PassPipeline, EveryShippedPolicyLoads) {
   size_t pipelines = 0;
   for (const auto& entry : std::filesystem::directory_iterator(shippedPolicyDirectory())) {
-    if (entry.path().extension() != ".json")
+    if (entry.path().extension() != ".json" && entry.path().extension() != ".policy")
       continue;
     Expected<std::unique_ptr<Policy>> loaded = loadPolicy(entry.path());
     ASSERT_TRUE(loaded) << loaded.error().message;

@@ -1,6 +1,8 @@
 #include "mlgo/policies/PolicyFile.h"
 
 #include "mlgo/policies/Ensemble.h"
+#include "mlgo/policies/ModuleFeatures.h"
+#include "mlgo/policies/PassPipeline.h"
 
 #include "PoliciesTestSupport.h"
 
@@ -273,8 +275,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadPolicyEdit{"format", "\"mlgo-es-policy\"", "\"tflite\"",
                       "format: is \"tflite\", expected \"mlgo-es-policy\""},
-        BadPolicyEdit{"newer", "\"version\": 3", "\"version\": 4",
-                      "version: 4 is newer than this build of mlgo-es reads (3); update mlgo-es"},
+        BadPolicyEdit{"newer", "\"version\": 3", "\"version\": 5",
+                      "version: 5 is newer than this build of mlgo-es reads (4); update mlgo-es"},
         BadPolicyEdit{"versionType", "\"version\": 3", "\"version\": \"3\"",
                       "version: must be an integer"},
         BadPolicyEdit{"noVersion", "\"version\": 3,", "", "version: missing"},
@@ -320,7 +322,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicyEdit{"parameterCount", "\"parameters\": {", "\"parameters\": [0.5], \"x\": {",
                       "parameters: has 1 values but the architecture needs 16"},
         BadPolicyEdit{"parameterEncoding", "\"float64-le-base64\"", "\"float32-le-base64\"",
-                      "parameters.encoding: \"float32-le-base64\" is not float64-le-base64"},
+                      "parameters.encoding: \"float32-le-base64\" is not float64-le-base64 or "
+                      "float64-le-blob"},
         BadPolicyEdit{"parameterBytes", "\"data\": \"", "\"data\": \"AAAA",
                       "parameters.data: 131 bytes is not a whole number of doubles"},
         BadPolicyEdit{"parameterBase64", "\"data\": \"", "\"data\": \"!AAA",
@@ -437,6 +440,66 @@ TEST(PolicyFile, RejectsOtherBadFiles) {
   EXPECT_EQ(mlp.error().message,
             "m.json: mlp input \"a\" (int64_t[1]) has no vocabulary entry; only float vectors "
             "such as embeddings are passed through unnormalised");
+}
+
+// The blob form (version 4): the same policy as the text form, its runs of
+// doubles raw after the JSON head; a file whose blob area is cut short or
+// a blob reference in a text file is refused by field.
+TEST(PolicyFile, BlobFormReadsAsTheTextForm) {
+  auto choice = std::make_shared<PipelineChoice>();
+  PassPipeline skipping;
+  skipping.skipped = {{"LoopRotatePass", std::nullopt}};
+  choice->pipelines = {PassPipeline{}, skipping};
+  choice->features = moduleFeatureNames();
+  const size_t n = choice->features.size();
+  choice->mean.assign(n, 0.5);
+  choice->scale.assign(n, 3.0);
+  choice->neighbours = 2;
+  for (size_t e = 0; e < 40; ++e) {
+    std::vector<double> features(n, 1.0 / (static_cast<double>(e) + 3));
+    features[e % n] = -0.0;
+    choice->examples.push_back({features, e % 2, {0, e % 2 ? -0.01 : 0.25}});
+  }
+  ASSERT_TRUE(choice->validate());
+  PipelinePolicy policy(skipping, std::make_shared<MlpPolicy>(inlinerMlp()), choice);
+
+  Expected<std::string> text = policyToJson(policy);
+  Expected<std::string> blobs = policyToBytes(policy, PolicyEncoding::Blobs);
+  ASSERT_TRUE(text && blobs) << (text ? blobs.error().message : text.error().message);
+  EXPECT_FALSE(hasBlobArea(*text));
+  ASSERT_TRUE(hasBlobArea(*blobs));
+  EXPECT_LT(blobs->size(), text->size());
+  const std::string head = blobs->substr(0, blobs->find('\0'));
+  EXPECT_NE(head.find("\"version\": 4"), std::string::npos);
+  EXPECT_NE(head.find("\"encoding\": \"float64-le-blob\""), std::string::npos);
+  EXPECT_EQ(head.find("float64-le-base64"), std::string::npos) << "every run in the blob area";
+
+  // Read back, it is the same policy: its text form is the same bytes.
+  ScratchDirectory dir;
+  ASSERT_TRUE(savePolicy(policy, dir / "p.policy", PolicyEncoding::Blobs));
+  Expected<std::unique_ptr<Policy>> loaded = loadPolicy(dir / "p.policy");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  Expected<std::string> again = policyToJson(**loaded);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *text);
+  const auto* back = dynamic_cast<const PipelinePolicy*>(loaded->get());
+  ASSERT_TRUE(back && back->choice() && back->inliner());
+  EXPECT_TRUE(std::signbit(back->choice()->examples[0].features[0]));
+  std::vector<double> point(n, 0.9);
+  EXPECT_EQ(back->choice()->choose(point), choice->choose(point));
+
+  // The blob area cut short: the run that no longer fits is named.
+  Expected<std::unique_ptr<Policy>> cut =
+      policyFromJson(std::string_view(*blobs).substr(0, blobs->size() - 8), "p.policy");
+  ASSERT_FALSE(cut);
+  EXPECT_NE(cut.error().message.find("p.policy: "), std::string::npos);
+  EXPECT_NE(cut.error().message.find("do not fit the blob area"), std::string::npos)
+      << cut.error().message;
+  // The head alone (no NUL): a text file with blob references.
+  Expected<std::unique_ptr<Policy>> headOnly = policyFromJson(head, "h.json");
+  ASSERT_FALSE(headOnly);
+  EXPECT_NE(headOnly.error().message.find("a text file has none"), std::string::npos)
+      << headOnly.error().message;
 }
 
 } // namespace

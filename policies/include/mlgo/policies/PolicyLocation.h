@@ -38,11 +38,11 @@ Expected<bool> policyFallbackRequested(const char* environmentValue);
 Expected<std::filesystem::path> locatePolicyFile(const char* environmentValue,
                                                  const std::filesystem::path& workingDirectory);
 
-// The policies shipped with mlgo-es (configs/policies/NAME.json in the
-// source tree it was built from), so that users name one instead of finding
-// its file: `mlgo-eval run inlining-oz …`, `mlgo-cc --mlgo-policy=inlining-oz`.
+// The policies shipped with mlgo-es (configs/policies/NAME.json, or NAME.policy in the blob form,
+// in the source tree it was built from), so that users name one instead of finding its file:
+// `mlgo-eval run inlining-oz …`, `mlgo-cc --mlgo-policy=inlining-oz`.
 std::filesystem::path shippedPolicyDirectory();
-// Whether `spec` is a name rather than a path: no '/' and no ".json".
+// Whether `spec` is a name rather than a path: no '/', no ".json" and no ".policy".
 bool isPolicyName(std::string_view spec);
 // The file of shipped policy `name`; the error lists the shipped names.
 Expected<std::filesystem::path> shippedPolicy(std::string_view name);

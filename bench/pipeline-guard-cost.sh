@@ -5,7 +5,7 @@
 # choices of both tasks behind mlgo-cc --mlgo-best-of,
 #   - pipeline-inlining-oz-best-of (no novelty guard: every module may take
 #     another pipeline or the inliner policy), and
-#   - pipeline-inlining-oz (the novelty guard sends modules unlike the
+#   - pipeline-inlining-oz-v5 (round 15's pipeline-inlining-oz; the novelty guard sends modules unlike the
 #     training code to -Oz, whose compile then needs no second one),
 # in bytes (mlgo-eval report --best-of on the ten fresh code bases of
 # pipeline round 15 and on the split's test set: each module the smaller of
@@ -23,13 +23,13 @@ mkdir -p "$out"
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 ensure_corpora "${fresh[@]}" pcre2 libwebp flac json-c leveldb zeromq lua
 
-for policy in pipeline-inlining-oz pipeline-inlining-oz-best-of; do
-  report_on "$policy" "configs/policies/$policy.json" fresh "${fresh[@]}" --best-of
-  report_on "$policy" "configs/policies/$policy.json" test --split configs/inlining-split.toml \
+for policy in pipeline-inlining-oz-v5 pipeline-inlining-oz-best-of; do
+  report_on "$policy" "$policy" fresh "${fresh[@]}" --best-of
+  report_on "$policy" "$policy" test --split configs/inlining-split.toml \
     --set test --best-of
 done
 for recipe in lua flac; do
-  for policy in pipeline-inlining-oz pipeline-inlining-oz-best-of; do
+  for policy in pipeline-inlining-oz-v5 pipeline-inlining-oz-best-of; do
     timing="$out/build.$recipe.$policy.txt"
     [ -s "$timing" ] && grep -q "A/B cpu median" "$timing" && continue
     bench/paired-time.sh 3 \
@@ -39,7 +39,7 @@ for recipe in lua flac; do
   done
 done
 rm -rf "$out"/b-*
-for policy in pipeline-inlining-oz pipeline-inlining-oz-best-of; do
+for policy in pipeline-inlining-oz-v5 pipeline-inlining-oz-best-of; do
   echo "$policy behind --mlgo-best-of: the ten $(total "$out/$policy.fresh.md") %," \
     "test $(total "$out/$policy.test.md") %;" \
     "Lua CPU $(sed -n 's/^A\/B cpu median //p' "$out/build.lua.$policy.txt")," \

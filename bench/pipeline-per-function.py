@@ -6,7 +6,7 @@ bench/pipeline-per-function.py [-j N] [--alternative I] OUT CODEBASE...
 Each module of each code base (build/corpora/NAME/corpus) is compiled twice
 through clang-22 and the pass plugin, as a build compiles it: with -Oz and
 with alternative I (default 2: the wide-greedy pipeline, heuristic inliner)
-of the shipped choice (configs/policies/pipeline-inlining-oz.json). The
+of the shipped choice (configs/policies/pipeline-inlining-oz-v5.json). The
 defined functions' sizes (symbol sizes in .text) of the two objects give,
 per code base, in .text bytes:
   oz          -Oz's total;
@@ -102,7 +102,7 @@ def main():
     parser.add_argument("codebases", nargs="+")
     parser.add_argument("-j", type=int, default=2)
     parser.add_argument("--alternative", type=int, default=2)
-    parser.add_argument("--policy", default=str(ROOT / "configs/policies/pipeline-inlining-oz.json"))
+    parser.add_argument("--policy", default=str(ROOT / "configs/policies/pipeline-inlining-oz-v5.json"))
     options = parser.parse_args()
     out = pathlib.Path(options.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ out="${1:-$build/pipeline-v15}"
 v13="${MLGO_V13_DIR:-$build/pipeline-v13}"
 v14="${MLGO_V14_DIR:-$build/pipeline-v14}"
 eval="$build/apps/mlgo-eval"
-base=configs/policies/pipeline-inlining-oz.json
+base="${MLGO_V15_BASE:-configs/policies/pipeline-inlining-oz-v4.json}" # round 14's, shipped then
 fresh=(mbedtls libuv1 brotli jansson giflib libogg re2 muparser gflags pugixml)
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
@@ -83,7 +83,7 @@ echo "winner: test $(total "$out/winner.test.md") %, $(above "$out/winner.test.m
 
 # 4. For the record: the shipped policies of both tasks on the ten.
 report_on pipeline-oz configs/policies/pipeline-oz.json fresh "${fresh[@]}"
-report_on best-of configs/policies/pipeline-inlining-oz-best-of.json fresh "${fresh[@]}" --best-of
+report_on best-of pipeline-inlining-oz-best-of fresh "${fresh[@]}" --best-of
 [ -s "$out/inlining-oz.fresh.md" ] ||
   "$eval" report inlining-oz "${fresh[@]}" --markdown "$out/inlining-oz.fresh.md" \
     --values "$out/inlining-oz.fresh.values" >"$out/inlining-oz.fresh.log" 2>&1

@@ -36,7 +36,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="${MLGO_BUILD_DIR:-build}"
 out="${1:-$build/pipeline-v16}"
 eval="$build/apps/mlgo-eval"
-base=configs/policies/pipeline-inlining-oz.json
+base="${MLGO_V16_BASE:-configs/policies/pipeline-inlining-oz-v5.json}" # round 15's, shipped then
 mkdir -p "$out"
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 sed -n '/^# The rule/,/^#   4\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"

@@ -40,7 +40,7 @@ out="${1:-$build/pipeline-v17}"
 v14="${MLGO_V14_DIR:-$build/pipeline-v14}"
 v15="${MLGO_V15_DIR:-$build/pipeline-v15}"
 eval="$build/apps/mlgo-eval"
-base=configs/policies/pipeline-inlining-oz.json
+base="${MLGO_V17_BASE:-configs/policies/pipeline-inlining-oz-v5.json}" # round 15's, shipped then
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

@@ -23,6 +23,7 @@ if [ -n "$policy" ]; then
   launcher=(--launcher "$build/apps/mlgo-cc")
   file=$policy
   [ -f "$file" ] || file="$source_dir/configs/policies/$policy.json"
+  [ -f "$file" ] || file="$source_dir/configs/policies/$policy.policy" # the blob form
   # A pass-pipeline policy goes where the launcher's --mlgo-best-of-set
   # (MLGO_BEST_OF_SET=1 from the caller) looks for one.
   if grep -q '"kind": *"pipeline"' "$file" 2>/dev/null; then

@@ -18,6 +18,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace fs = std::filesystem;
 
@@ -351,14 +352,21 @@ public:
                              " bytes" + (blobs_.empty() ? ": a text file has none" : "") + ")");
     std::vector<double> values(size);
     const char* bytes = blobs_.data() + start;
-    for (size_t i = 0; i < values.size(); ++i) {
-      uint64_t bits = 0;
-      for (size_t b = 0; b < 8; ++b)
-        bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
-      values[i] = std::bit_cast<double>(bits);
+    if constexpr (std::endian::native == std::endian::little) {
+      // The area's own layout: one copy (byte by byte, the blob form's load
+      // was mostly this loop).
+      std::memcpy(values.data(), bytes, 8 * size);
+    } else {
+      for (size_t i = 0; i < values.size(); ++i) {
+        uint64_t bits = 0;
+        for (size_t b = 0; b < 8; ++b)
+          bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
+        values[i] = std::bit_cast<double>(bits);
+      }
+    }
+    for (size_t i = 0; i < values.size(); ++i)
       if (!std::isfinite(values[i]))
         return error(path + "[" + std::to_string(i) + "]", "must be a finite number");
-    }
     return values;
   }
 

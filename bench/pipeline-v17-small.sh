@@ -41,7 +41,7 @@ import json, sys
 sys.path.insert(0, "bench")
 import policy_file
 policy = policy_file.load("configs/policies/pipeline-inlining-oz.policy")
-policy["inliner"] = json.load(open("configs/policies/inlining-oz-small.json"))
+policy["inliner"] = policy_file.load("configs/policies/inlining-oz-small.policy")
 json.dump(policy, open(sys.argv[1], "w"), indent=1)
 PY
   "$eval" rewrite-policy "$out/variant.json" -o "$variant" --blobs >/dev/null

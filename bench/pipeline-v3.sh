@@ -41,10 +41,12 @@ search choice-inl4 --program-search choice --inliner inlining-oz "${pool[@]}"
 search choice-inl6 --program-search choice --inliner inlining-oz --set-size 6 "${pool[@]}"
 # The shipped choice with the shipped inliner in all its pipelines.
 if [ ! -s "$out/pipeline-oz+inl.json" ]; then
-  python3 - configs/policies/pipeline-oz.json configs/policies/inlining-oz.json \
+  python3 - configs/policies/pipeline-oz.json configs/policies/inlining-oz.policy \
     "$out/pipeline-oz+inl.json" <<'PY'
 import json, sys
-pipeline, inliner = (json.load(open(p)) for p in sys.argv[1:3])
+sys.path.insert(0, "bench")
+import policy_file
+pipeline, inliner = (policy_file.load(p) for p in sys.argv[1:3])
 pipeline["inliner"] = inliner
 json.dump(pipeline, open(sys.argv[3], "w"))
 PY

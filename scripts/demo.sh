@@ -77,7 +77,7 @@ echo
 echo "== 3. A real build: libpng from source through mlgo-cc --mlgo-policy=inlining-oz --mlgo-best-of"
 phase "configure and make libpng with the launcher as CC, then its own test (pngtest)"
 rm -rf "$OUT/libpng"
-export MLGO_POLICY="$PWD/configs/policies/inlining-oz.json" MLGO_BEST_OF=1
+export MLGO_POLICY="$PWD/configs/policies/inlining-oz.policy" MLGO_BEST_OF=1
 quietly bash corpus/recipes/libpng.sh --work-dir "$OUT/libpng" --launcher "$BIN/mlgo-cc"
 policy=$(text_bytes "$OUT/libpng/build") # the library's objects, as the corpus build's
 plain=$(text_bytes "$CORPORA/libpng/build")

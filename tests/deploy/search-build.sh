@@ -21,7 +21,7 @@ plain="$build/corpora/$recipe/build"
 # shellcheck source=build-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
 enter_scratch "$scratch"
-export MLGO_POLICY="$source_dir/configs/policies/inlining-oz.json" MLGO_SEARCH="$budget"
+export MLGO_POLICY="$source_dir/configs/policies/inlining-oz.policy" MLGO_SEARCH="$budget"
 export MLGO_SEARCH_CACHE="$scratch/cache"
 
 text_bytes() {

@@ -6,6 +6,7 @@
 # code bases (their corpora built first if missing), then one table of
 # per-code-base figures against -Oz in OUT/summary.md. Alone:
 #   pipeline-inlining-oz      both tasks (the pass-pipeline task's shipped choice)
+#   pipeline-inlining-oz-small  the same with the distilled inliner
 #   pipeline-inlining-oz-v5   the one it replaced (round 15's)
 #   pipeline-oz               the pipeline alone, LLVM's inliner
 #   inlining-oz               the inliner alone, -Oz's pipeline
@@ -15,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ $# -ge 2 ] || {
-  sed -n '2,14p' "$0"
+  sed -n '2,15p' "$0"
   exit 2
 }
 out=$1
@@ -28,7 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 ensure_corpora "$@"
 
 rows=()
-for policy in pipeline-inlining-oz pipeline-inlining-oz-v5 pipeline-oz inlining-oz; do
+for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v5 pipeline-oz inlining-oz; do
   task=(--task pass-pipeline)
   [ "$policy" != inlining-oz ] || task=()
   if [ ! -s "$out/$policy.md" ]; then

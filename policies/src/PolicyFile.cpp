@@ -355,7 +355,8 @@ public:
     if constexpr (std::endian::native == std::endian::little) {
       // The area's own layout: one copy (byte by byte, the blob form's load
       // was mostly this loop).
-      std::memcpy(values.data(), bytes, 8 * size);
+      if (size > 0)
+        std::memcpy(values.data(), bytes, 8 * size);
     } else {
       for (size_t i = 0; i < values.size(); ++i) {
         uint64_t bits = 0;

@@ -30,7 +30,8 @@ eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 sed -n '/^# The rule/,/^#   4\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 margins=(0.3 1 2)
-total() { sed -n 's/^| \*\*total\*\* |.*| \*\*\([-+0-9.]*\) %\*\* |.*/\1/p' "$1"; }
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # total
 
 for m in "${margins[@]}"; do
   policy="$out/margin-$m.json"

@@ -323,15 +323,30 @@ public:
     const std::vector<unsigned char>& bytes = *decoded;
     if (bytes.size() % 8 != 0)
       return error(path, std::to_string(bytes.size()) + " bytes is not a whole number of doubles");
-    std::vector<double> values(bytes.size() / 8);
-    for (size_t i = 0; i < values.size(); ++i) {
-      uint64_t bits = 0;
-      for (size_t b = 0; b < 8; ++b)
-        bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
-      values[i] = std::bit_cast<double>(bits);
+    return littleEndianDoubles(reinterpret_cast<const char*>(bytes.data()), bytes.size() / 8, path);
+  }
+
+  // `count` little-endian doubles at `bytes` (base64-decoded or in the blob
+  // area), each finite.
+  Expected<std::vector<double>> littleEndianDoubles(const char* bytes, size_t count,
+                                                    const std::string& path) const {
+    std::vector<double> values(count);
+    if constexpr (std::endian::native == std::endian::little) {
+      // The file's own layout: one copy (byte by byte, reading a large
+      // policy was mostly this loop).
+      if (count > 0)
+        std::memcpy(values.data(), bytes, 8 * count);
+    } else {
+      for (size_t i = 0; i < count; ++i) {
+        uint64_t bits = 0;
+        for (size_t b = 0; b < 8; ++b)
+          bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
+        values[i] = std::bit_cast<double>(bits);
+      }
+    }
+    for (size_t i = 0; i < count; ++i)
       if (!std::isfinite(values[i]))
         return error(path + "[" + std::to_string(i) + "]", "must be a finite number");
-    }
     return values;
   }
 
@@ -350,25 +365,7 @@ public:
       return error(path, std::to_string(size) + " doubles at byte " + std::to_string(start) +
                              " do not fit the blob area (" + std::to_string(blobs_.size()) +
                              " bytes" + (blobs_.empty() ? ": a text file has none" : "") + ")");
-    std::vector<double> values(size);
-    const char* bytes = blobs_.data() + start;
-    if constexpr (std::endian::native == std::endian::little) {
-      // The area's own layout: one copy (byte by byte, the blob form's load
-      // was mostly this loop).
-      if (size > 0)
-        std::memcpy(values.data(), bytes, 8 * size);
-    } else {
-      for (size_t i = 0; i < values.size(); ++i) {
-        uint64_t bits = 0;
-        for (size_t b = 0; b < 8; ++b)
-          bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
-        values[i] = std::bit_cast<double>(bits);
-      }
-    }
-    for (size_t i = 0; i < values.size(); ++i)
-      if (!std::isfinite(values[i]))
-        return error(path + "[" + std::to_string(i) + "]", "must be a finite number");
-    return values;
+    return littleEndianDoubles(blobs_.data() + start, size, path);
   }
 
   Status checkEncoding(const std::string& encoding, const std::string& path) const {

@@ -1104,6 +1104,8 @@ struct SearchArgs {
   std::string startPolicy; // the decisions to start from, if not -Oz's
   bool calleeConsistent = false;
   std::optional<int64_t> flipsFrom; // one way only, if given
+  size_t pairFirsts = 0;            // the pair phase's first steps per module (0: none)
+  size_t pairSeconds = training::DecisionSearchOptions().pairSeconds;
   bool timeReport = false;
   std::string checkpoint;         // progress file: saved as it goes, resumed from if present
   size_t checkpointModules = 256; // modules compiled between checkpoints within a round
@@ -1300,6 +1302,9 @@ void printSearchSummary(const training::DecisionSearchResult& result,
               result.rounds, result.compilations, tried, kept, smaller, result.modules.size(),
               std::string(measure.lower).c_str(), compared(best).c_str(), output.c_str(),
               output.c_str());
+  if (result.pairTrials > 0)
+    std::printf("pairs: %zu compilations; %zu modules kept a pair\n", result.pairTrials,
+                result.pairModules);
   std::string full;
   size_t fullCount = 0;
   for (const auto& [why, count] : result.fullCompiles) {
@@ -1331,6 +1336,8 @@ int runSearch(const SearchArgs& args) {
   search.trialsPerRound = args.trialsPerRound;
   search.calleeConsistent = args.calleeConsistent;
   search.flipsFrom = args.flipsFrom;
+  search.pairFirsts = args.pairFirsts;
+  search.pairSeconds = args.pairSeconds;
   std::unique_ptr<policies::Policy> start;
   if (!args.startPolicy.empty()) {
     Expected<std::unique_ptr<policies::Policy>> loaded =
@@ -1810,6 +1817,18 @@ CLI::App* defineSearchCommand(CLI::App& app, SearchArgs& searchArgs) {
                    "(inlining: 1, every flip declines an inline; 0, every flip inlines); "
                    "default: both ways")
       ->check(CLI::IsMember({0, 1}));
+  searchCmd
+      ->add_option("--pairs", searchArgs.pairFirsts,
+                   "Pairs where single flips find nothing: after the rounds, each module that "
+                   "kept no flip takes its N cheapest tried flips as first steps and tries each "
+                   "with one of the next --pair-seconds decisions of its trajectory, keeping "
+                   "the best pair if the module gets smaller (0: no pairs)")
+      ->capture_default_str();
+  searchCmd
+      ->add_option("--pair-seconds", searchArgs.pairSeconds,
+                   "With --pairs: the decisions after a first step tried with it")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   searchCmd->add_option(
       "--checkpoint", searchArgs.checkpoint,
       "Save the search's progress to this file as it goes (with FILE.tried.h5, a copy of "

@@ -52,6 +52,10 @@ public:
   // decisions per module and round (Scorer::evaluateTrials compiles each).
   bool incremental = false;
   bool incrementalTrials() const override { return incremental; }
+  // Replaces the size model when set: a module's size from the sites where
+  // the decision is not the heuristic's, so a test can make flips interact
+  // (two that pay only together).
+  std::function<int64_t(const std::string&, const std::vector<size_t>&)> flippedSize;
 
   // The task the trainers are given (the inliner's), its reward included.
   evaluators::CompilerTask compilerTask = evaluators::CompilerTask::inliningForSize();
@@ -117,6 +121,13 @@ private:
   }
   uint64_t sizeOf(const std::string& module, const std::vector<double>& rows,
                   const std::vector<int64_t>& actions) const {
+    if (flippedSize) {
+      std::vector<size_t> flipped;
+      for (size_t s = 0; s < actions.size(); ++s)
+        if (actions[s] != static_cast<int64_t>(rows[s * 4 + 3]))
+          flipped.push_back(s);
+      return static_cast<uint64_t>(flippedSize(module, flipped));
+    }
     const int64_t sign = invertedModules.count(module) ? -1 : 1;
     int64_t size = 2000;
     for (size_t s = 0; s < actions.size(); ++s)

@@ -39,6 +39,9 @@ struct Frontier {
   // position: what a checkpoint needs to compile its trajectory again.
   std::vector<uint64_t> toggled;
   size_t lastPosition = 0;
+  // While nothing is kept: the cheapest tried flips, the pair phase's first
+  // steps, cheapest first (ties: the earlier tried first).
+  std::vector<SearchProgress::FirstStep> firsts;
 };
 
 constexpr uint64_t kOrderTag = 0x5ea7c40d;
@@ -156,6 +159,9 @@ std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policie
 Status DecisionSearchOptions::validate() const {
   if (trialsPerRound < 1)
     return makeError("trialsPerRound: must be at least 1");
+  if (pairFirsts > 0 && pairSeconds < 1)
+    return makeError("pairSeconds: must be at least 1 with pairs (pairFirsts " +
+                     std::to_string(pairFirsts) + ")");
   if (flipsFrom && *flipsFrom != 0 && *flipsFrom != 1)
     return makeError("flipsFrom: must be one of the two actions, 0 or 1 (got " +
                      std::to_string(*flipsFrom) + ")");
@@ -204,6 +210,9 @@ public:
   // Takes a round's results in the search's order: per module up to its
   // first kept flip (the rest were drawn from the trajectory before it).
   void take(const Round& round, const evaluators::TrialResults& trials);
+  // The pair phase (DecisionSearchOptions::pairFirsts), once.
+  Status pairs();
+  bool pairsDone() const { return pairsDone_; }
   // The start with every state some module keeps flipped away from it
   // toggled once.
   policies::FlipSetPolicy merged() const;
@@ -224,6 +233,35 @@ private:
   std::optional<DecisionSearchResult> result_;
   std::optional<policies::FlipSetPolicy> start_;
   std::unordered_map<uint64_t, int64_t> keptBy_; // state -> modules keeping it flipped
+  bool pairsDone_ = false;
+
+  // Module m keeps `state` toggled from its base.
+  void keepFlip(size_t m, uint64_t state) {
+    Frontier& f = frontier_[m];
+    f.base->toggle(state);
+    keptBy_[state] += f.base->flips(state) != start_->flips(state) ? 1 : -1;
+    f.toggled.push_back(state);
+  }
+  // A tried flip that did not pay, as a first step of module m's pairs.
+  void rememberFirst(size_t m, const SearchProgress::FirstStep& step) {
+    std::vector<SearchProgress::FirstStep>& firsts = frontier_[m].firsts;
+    auto at =
+        std::upper_bound(firsts.begin(), firsts.end(), step,
+                         [](const auto& a, const auto& b) { return a.measured < b.measured; });
+    if (static_cast<size_t>(at - firsts.begin()) >= options_.pairFirsts)
+      return;
+    firsts.insert(at, step);
+    if (firsts.size() > options_.pairFirsts)
+      firsts.pop_back();
+  }
+  void count(const evaluators::TrialResults& trials) {
+    DecisionSearchResult& result = *result_;
+    result.compilations += trials.trials;
+    result.incremental += trials.incremental;
+    result.verified += trials.verified;
+    for (const auto& [why, n] : trials.fullCompiles)
+      result.fullCompiles[why] += n;
+  }
 };
 
 Status GreedySearch::start() {
@@ -322,11 +360,7 @@ Round GreedySearch::plan(size_t roundNumber) {
 
 void GreedySearch::take(const Round& round, const evaluators::TrialResults& trials) {
   DecisionSearchResult& result = *result_;
-  result.compilations += trials.trials;
-  result.incremental += trials.incremental;
-  result.verified += trials.verified;
-  for (const auto& [why, count] : trials.fullCompiles)
-    result.fullCompiles[why] += count;
+  count(trials);
   for (size_t b = 0; b < round.modules.size(); ++b) {
     const size_t m = round.modules[b];
     Frontier& f = frontier_[m];
@@ -340,13 +374,15 @@ void GreedySearch::take(const Round& round, const evaluators::TrialResults& tria
       if (options_.onTried)
         options_.onTried(
             {m, round.pending[b][t].position, &f.trajectory, *r.best, f.bestBytes, &job, keep});
-      if (!keep)
+      const evaluators::DecisionTrial& trial = round.request.batches[b].trials[t];
+      if (!keep) {
+        if (options_.pairFirsts > 0 && r.kept == 0 && job.ok() && job.trajectory && job.measured)
+          rememberFirst(m, {*job.measured, trial.position, trial.state});
         continue;
-      const uint64_t state = round.request.batches[b].trials[t].state;
-      f.base->toggle(state);
-      keptBy_[state] += f.base->flips(state) != start_->flips(state) ? 1 : -1;
-      f.toggled.push_back(state);
-      f.lastPosition = round.request.batches[b].trials[t].position;
+      }
+      keepFlip(m, trial.state);
+      f.firsts.clear();
+      f.lastPosition = trial.position;
       r.best = job.measured.value_or(0);
       f.bestBytes = job.sizeBytes;
       ++r.kept;
@@ -355,6 +391,140 @@ void GreedySearch::take(const Round& round, const evaluators::TrialResults& tria
     }
   }
   result.policy = merged();
+}
+
+Status GreedySearch::pairs() {
+  DecisionSearchResult& result = *result_;
+  pairsDone_ = true;
+  // The first steps' trajectories: each compiled again as a trial of the
+  // module's start (a checkpoint keeps the steps, not their trajectories).
+  Round record;
+  for (size_t m = 0; m < modules_.size(); ++m) {
+    const Frontier& f = frontier_[m];
+    if (!f.base || result.modules[m].kept > 0 || f.firsts.empty())
+      continue;
+    evaluators::TrialBatch& batch = record.request.batches.emplace_back();
+    batch.module = modules_[m];
+    batch.base = &*f.base;
+    for (const SearchProgress::FirstStep& first : f.firsts)
+      batch.trials.push_back({first.position, first.state});
+    record.modules.push_back(m);
+  }
+  if (record.modules.empty())
+    return Status::ok();
+  record.request.showProgress = options_.showProgress;
+  const evaluators::TrialResults recorded = scorer_.evaluateTrials(record.request);
+  if (recorded.problem)
+    return *recorded.problem;
+  count(recorded);
+  result.pairTrials += recorded.trials;
+
+  // Per module and first step, the next pairSeconds decisions of the first
+  // step's trajectory, each a trial of both flips.
+  struct PairBatch {
+    size_t module = 0, first = 0;
+    const evaluators::JobResult* before = nullptr; // the first step alone
+    std::vector<size_t> positions;                 // in its trajectory
+  };
+  std::vector<PairBatch> planned;
+  std::vector<policies::FlipSetPolicy> bases;
+  size_t firstSteps = 0;
+  for (size_t b = 0; b < record.modules.size(); ++b)
+    firstSteps += record.request.batches[b].trials.size();
+  bases.reserve(firstSteps); // batches point into it
+  Round pairs;
+  for (size_t b = 0; b < record.modules.size(); ++b) {
+    const size_t m = record.modules[b];
+    const Frontier& f = frontier_[m];
+    for (size_t k = 0; k < f.firsts.size(); ++k) {
+      const evaluators::JobResult& job = recorded.jobs[b][k];
+      if (!job.ok() || !job.trajectory)
+        continue;
+      const policies::Trajectory& t = *job.trajectory;
+      const SearchProgress::FirstStep& first = f.firsts[k];
+      bases.push_back(*f.base);
+      bases.back().toggle(first.state);
+      const policies::FlipSetPolicy& base = bases.back();
+      auto stateAt = [&](size_t d) { return base.stateHash({t.row(d), t.width}); };
+      PairBatch plan{m, k, &job, {}};
+      evaluators::TrialBatch batch{modules_[m], &base, {}};
+      for (size_t d = first.position + 1;
+           d < t.decisions() && plan.positions.size() < options_.pairSeconds; ++d) {
+        const std::vector<uint8_t>& follows = t.followsCommitment;
+        if ((d < follows.size() && follows[d]) ||
+            (options_.flipsFrom && t.actions[d] != *options_.flipsFrom))
+          continue;
+        const uint64_t state = stateAt(d);
+        if (state == first.state) // toggled again, it would undo the first step
+          continue;
+        size_t at = 0;
+        while (stateAt(at) != state)
+          ++at;
+        batch.trials.push_back({at, state});
+        plan.positions.push_back(d);
+      }
+      if (batch.trials.empty())
+        continue;
+      pairs.request.batches.push_back(std::move(batch));
+      pairs.modules.push_back(m);
+      planned.push_back(std::move(plan));
+    }
+  }
+  if (planned.empty())
+    return Status::ok();
+  pairs.request.showProgress = options_.showProgress;
+  const evaluators::TrialResults tried = scorer_.evaluateTrials(pairs.request);
+  if (tried.problem)
+    return *tried.problem;
+  count(tried);
+  result.pairTrials += tried.trials;
+
+  // Each module's best pair (ties: the earlier tried), kept if it is
+  // smaller than the module's start.
+  std::map<size_t, std::pair<size_t, size_t>> best; // module -> (batch, trial)
+  for (size_t b = 0; b < planned.size(); ++b)
+    for (size_t t = 0; t < planned[b].positions.size(); ++t) {
+      const evaluators::JobResult& job = tried.jobs[b][t];
+      const size_t m = planned[b].module;
+      if (!job.ok() || !job.trajectory || !job.measured || *job.measured >= *result.modules[m].best)
+        continue;
+      auto found = best.find(m);
+      if (found == best.end() ||
+          *job.measured < *tried.jobs[found->second.first][found->second.second].measured)
+        best[m] = {b, t};
+    }
+  for (size_t b = 0; b < planned.size(); ++b) {
+    const PairBatch& plan = planned[b];
+    const size_t m = plan.module;
+    ModuleSearch& r = result.modules[m];
+    const auto chosen = best.find(m);
+    for (size_t t = 0; t < plan.positions.size(); ++t) {
+      ++r.tried;
+      const bool kept = chosen != best.end() && chosen->second == std::make_pair(b, t);
+      if (options_.onTried)
+        options_.onTried({m, plan.positions[t], &*plan.before->trajectory,
+                          plan.before->measured.value_or(0), plan.before->sizeBytes,
+                          &tried.jobs[b][t], kept});
+    }
+  }
+  for (const auto& [m, at] : best) {
+    const auto [b, t] = at;
+    Frontier& f = frontier_[m];
+    ModuleSearch& r = result.modules[m];
+    const evaluators::JobResult& job = tried.jobs[b][t];
+    const evaluators::DecisionTrial& second = pairs.request.batches[b].trials[t];
+    keepFlip(m, f.firsts[planned[b].first].state);
+    keepFlip(m, second.state);
+    f.lastPosition = second.position;
+    f.firsts.clear();
+    r.best = *job.measured;
+    r.kept += 2;
+    f.bestBytes = job.sizeBytes;
+    f.trajectory = *job.trajectory;
+    ++result.pairModules;
+  }
+  result.policy = merged();
+  return Status::ok();
 }
 
 policies::FlipSetPolicy GreedySearch::merged() const {
@@ -379,8 +549,11 @@ SearchProgress GreedySearch::progress(uint64_t fingerprint, bool stopped) const 
     const Frontier& f = frontier_[m];
     const ModuleSearch& r = result.modules[m];
     saved.modules.push_back({f.rounds, f.next, f.active, r.tried, r.start, r.best, f.bestBytes,
-                             f.toggled, f.lastPosition});
+                             f.toggled, f.lastPosition, f.firsts});
   }
+  saved.pairsDone = pairsDone_;
+  saved.pairTrials = result.pairTrials;
+  saved.pairModules = result.pairModules;
   return saved;
 }
 
@@ -411,6 +584,7 @@ Status GreedySearch::restore(const SearchProgress& saved, bool compile) {
     r.tried = s.tried;
     r.kept = s.toggled.size();
     r.best = s.best;
+    f.firsts = s.firsts;
     if (s.toggled.empty())
       continue;
     if (!f.base)
@@ -430,6 +604,9 @@ Status GreedySearch::restore(const SearchProgress& saved, bool compile) {
     batch.trials.push_back({s.lastPosition, s.toggled.back()});
     again.modules.push_back(m);
   }
+  pairsDone_ = saved.pairsDone;
+  result.pairTrials = saved.pairTrials;
+  result.pairModules = saved.pairModules;
   result.rounds = saved.rounds;
   result.compilations = saved.compilations;
   result.incremental = saved.incremental;
@@ -536,6 +713,19 @@ std::string SearchProgress::text() const {
       out += " " + std::to_string(state);
     out += "\n";
   }
+  // Only when there are any, so that checkpoints without pairs read as
+  // before.
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (modules[i].firsts.empty())
+      continue;
+    out += "firsts " + std::to_string(i) + " " + std::to_string(modules[i].firsts.size());
+    for (const FirstStep& first : modules[i].firsts)
+      out += " " + detail::exactDecimal(first.measured) + " " + std::to_string(first.position) +
+             " " + std::to_string(first.state);
+    out += "\n";
+  }
+  if (pairsDone)
+    out += "pairs-done " + std::to_string(pairTrials) + " " + std::to_string(pairModules) + "\n";
   return out + "end\n";
 }
 
@@ -598,6 +788,18 @@ Expected<SearchProgress> SearchProgress::parse(std::string_view text) {
       m.active = active == 1;
       for (size_t i = 0; ok && i < toggles; ++i)
         ok = fields.integer(m.toggled.emplace_back());
+    } else if (key == "firsts") {
+      size_t index = 0, count = 0;
+      ok = fields.integer(index) && index < progress.modules.size() && fields.integer(count) &&
+           count < (1u << 16) && progress.modules[index].firsts.empty();
+      for (size_t i = 0; ok && i < count; ++i) {
+        FirstStep& first = progress.modules[index].firsts.emplace_back();
+        ok = fields.real(first.measured) && fields.integer(first.position) &&
+             fields.integer(first.state);
+      }
+    } else if (key == "pairs-done") {
+      progress.pairsDone = true;
+      ok = fields.integer(progress.pairTrials) && fields.integer(progress.pairModules);
     } else if (key == "end") {
       ended = true;
     } else {
@@ -627,6 +829,9 @@ uint64_t searchFingerprint(const evaluators::Scorer& scorer,
   // Only when set, so that checkpoints written before the option still match.
   if (options.flipsFrom)
     key += "flips-from " + std::to_string(*options.flipsFrom) + "\n";
+  if (options.pairFirsts > 0)
+    key += "pairs " + std::to_string(options.pairFirsts) + " " +
+           std::to_string(options.pairSeconds) + "\n";
   for (const corpus::ModuleSpec* module : modules)
     key += module->name + "\n";
   return hashBytes(key);
@@ -647,6 +852,7 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
   GreedySearch search(scorer, modules, options);
   MLGO_TRY(search.start());
   size_t round = 1;
+  bool exhausted = false; // the rounds ended by running out of decisions
   if (const SearchProgress* saved = options.resume) {
     if (saved->fingerprint != fingerprint)
       return makeError("decision search: the checkpoint is of another search (other modules, "
@@ -663,8 +869,10 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
   for (;; ++round) {
     Round next = search.plan(round);
     // A resumed round may have nothing left but its end (onRound).
-    if (next.request.batches.empty() && !search.begun(round))
+    if (next.request.batches.empty() && !search.begun(round)) {
+      exhausted = true;
       break;
+    }
     next.request.showProgress = options.showProgress;
     const size_t chunk =
         options.checkpointModules ? options.checkpointModules : next.modules.size();
@@ -682,6 +890,11 @@ Expected<DecisionSearchResult> searchDecisions(evaluators::Scorer& scorer,
         !options.onRound || options.onRound(round, options.maxDecisions, search.result().policy);
     if (!checkpoint(!more) || !more)
       break;
+  }
+  if (exhausted && options.pairFirsts > 0 && !search.pairsDone()) {
+    if (Status paired = search.pairs(); !paired)
+      return makeError("decision search: pairs: " + paired.error().message);
+    checkpoint(true);
   }
   return std::move(search.result());
 }

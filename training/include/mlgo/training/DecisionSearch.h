@@ -71,6 +71,14 @@ std::vector<size_t> guidedOrder(const policies::Trajectory& start, const policie
 // resume from the last one (a trial of its decisions before it), and must
 // measure what it measured when saved.
 struct SearchProgress {
+  // A tried flip that did not pay, kept as a pair's first step: its trial's
+  // measure, its trial position and state (on the module's start trajectory).
+  struct FirstStep {
+    double measured = 0;
+    size_t position = 0;
+    uint64_t state = 0;
+    bool operator==(const FirstStep&) const = default;
+  };
   struct Module {
     size_t rounds = 0; // rounds this module has done
     size_t next = 0;   // Frontier::next
@@ -80,10 +88,15 @@ struct SearchProgress {
     uint64_t bestBytes = 0;
     std::vector<uint64_t> toggled; // states, in the order the module kept them
     size_t lastPosition = 0;       // the last kept flip's trial position
+    // While the module has kept nothing: its cheapest tried flips, the pair
+    // phase's first steps (DecisionSearchOptions::pairFirsts).
+    std::vector<FirstStep> firsts;
   };
-  uint64_t fingerprint = 0; // searchFingerprint of the search it belongs to
-  bool stopped = false;     // onRound ended the search: nothing is left to do
-  size_t rounds = 0;        // complete rounds
+  uint64_t fingerprint = 0;               // searchFingerprint of the search it belongs to
+  bool stopped = false;                   // onRound ended the search: nothing is left to do
+  bool pairsDone = false;                 // the pair phase has run (it runs once, after the rounds)
+  size_t pairTrials = 0, pairModules = 0; // DecisionSearchResult's
+  size_t rounds = 0;                      // complete rounds
   std::vector<Module> modules;
   size_t compilations = 0, incremental = 0, verified = 0;
   std::map<std::string, size_t> fullCompiles;
@@ -128,6 +141,20 @@ struct DecisionSearchOptions {
   // tried trace records it (kFlipsFromAttribute) for bc-train. nullopt:
   // both ways.
   std::optional<int64_t> flipsFrom;
+  // Pairs where single flips find nothing: after the rounds, a module that
+  // kept no flip takes its `pairFirsts` cheapest tried flips (the least
+  // growth; ties to the earlier tried) as first steps and, on each one's
+  // trajectory, tries the next `pairSeconds` decisions after it with both
+  // flips. A flip that costs alone can pay with a second one that only its
+  // trajectory reaches (declining a callee's last remaining call lets its
+  // body go; an inline exposes a fold). A module keeps its best pair if it
+  // is smaller than its start. 0: no pair phase. It runs once, only when the
+  // rounds end by running out of decisions (not when onRound or a budget
+  // stops the search), and costs per such module pairFirsts compiles to
+  // record the first steps' trajectories plus at most
+  // pairFirsts × pairSeconds trials (incremental when the scorer is).
+  size_t pairFirsts = 0;
+  size_t pairSeconds = 8;
   // SearchOrder::Guided's margins come from this policy (null: `start`).
   const policies::Policy* guide = nullptr;
   // Progress lines on stderr while the start and each round compile (a
@@ -154,7 +181,8 @@ struct DecisionSearchOptions {
 // What a checkpoint must match to continue a search: the modules' names,
 // the scorer's compiler and task, and every option that changes what is
 // tried (maxDecisions, order, seed, trialsPerRound when trials are
-// incremental, calleeConsistent; a start policy is checked by its measures).
+// incremental, calleeConsistent, flipsFrom and the pair phase's sizes when
+// set; a start policy is checked by its measures).
 uint64_t searchFingerprint(const evaluators::Scorer& scorer,
                            std::span<const corpus::ModuleSpec* const> modules,
                            const DecisionSearchOptions& options);
@@ -179,6 +207,10 @@ struct DecisionSearchResult {
   size_t incremental = 0;
   size_t verified = 0;
   std::map<std::string, size_t> fullCompiles;
+  // The pair phase: trials compiled (first steps' recordings included) and
+  // modules that kept a pair.
+  size_t pairTrials = 0;
+  size_t pairModules = 0;
 };
 
 // Errors: the modules' -Oz trajectories could not be recorded (every module

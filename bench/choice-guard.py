@@ -28,6 +28,10 @@ and costs computed as `pipeline-search` does), and the novelty threshold
 may be calibrated across code bases (`cross:Q`: the Q-quantile of each
 example's distance to the nearest example of another code base, what an
 unseen code base's module meets) rather than among all examples (`Q`).
+`--examples all+ridge` (round 18) is every training module with a second
+opinion: a ridge regression of each alternative's relative change on the
+scaled features (size-weighted, lambda 10), which must also predict the
+vote's winner cheaper than the fallback (PipelineChoice's `confirm`).
 Prints, per candidate, the total change against the fallback, the modules
 larger, the code bases above the fallback and the worst one (with
 --best-of instead: behind mlgo-cc --mlgo-best-of, each module the smaller
@@ -109,7 +113,21 @@ def examples_from(train, name):
     scale = np.where(variance > 1e-12, np.sqrt(variance), 1.0)
     costs = (m - m[:, [0]]) / np.maximum(m[:, [0]], 1)
     return {"name": name, "x": (x - mean) / scale, "costs": costs, "mean": mean, "scale": scale,
-            "labels": m.argmin(1), "cb": train["cb"][keep]}
+            "labels": m.argmin(1), "cb": train["cb"][keep], "sizes": m[:, 0]}
+
+
+def with_confirm(examples, name, strength=10.0):
+    """The examples with a second opinion (round 18): ridge regression of
+    each alternative's relative change on the scaled features, each example
+    weighted by its fallback size (relative to the mean), the intercept not
+    penalised; (features + 1) x alternatives weights, as PipelineChoice's
+    `confirm` reads them."""
+    a = np.hstack([examples["x"], np.ones((len(examples["x"]), 1))])
+    w = examples["sizes"] / examples["sizes"].mean()
+    penalty = strength * np.eye(a.shape[1])
+    penalty[-1, -1] = 0
+    coef = np.linalg.solve(a.T @ (w[:, None] * a) + penalty, a.T @ (w[:, None] * examples["costs"]))
+    return dict(examples, name=name, confirm=coef)
 
 
 def code_bases_of(examples, train):
@@ -153,6 +171,9 @@ def write_policy(base, examples, k, margin, limit, agreement, path):
         choice["max_distance"] = limit
     if agreement > 0:
         choice["agreement"] = agreement
+    choice.pop("confirm", None)
+    if examples.get("confirm") is not None:
+        choice["confirm"] = [float(v) for v in examples["confirm"].ravel()]
     if examples["name"] != "shipped":
         choice["mean"], choice["scale"] = list(examples["mean"]), list(examples["scale"])
         encode = lambda a: base64.b64encode(np.ascontiguousarray(a, "<f8").tobytes()).decode()
@@ -162,7 +183,8 @@ def write_policy(base, examples, k, margin, limit, agreement, path):
     count = "" if examples["name"] == "shipped" else f"{len(examples['x'])} examples, "
     policy["description"] = (
         f"{policy['description'].split(';')[0]}; {count}k {k}, margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
-        + (f", agreement {agreement:g}" if agreement > 0 else ""))
+        + (f", agreement {agreement:g}" if agreement > 0 else "")
+        + (", confirmed by ridge regression" if examples.get("confirm") is not None else ""))
     json.dump(policy, open(path, "w"), indent=1)
 
 
@@ -177,6 +199,8 @@ def choose(choice, scaled, k, margin, max_distance, agreement):
         j = int(np.argmin(vote[1:])) + 1
         ok = vote[j] < -margin and d[near[0]] <= max_distance
         ok = ok and (w * (costs[:, j] < 0)).sum() >= agreement * w.sum()
+        if ok and choice.get("confirm") is not None:
+            ok = float(x @ choice["confirm"][:-1, j] + choice["confirm"][-1, j]) < 0
         picks.append(j if ok else 0)
     return np.array(picks)
 
@@ -203,7 +227,9 @@ def main():
     parser.add_argument("--columns", required=True,
                         help="the pool column of each of the choice's alternatives")
     parser.add_argument("--train", help="the learning data of the training modules")
-    parser.add_argument("--examples", default="shipped", help="shipped, all, or both")
+    parser.add_argument("--examples", default="shipped",
+                        help="shipped, all, both (shipped,all), or a list of shipped, all and "
+                             "all+ridge (every training module, with the ridge second opinion)")
     parser.add_argument("--neighbours", default="10,20,40")
     parser.add_argument("--margins", default="0,0.005,0.01,0.02,0.04")
     parser.add_argument("--novelty", default="1,0.95,0.8",
@@ -227,12 +253,13 @@ def main():
         train = load_data(args.train, columns, shipped["features"])
         shipped["cb"] = code_bases_of(shipped, train)
         sets["all"] = examples_from(train, "all")
+        sets["all+ridge"] = with_confirm(sets["all"], "all+ridge")
     if args.only:
         fields = args.only.split(",")
         names = [fields.pop(0)] if len(fields) == 5 else ["shipped"]
         grid = [(names[0], int(fields[0]), float(fields[1]), fields[2], float(fields[3]))]
     else:
-        names = ["shipped", "all"] if args.examples == "both" else [args.examples]
+        names = ["shipped", "all"] if args.examples == "both" else args.examples.split(",")
         grid = itertools.product(names, [int(v) for v in args.neighbours.split(",")],
                                  [float(v) for v in args.margins.split(",")],
                                  args.novelty.split(","),

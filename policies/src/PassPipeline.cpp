@@ -271,6 +271,14 @@ double PipelineChoice::distance(const std::vector<double>& a, const std::vector<
   return std::sqrt(squared);
 }
 
+double PipelineChoice::confirmed(const std::vector<double>& point, size_t pipeline) const {
+  const size_t columns = pipelines.size();
+  double sum = confirm[point.size() * columns + pipeline];
+  for (size_t f = 0; f < point.size(); ++f)
+    sum += point[f] * confirm[f * columns + pipeline];
+  return sum;
+}
+
 size_t PipelineChoice::choose(const std::vector<double>& values) const {
   if (forced)
     return *forced;
@@ -309,7 +317,9 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
     for (size_t i = 0; i < k; ++i)
       if (examples[distances[i].second].costs[winner] < 0)
         agreeing += 1 / (distances[i].first + 1e-9);
-    return agreeing >= agreement * sum ? winner : 0;
+    if (agreeing < agreement * sum)
+      return 0;
+    return confirm.empty() || confirmed(point, winner) < 0 ? winner : 0;
   }
   const auto best = std::max_element(votes.begin(), votes.end());
   if (*best < agreement * sum)
@@ -358,6 +368,17 @@ Status PipelineChoice::validate() const {
                      std::to_string(pipelines.size()));
   if (examples.empty())
     return makeError("a choice needs examples");
+  if (!confirm.empty()) {
+    if (!votesWithCosts())
+      return makeError("confirm: a second opinion on the cost vote needs examples with costs");
+    if (confirm.size() != (known.size() + 1) * pipelines.size())
+      return makeError("confirm: " + std::to_string(confirm.size()) + " weights, needs (" +
+                       std::to_string(known.size()) + " features + 1) x " +
+                       std::to_string(pipelines.size()) + " pipelines");
+    for (double weight : confirm)
+      if (!std::isfinite(weight))
+        return makeError("confirm: weights must be finite");
+  }
   for (size_t e = 0; e < examples.size(); ++e) {
     if (examples[e].features.size() != known.size() || examples[e].pipeline >= pipelines.size())
       return makeError("examples[" + std::to_string(e) +

@@ -228,6 +228,11 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice, Doubles
       out.attribute("margin", choice.margin);
     if (std::isfinite(choice.maxDistance))
       out.attribute("max_distance", choice.maxDistance);
+    if (!choice.confirm.empty()) {
+      out.attributeBegin("confirm");
+      writeNumbers(out, choice.confirm);
+      out.attributeEnd();
+    }
     if (choice.forced)
       out.attribute("forced", static_cast<int64_t>(*choice.forced));
     if (!choice.heuristicInliner.empty())
@@ -608,7 +613,8 @@ public:
   // "choice": {"pipelines": [pipeline objects], "features": [names],
   // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
-  // "margin": share, "max_distance": scaled distance, "forced": index and "heuristic_inliner":
+  // "margin": share, "max_distance": scaled distance, "confirm": [weights], "forced": index
+  // and "heuristic_inliner":
   // [pipeline indices], "examples": choiceExamples()}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
@@ -666,6 +672,10 @@ public:
       if (!value)
         return error("choice.max_distance", "must be a number");
       choice.maxDistance = *value;
+    }
+    if (object->get("confirm")) {
+      MLGO_ASSIGN_OR_RETURN(const llvm::json::Array* weights, array(*object, "confirm", "choice"));
+      MLGO_ASSIGN_OR_RETURN(choice.confirm, numbers(*weights, "choice.confirm"));
     }
     if (object->get("forced")) {
       MLGO_ASSIGN_OR_RETURN(const int64_t forced, integer(*object, "forced", "choice"));

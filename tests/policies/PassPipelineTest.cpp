@@ -354,6 +354,55 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
 
 // Who inlines in each alternative: heuristic_inliner round-trips with the
 // policy's inliner, and is refused without one or out of order.
+// The confirm model, a second opinion on the cost vote: the vote's winner
+// runs only where the linear model also predicts it cheaper than the
+// fallback; the weights round-trip (text and blob form), and a model of the
+// wrong shape, or one without costs to confirm, is refused by name.
+TEST(PassPipeline, AConfirmModelCanOverruleTheCostVote) {
+  PipelineChoice choice;
+  choice.pipelines = {PassPipeline{}, structured()};
+  choice.features = moduleFeatureNames();
+  const size_t n = choice.features.size();
+  choice.mean.assign(n, 0.0);
+  choice.scale.assign(n, 1.0);
+  choice.neighbours = 2;
+  std::vector<double> at(n, 0.0);
+  choice.examples = {{at, 1, {0, -0.05}}, {at, 1, {0, -0.03}}};
+  ASSERT_TRUE(choice.validate());
+  std::vector<double> low(n, 0.0), high(n, 0.0);
+  low[0] = -1;
+  high[0] = 1;
+  EXPECT_EQ(choice.choose(low), 1u);
+  EXPECT_EQ(choice.choose(high), 1u);
+  // Predicted change of pipeline 1: 0.02 * feature 0 - 0.01 (intercept).
+  choice.confirm.assign((n + 1) * 2, 0.0);
+  choice.confirm[0 * 2 + 1] = 0.02;
+  choice.confirm[n * 2 + 1] = -0.01;
+  ASSERT_TRUE(choice.validate()) << choice.validate().error().message;
+  EXPECT_EQ(choice.choose(low), 1u);  // predicted -0.03: confirmed
+  EXPECT_EQ(choice.choose(high), 0u); // predicted +0.01: the fallback
+  PipelinePolicy policy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(choice));
+  for (PolicyEncoding encoding : {PolicyEncoding::Text, PolicyEncoding::Blobs}) {
+    Expected<std::string> bytes = policyToBytes(policy, encoding);
+    ASSERT_TRUE(bytes) << bytes.error().message;
+    Expected<std::unique_ptr<Policy>> back = policyFromJson(*bytes, "confirm.policy");
+    ASSERT_TRUE(back) << back.error().message;
+    const auto* read = dynamic_cast<const PipelinePolicy*>(back->get());
+    ASSERT_TRUE(read && read->choice());
+    EXPECT_EQ(read->choice()->confirm, choice.confirm);
+    EXPECT_EQ(read->choice()->choose(high), 0u);
+  }
+  PipelineChoice wrongShape = choice;
+  wrongShape.confirm.pop_back();
+  ASSERT_FALSE(wrongShape.validate());
+  EXPECT_NE(wrongShape.validate().error().message.find("confirm"), std::string::npos);
+  PipelineChoice labelsOnly = choice;
+  for (PipelineChoice::Example& example : labelsOnly.examples)
+    example.costs.clear();
+  ASSERT_FALSE(labelsOnly.validate());
+  EXPECT_NE(labelsOnly.validate().error().message.find("costs"), std::string::npos);
+}
+
 TEST(PassPipeline, AChoiceSaysWhereLlvmsInlinerRuns) {
   auto choice = std::make_shared<PipelineChoice>();
   choice->pipelines = {PassPipeline{}, structured(), structured()};

@@ -238,5 +238,52 @@ TEST(DecisionSearch, StartsFromAPolicysDecisionsAndLabelsAgainstThem) {
         << modules[m]->name;
 }
 
+// The pair phase on Lua: modules whose first decisions' single flips find
+// nothing try pairs from their cheapest tried flips; a pair is kept only if
+// its module gets smaller than its start, and the result's policy, pairs
+// included, compiles to exactly the sizes the search measured.
+TEST(DecisionSearch, PairsWhereSingleFlipsFindNothingReproduceTheirSizes) {
+  LuaSearch lua;
+  ASSERT_NO_FATAL_FAILURE(lua.load(10));
+  std::vector<const corpus::ModuleSpec*>& modules = lua.modules;
+  DecisionSearchOptions search;
+  search.maxDecisions = 3;
+  search.pairFirsts = 2;
+  search.pairSeconds = 6;
+  size_t rows = 0, keptRows = 0;
+  search.onTried = [&](const TriedDecision& t) {
+    ++rows;
+    keptRows += t.kept;
+    EXPECT_LT(t.decision, t.before->decisions());
+  };
+  Expected<DecisionSearchResult> result = searchDecisions(*lua.evaluator, modules, search);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_GT(result->pairTrials, 0u) << "some Lua module's first three decisions find nothing";
+  size_t tried = 0, singles = 0, kept = 0;
+  for (const ModuleSearch& m : result->modules) {
+    ASSERT_TRUE(m.baseline && m.best);
+    EXPECT_LE(*m.best, *m.baseline);
+    EXPECT_EQ(m.kept > 0, *m.best < *m.baseline);
+    tried += m.tried;
+    singles += std::min<size_t>(m.decisions, 3);
+    kept += m.kept;
+  }
+  EXPECT_EQ(rows, tried);
+  EXPECT_GT(tried, singles) << "the pairs' trials come after the singles'";
+  // A kept pair is one row (its second flip) for two flips.
+  EXPECT_EQ(kept, keptRows + result->pairModules);
+  EXPECT_EQ(result->policy.flipSet().size(), kept);
+
+  evaluators::EvaluationRequest request;
+  request.candidates = {&result->policy};
+  request.modules = modules;
+  evaluators::EvaluationResult again = lua.evaluator->evaluate(request);
+  for (size_t m = 0; m < modules.size(); ++m) {
+    ASSERT_TRUE(again.job(0, m).ok()) << modules[m]->name;
+    EXPECT_EQ(static_cast<double>(again.job(0, m).sizeBytes), *result->modules[m].best)
+        << modules[m]->name;
+  }
+}
+
 } // namespace
 } // namespace mlgo::training

@@ -133,6 +133,12 @@ bool isInlinerPass(std::string_view passClass);
 // is farther than `maxDistance` (scaled space) keeps the fallback, since
 // its neighbours, however near to each other, say little about it.
 //
+// A second opinion (`confirm`, with costs): a linear model of each
+// alternative's relative change from the scaled features, fit on the
+// examples (ridge regression); the vote's winner must also be predicted
+// cheaper than the fallback, or the fallback runs. Two models of another
+// kind (local and global) agreeing is rarer where either is wrong.
+//
 // With an inliner policy in the pipeline policy, each alternative also says
 // who inlines: the policy's inliner, or (listed in `heuristicInliner`)
 // LLVM's own heuristic, so that a choice can run the inliner policy only on
@@ -160,6 +166,12 @@ struct PipelineChoice {
   // > 0; the fallback for a module with no example this near (infinity: off)
   double maxDistance = std::numeric_limits<double>::infinity();
   std::vector<Example> examples;
+  // Optional, with costs: (features + 1) x pipelines weights, row-major,
+  // the last row the intercepts; a module's predicted relative change under
+  // pipeline p is sum_f scaled[f] * confirm[f * P + p] + confirm[F * P + p].
+  std::vector<double> confirm;
+  // The confirm model's prediction for `pipeline` (scaled features in).
+  double confirmed(const std::vector<double>& point, size_t pipeline) const;
   bool votesWithCosts() const { return !examples.empty() && !examples[0].costs.empty(); }
   // The alternatives (indices, sorted, unique) in which LLVM's inlining
   // heuristic decides rather than the pipeline policy's inliner. Only with

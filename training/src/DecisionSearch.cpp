@@ -235,6 +235,21 @@ private:
   std::unordered_map<uint64_t, int64_t> keptBy_; // state -> modules keeping it flipped
   bool pairsDone_ = false;
 
+  // A first step of the pair phase and the decisions tried after it.
+  struct PairBatch {
+    size_t module = 0, first = 0;                  // first: index into the module's firsts
+    const evaluators::JobResult* before = nullptr; // the first step alone, with its trajectory
+    std::vector<size_t> positions;                 // the second flips', in its trajectory
+  };
+  // Compiles a round of the pair phase; its trials count as the phase's.
+  Expected<evaluators::TrialResults> pairRound(Round& round);
+  // The trials of a first step (toggled in `base`): the next pairSeconds
+  // decisions of its trajectory, each toggled as well.
+  evaluators::TrialBatch pairTrials(PairBatch& plan, const policies::FlipSetPolicy& base) const;
+  // Each module keeps its best pair if it is smaller than its start.
+  void keepBestPairs(const std::vector<PairBatch>& planned, const Round& pairs,
+                     const evaluators::TrialResults& tried);
+
   // Module m keeps `state` toggled from its base.
   void keepFlip(size_t m, uint64_t state) {
     Frontier& f = frontier_[m];
@@ -393,15 +408,24 @@ void GreedySearch::take(const Round& round, const evaluators::TrialResults& tria
   result.policy = merged();
 }
 
+Expected<evaluators::TrialResults> GreedySearch::pairRound(Round& round) {
+  round.request.showProgress = options_.showProgress;
+  evaluators::TrialResults trials = scorer_.evaluateTrials(round.request);
+  if (trials.problem)
+    return *trials.problem;
+  count(trials);
+  result_->pairTrials += trials.trials;
+  return trials;
+}
+
 Status GreedySearch::pairs() {
-  DecisionSearchResult& result = *result_;
   pairsDone_ = true;
   // The first steps' trajectories: each compiled again as a trial of the
   // module's start (a checkpoint keeps the steps, not their trajectories).
   Round record;
   for (size_t m = 0; m < modules_.size(); ++m) {
     const Frontier& f = frontier_[m];
-    if (!f.base || result.modules[m].kept > 0 || f.firsts.empty())
+    if (!f.base || result_->modules[m].kept > 0 || f.firsts.empty())
       continue;
     evaluators::TrialBatch& batch = record.request.batches.emplace_back();
     batch.module = modules_[m];
@@ -412,73 +436,68 @@ Status GreedySearch::pairs() {
   }
   if (record.modules.empty())
     return Status::ok();
-  record.request.showProgress = options_.showProgress;
-  const evaluators::TrialResults recorded = scorer_.evaluateTrials(record.request);
-  if (recorded.problem)
-    return *recorded.problem;
-  count(recorded);
-  result.pairTrials += recorded.trials;
+  MLGO_ASSIGN_OR_RETURN(const evaluators::TrialResults recorded, pairRound(record));
 
   // Per module and first step, the next pairSeconds decisions of the first
   // step's trajectory, each a trial of both flips.
-  struct PairBatch {
-    size_t module = 0, first = 0;
-    const evaluators::JobResult* before = nullptr; // the first step alone
-    std::vector<size_t> positions;                 // in its trajectory
-  };
   std::vector<PairBatch> planned;
   std::vector<policies::FlipSetPolicy> bases;
   size_t firstSteps = 0;
-  for (size_t b = 0; b < record.modules.size(); ++b)
-    firstSteps += record.request.batches[b].trials.size();
+  for (const evaluators::TrialBatch& batch : record.request.batches)
+    firstSteps += batch.trials.size();
   bases.reserve(firstSteps); // batches point into it
   Round pairs;
   for (size_t b = 0; b < record.modules.size(); ++b) {
-    const size_t m = record.modules[b];
-    const Frontier& f = frontier_[m];
+    const Frontier& f = frontier_[record.modules[b]];
     for (size_t k = 0; k < f.firsts.size(); ++k) {
       const evaluators::JobResult& job = recorded.jobs[b][k];
       if (!job.ok() || !job.trajectory)
         continue;
-      const policies::Trajectory& t = *job.trajectory;
-      const SearchProgress::FirstStep& first = f.firsts[k];
       bases.push_back(*f.base);
-      bases.back().toggle(first.state);
-      const policies::FlipSetPolicy& base = bases.back();
-      auto stateAt = [&](size_t d) { return base.stateHash({t.row(d), t.width}); };
-      PairBatch plan{m, k, &job, {}};
-      evaluators::TrialBatch batch{modules_[m], &base, {}};
-      for (size_t d = first.position + 1;
-           d < t.decisions() && plan.positions.size() < options_.pairSeconds; ++d) {
-        const std::vector<uint8_t>& follows = t.followsCommitment;
-        if ((d < follows.size() && follows[d]) ||
-            (options_.flipsFrom && t.actions[d] != *options_.flipsFrom))
-          continue;
-        const uint64_t state = stateAt(d);
-        if (state == first.state) // toggled again, it would undo the first step
-          continue;
-        size_t at = 0;
-        while (stateAt(at) != state)
-          ++at;
-        batch.trials.push_back({at, state});
-        plan.positions.push_back(d);
-      }
+      bases.back().toggle(f.firsts[k].state);
+      PairBatch plan{record.modules[b], k, &job, {}};
+      evaluators::TrialBatch batch = pairTrials(plan, bases.back());
       if (batch.trials.empty())
         continue;
       pairs.request.batches.push_back(std::move(batch));
-      pairs.modules.push_back(m);
+      pairs.modules.push_back(plan.module);
       planned.push_back(std::move(plan));
     }
   }
   if (planned.empty())
     return Status::ok();
-  pairs.request.showProgress = options_.showProgress;
-  const evaluators::TrialResults tried = scorer_.evaluateTrials(pairs.request);
-  if (tried.problem)
-    return *tried.problem;
-  count(tried);
-  result.pairTrials += tried.trials;
+  MLGO_ASSIGN_OR_RETURN(const evaluators::TrialResults tried, pairRound(pairs));
+  keepBestPairs(planned, pairs, tried);
+  return Status::ok();
+}
 
+evaluators::TrialBatch GreedySearch::pairTrials(PairBatch& plan,
+                                                const policies::FlipSetPolicy& base) const {
+  const SearchProgress::FirstStep& first = frontier_[plan.module].firsts[plan.first];
+  const policies::Trajectory& t = *plan.before->trajectory;
+  auto stateAt = [&](size_t d) { return base.stateHash({t.row(d), t.width}); };
+  evaluators::TrialBatch batch{modules_[plan.module], &base, {}};
+  for (size_t d = first.position + 1;
+       d < t.decisions() && plan.positions.size() < options_.pairSeconds; ++d) {
+    const std::vector<uint8_t>& follows = t.followsCommitment;
+    if ((d < follows.size() && follows[d]) ||
+        (options_.flipsFrom && t.actions[d] != *options_.flipsFrom))
+      continue;
+    const uint64_t state = stateAt(d);
+    if (state == first.state) // toggled again, it would undo the first step
+      continue;
+    size_t at = 0; // the trial forks where the state first occurs
+    while (stateAt(at) != state)
+      ++at;
+    batch.trials.push_back({at, state});
+    plan.positions.push_back(d);
+  }
+  return batch;
+}
+
+void GreedySearch::keepBestPairs(const std::vector<PairBatch>& planned, const Round& pairs,
+                                 const evaluators::TrialResults& tried) {
+  DecisionSearchResult& result = *result_;
   // Each module's best pair (ties: the earlier tried), kept if it is
   // smaller than the module's start.
   std::map<size_t, std::pair<size_t, size_t>> best; // module -> (batch, trial)
@@ -495,14 +514,12 @@ Status GreedySearch::pairs() {
     }
   for (size_t b = 0; b < planned.size(); ++b) {
     const PairBatch& plan = planned[b];
-    const size_t m = plan.module;
-    ModuleSearch& r = result.modules[m];
-    const auto chosen = best.find(m);
+    const auto chosen = best.find(plan.module);
     for (size_t t = 0; t < plan.positions.size(); ++t) {
-      ++r.tried;
+      ++result.modules[plan.module].tried;
       const bool kept = chosen != best.end() && chosen->second == std::make_pair(b, t);
       if (options_.onTried)
-        options_.onTried({m, plan.positions[t], &*plan.before->trajectory,
+        options_.onTried({plan.module, plan.positions[t], &*plan.before->trajectory,
                           plan.before->measured.value_or(0), plan.before->sizeBytes,
                           &tried.jobs[b][t], kept});
     }
@@ -524,7 +541,6 @@ Status GreedySearch::pairs() {
     ++result.pairModules;
   }
   result.policy = merged();
-  return Status::ok();
 }
 
 policies::FlipSetPolicy GreedySearch::merged() const {

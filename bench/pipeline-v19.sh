@@ -49,7 +49,7 @@ base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's example
 shipped=configs/policies/pipeline-inlining-oz.policy
 shipped_small=configs/policies/pipeline-inlining-oz-small.policy
 unseen8=(c-ares cjson yajl lmdb zopfli flatbuffers graphite2 lzip)
-fresh=(FRESH_CODE_BASES)
+fresh=(libonig lcms2 cmark libdeflate xxhash hiredis libmodplug libebml)
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

@@ -40,7 +40,7 @@ if [ ! -s "$variant" ]; then
 import json, sys
 sys.path.insert(0, "bench")
 import policy_file
-policy = policy_file.load("configs/policies/pipeline-inlining-oz.policy")
+policy = policy_file.load("configs/policies/pipeline-inlining-oz-v6.policy")
 policy["inliner"] = policy_file.load("configs/policies/inlining-oz-small.policy")
 json.dump(policy, open(sys.argv[1], "w"), indent=1)
 PY
@@ -56,7 +56,7 @@ echo "variant on the 26 validation code bases: $(total "$out/variant.validation.
 # 2. Lua build against pipeline-inlining-oz.
 if [ ! -s "$out/build.lua.txt" ]; then
   bench/paired-time.sh 3 "bash bench/deploy/build-once.sh lua /tmp/v17s-a $(realpath "$variant")" \
-    "bash bench/deploy/build-once.sh lua /tmp/v17s-b pipeline-inlining-oz" >"$out/build.lua.txt.part"
+    "bash bench/deploy/build-once.sh lua /tmp/v17s-b configs/policies/pipeline-inlining-oz-v6.policy" >"$out/build.lua.txt.part"
   mv "$out/build.lua.txt.part" "$out/build.lua.txt"
 fi
 ratio=$(sed -n "s/^A\/B cpu median \([0-9.]*\) .*/\1/p" "$out/build.lua.txt")

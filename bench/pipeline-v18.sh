@@ -45,7 +45,7 @@ v14="${MLGO_V14_DIR:-$build/pipeline-v14}"
 v15="${MLGO_V15_DIR:-$build/pipeline-v15}"
 eval="$build/apps/mlgo-eval"
 base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's examples were written into
-shipped=configs/policies/pipeline-inlining-oz.policy
+shipped=configs/policies/pipeline-inlining-oz-v6.policy
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

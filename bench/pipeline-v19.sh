@@ -46,8 +46,8 @@ v14="${MLGO_V14_DIR:-$build/pipeline-v14}"
 v15="${MLGO_V15_DIR:-$build/pipeline-v15}"
 eval="$build/apps/mlgo-eval"
 base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's examples were written into
-shipped=configs/policies/pipeline-inlining-oz.policy
-shipped_small=configs/policies/pipeline-inlining-oz-small.policy
+shipped=configs/policies/pipeline-inlining-oz-v6.policy # round 17's, shipped then
+shipped_small=configs/policies/pipeline-inlining-oz-small-v1.policy # shipped then
 unseen8=(c-ares cjson yajl lmdb zopfli flatbuffers graphite2 lzip)
 fresh=(libonig lcms2 cmark libdeflate xxhash hiredis libmodplug libebml)
 mkdir -p "$out"

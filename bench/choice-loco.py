@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""The pipeline choice's configuration chosen by leaving code bases out.
+
+Usage: bench/choice-loco.py DATA.tsv [DATA.tsv…] --columns 0,4,1,5 [--rule FILE]
+
+Each DATA.tsv is `mlgo-eval pipeline-search … --program-search choice
+--choice-data` learning data (a row per module: its code base, features,
+measure under every pool pipeline); together they are the examples.
+--columns names the pool column of each of the choice's alternatives, the
+fallback first. For every candidate (k, margin, novelty) of the grid, each
+code base is left out in turn and its modules chosen as PipelineChoice
+chooses (bench/choice-guard.py: the cost vote of the k nearest examples,
+weights 1 / (distance + 1e-9), the fallback unless another alternative is
+cheaper by more than the margin, the fallback for a module whose nearest
+example is past the novelty threshold) from the examples of every other
+code base. Features are scaled as the policy written from all of them
+scales them; the novelty threshold is computed from the other code bases'
+examples in each fold ('1' off, 'Q' the Q-quantile of their distances to
+their nearest other example, 'cross:Q' to the nearest example of another
+code base). Prints per candidate the total over every module against the
+fallback, the modules larger, and the code bases above the fallback; with
+--rule, the winner (the fewest code bases above, then the smallest total)
+in choice-guard.py's rule format. Deterministic; needs numpy.
+"""
+import argparse
+import csv
+import itertools
+
+import numpy as np
+
+
+def load(paths, columns):
+    head, rows = None, []
+    for path in paths:
+        with open(path) as f:
+            table = list(csv.reader(f, delimiter="\t"))
+        if head is not None and table[0] != head:
+            raise SystemExit(f"{path}: not the same features and pool as {paths[0]}")
+        head = table[0]
+        rows += table[1:]
+    first = head.index("-Oz")
+    x = np.array([[float(v) for v in r[2:first]] for r in rows])
+    m = np.array([[float(r[first + c]) for c in columns] for r in rows])
+    keep = ~np.isnan(m[:, 0])  # as PipelineChoice learns: a failed fallback is left out
+    m = np.where(np.isnan(m), m[:, [0]], m)[keep]
+    return x[keep], m, np.array([r[1] for r in rows])[keep]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--columns", required=True)
+    parser.add_argument("--neighbours", default="10,20,40")
+    parser.add_argument("--margins", default="0,0.005,0.01,0.02")
+    parser.add_argument("--novelty", default="1,0.8,cross:0.5,cross:0.8,cross:0.95")
+    parser.add_argument("--rule", help="write the winner here")
+    args = parser.parse_args()
+    x, m, cb = load(args.data, [int(c) for c in args.columns.split(",")])
+    mean = x.mean(0)
+    variance = ((x - mean) ** 2).mean(0)
+    z = (x - mean) / np.where(variance > 1e-12, np.sqrt(variance), 1.0)
+    costs = (m - m[:, [0]]) / np.maximum(m[:, [0]], 1)
+    squares = (z ** 2).sum(1)
+    distance = np.sqrt(np.maximum(squares[:, None] + squares[None, :] - 2 * z @ z.T, 0))
+    np.fill_diagonal(distance, 0)
+    bases = list(dict.fromkeys(cb))
+    ks = [int(v) for v in args.neighbours.split(",")]
+    margins = [float(v) for v in args.margins.split(",")]
+    novelties = args.novelty.split(",")
+    print(f"{len(z)} modules of {len(bases)} code bases; alternatives {args.columns}")
+    # Per fold: the held-out modules' k nearest examples of the other code
+    # bases (stable order, as PipelineChoice), and the novelty thresholds.
+    picks = {c: np.zeros(len(z), dtype=int) for c in itertools.product(ks, margins, novelties)}
+    for base in bases:
+        held = np.where(cb == base)[0]
+        other = np.where(cb != base)[0]
+        block = distance[np.ix_(other, other)]
+        within = np.where(np.eye(len(other), dtype=bool), np.inf, block).min(1)
+        across = np.where(cb[other][:, None] == cb[other][None, :], np.inf, block).min(1)
+        limits = {}
+        for spec in novelties:
+            if spec == "1":
+                limits[spec] = np.inf
+            elif spec.startswith("cross:"):
+                limits[spec] = float(np.quantile(across, float(spec[6:])))
+            else:
+                limits[spec] = float(np.quantile(within, float(spec)))
+        for i in held:
+            d = distance[i, other]
+            order = np.argsort(d, kind="stable")
+            for k in ks:
+                near = order[:k]
+                w = 1 / (d[near] + 1e-9)
+                vote = (w[:, None] * costs[other[near]]).sum(0) / w.sum()
+                j = int(np.argmin(vote[1:])) + 1
+                for margin in margins:
+                    for spec in novelties:
+                        ok = vote[j] < -margin and d[near[0]] <= limits[spec]
+                        picks[(k, margin, spec)][i] = j if ok else 0
+    results = []
+    print("| k | margin | novelty | total | larger | code bases above | worst |")
+    print("| ---: | ---: | --- | ---: | ---: | --- | ---: |")
+    for (k, margin, spec), p in picks.items():
+        got = m[np.arange(len(p)), p]
+        fallback = m[:, 0]
+        per = {b: 100 * (got[cb == b].sum() / fallback[cb == b].sum() - 1) for b in bases}
+        above = [b for b in bases if per[b] > 0]
+        total = 100 * (got.sum() / fallback.sum() - 1)
+        results.append(((k, margin, spec), total, above))
+        print(f"| {k} | {margin:g} | {spec} | {total:+.3f} % | {int((got > fallback).sum())} | "
+              f"{', '.join(f'{b} {per[b]:+.3f}' for b in above) or 'none'} | "
+              f"{max(per.values()):+.3f} % |", flush=True)
+    if args.rule:
+        (k, margin, spec), total, above = min(results, key=lambda r: (len(r[2]), r[1]))
+        with open(args.rule, "w") as out:
+            out.write(f"examples=all k={k} margin={margin:g} novelty={spec} max_distance=- "
+                      f"agreement=0 total={total:+.3f} above={len(above)}\n")
+
+
+if __name__ == "__main__":
+    main()

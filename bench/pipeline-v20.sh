@@ -38,8 +38,8 @@ v15="${MLGO_V15_DIR:-$build/pipeline-v15}"
 v19="${MLGO_V19_DIR:-$build/pipeline-v19}"
 eval="$build/apps/mlgo-eval"
 base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's examples were written into
-shipped=configs/policies/pipeline-inlining-oz.policy             # round 19's, shipped then
-shipped_small=configs/policies/pipeline-inlining-oz-small.policy # round 19's, shipped then
+shipped=configs/policies/pipeline-inlining-oz-v7.policy             # round 19's, shipped then
+shipped_small=configs/policies/pipeline-inlining-oz-small-v2.policy # round 19's, shipped then
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

@@ -291,3 +291,19 @@ for_the_record() {
       tee -a "$out/record.txt"
   done
 }
+
+# with_small_inliner CHOICE.json SMALL.policy OUT.json (rounds 19 and 20)
+# writes CHOICE with SMALL's inliner (the distilled network) in place of
+# its own, the choice unchanged, its description naming the new inliner.
+with_small_inliner() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+sys.path.insert(0, "bench")
+import policy_file
+choice, small = json.load(open(sys.argv[1])), policy_file.load(sys.argv[2])
+choice["inliner"] = small["inliner"]
+head, _, rest = choice["description"].partition(";")
+choice["description"] = head.split(", inliner ")[0] + ", inliner " + small["inliner"]["description"] + ";" + rest
+json.dump(choice, open(sys.argv[3], "w"), indent=1)
+PY
+}

@@ -107,16 +107,7 @@ if ! awk -v r="$ratio" -v a="$(total "$out/refit.fresh.md")" -v b="$(field refit
 fi
 echo "Lua build: ${ratio}x the shipped policy's CPU (at most 1.10x), totals agree: the refit ships" | tee -a "$out/decision.txt"
 # The distilled inliner in the refit choice, against the shipped -small.
-[ -s "$out/refit-small.json" ] || /usr/bin/python3 - "$out/refit.json" "$shipped_small" "$out/refit-small.json" <<'PY'
-import json, sys
-sys.path.insert(0, "bench")
-import policy_file
-refit, small = json.load(open(sys.argv[1])), policy_file.load(sys.argv[2])
-refit["inliner"] = small["inliner"]
-head, _, rest = refit["description"].partition(";")
-refit["description"] = head.split(", inliner ")[0] + ", inliner " + small["inliner"]["description"] + ";" + rest
-json.dump(refit, open(sys.argv[3], "w"), indent=1)
-PY
+[ -s "$out/refit-small.json" ] || with_small_inliner "$out/refit.json" "$shipped_small" "$out/refit-small.json"
 [ -s "$out/refit-small.policy" ] || "$eval" rewrite-policy "$out/refit-small.json" -o "$out/refit-small.policy" --blobs >/dev/null
 report_on refit-small "$out/refit-small.policy" fresh "${fresh[@]}"
 report_on shipped-small "$shipped_small" fresh "${fresh[@]}"

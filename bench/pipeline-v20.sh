@@ -81,16 +81,7 @@ if ! awk -v r="$ratio" 'BEGIN {exit !(r <= 1.10)}'; then
 fi
 echo "Lua build: ${ratio}x the shipped policy's CPU (at most 1.10x): the winner ships" | tee -a "$out/decision.txt"
 [ -s "$out/winner-small.policy" ] || {
-  /usr/bin/python3 - "$out/winner.json" "$shipped_small" "$out/winner-small.json" <<'PY'
-import json, sys
-sys.path.insert(0, "bench")
-import policy_file
-winner, small = json.load(open(sys.argv[1])), policy_file.load(sys.argv[2])
-winner["inliner"] = small["inliner"]
-head, _, rest = winner["description"].partition(";")
-winner["description"] = head.split(", inliner ")[0] + ", inliner " + small["inliner"]["description"] + ";" + rest
-json.dump(winner, open(sys.argv[3], "w"), indent=1)
-PY
+  with_small_inliner "$out/winner.json" "$shipped_small" "$out/winner-small.json"
   "$eval" rewrite-policy "$out/winner-small.json" -o "$out/winner-small.policy" --blobs >/dev/null
 }
 # 5. Test, after the choice.

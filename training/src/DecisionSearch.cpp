@@ -595,7 +595,6 @@ Status GreedySearch::restore(const SearchProgress& saved, bool compile) {
     f.next = s.next;
     f.active = s.active;
     f.bestBytes = s.bestBytes;
-    f.toggled = s.toggled;
     f.lastPosition = s.lastPosition;
     r.tried = s.tried;
     r.kept = s.toggled.size();
@@ -606,10 +605,8 @@ Status GreedySearch::restore(const SearchProgress& saved, bool compile) {
     if (!f.base)
       return makeError("module " + modules_[m]->name +
                        " kept flips in the checkpoint but has no trajectory now");
-    for (uint64_t state : s.toggled) {
-      f.base->toggle(state);
-      keptBy_[state] += f.base->flips(state) != start_->flips(state) ? 1 : -1;
-    }
+    for (uint64_t state : s.toggled)
+      keepFlip(m, state);
     if (!compile)
       continue;
     bases.push_back(*f.base);

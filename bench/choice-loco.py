@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The pipeline choice's configuration chosen by leaving code bases out.
 
-Usage: bench/choice-loco.py DATA.tsv [DATA.tsv…] --columns 0,4,1,5 [--rule FILE]
+Usage: bench/choice-loco.py DATA.tsv [DATA.tsv…] --columns 0,4,1,5 [--votes mean,…] [--rule FILE]
 
 Each DATA.tsv is `mlgo-eval pipeline-search … --program-search choice
 --choice-data` learning data (a row per module: its code base, features,
@@ -21,6 +21,15 @@ code base). Prints per candidate the total over every module against the
 fallback, the modules larger, and the code bases above the fallback; with
 --rule, the winner (the fewest code bases above, then the smallest total)
 in choice-guard.py's rule format. Deterministic; needs numpy.
+
+VOTES (--votes, each a candidate dimension; default mean):
+  mean          the neighbours' weighted mean cost (PipelineChoice's vote);
+  median        their weighted median;
+  ucb:L         the mean plus L weighted standard deviations (pessimistic);
+  bases         each code base among the neighbours one voice (its
+                neighbours' weighted mean), the voices averaged;
+  one-per-base  the nearest example of each other code base, the k nearest
+                of those as the voters, averaged as the mean.
 """
 import argparse
 import csv
@@ -46,6 +55,34 @@ def load(paths, columns):
     return x[keep], m, np.array([r[1] for r in rows])[keep]
 
 
+def neighbours(kind, order, d, groups, k):
+    """The k voters: the k nearest examples, or with 'one-per-base' the
+    nearest example of each code base, the k nearest of those."""
+    if kind != "one-per-base":
+        return order[:k]
+    _, first = np.unique(groups[order], return_index=True)
+    return order[np.sort(first)[:k]]
+
+
+def cost_vote(kind, d, costs, groups):
+    """Each alternative's vote (a relative change; lower is better)."""
+    w = 1 / (d + 1e-9)
+    if kind in ("mean", "one-per-base"):
+        return (w[:, None] * costs).sum(0) / w.sum()
+    if kind == "median":  # the weighted median: half the weight at or below it
+        order = np.argsort(costs, axis=0, kind="stable")
+        cumulative = np.cumsum(w[order], axis=0)
+        at = (cumulative >= w.sum() / 2).argmax(0)
+        return costs[order[at, np.arange(costs.shape[1])], np.arange(costs.shape[1])]
+    if kind == "bases":  # each code base among the neighbours one voice
+        means = [(w[groups == g, None] * costs[groups == g]).sum(0) / w[groups == g].sum()
+                 for g in dict.fromkeys(groups)]
+        return np.mean(means, axis=0)
+    mean = (w[:, None] * costs).sum(0) / w.sum()  # ucb:L, pessimistic by L deviations
+    spread = np.sqrt((w[:, None] * (costs - mean) ** 2).sum(0) / w.sum())
+    return mean + float(kind[4:]) * spread
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="+")
@@ -53,6 +90,8 @@ def main():
     parser.add_argument("--neighbours", default="10,20,40")
     parser.add_argument("--margins", default="0,0.005,0.01,0.02")
     parser.add_argument("--novelty", default="1,0.8,cross:0.5,cross:0.8,cross:0.95")
+    parser.add_argument("--votes", default="mean",
+                        help="how the neighbours' costs vote (comma-separated; see VOTES)")
     parser.add_argument("--rule", help="write the winner here")
     args = parser.parse_args()
     x, m, cb = load(args.data, [int(c) for c in args.columns.split(",")])
@@ -67,10 +106,15 @@ def main():
     ks = [int(v) for v in args.neighbours.split(",")]
     margins = [float(v) for v in args.margins.split(",")]
     novelties = args.novelty.split(",")
+    votes = args.votes.split(",")
+    for kind in votes:
+        if kind not in ("mean", "median", "bases", "one-per-base") and not kind.startswith("ucb:"):
+            raise SystemExit(f"--votes: unknown vote '{kind}'")
     print(f"{len(z)} modules of {len(bases)} code bases; alternatives {args.columns}")
     # Per fold: the held-out modules' k nearest examples of the other code
     # bases (stable order, as PipelineChoice), and the novelty thresholds.
-    picks = {c: np.zeros(len(z), dtype=int) for c in itertools.product(ks, margins, novelties)}
+    candidates = list(itertools.product(votes, ks, margins, novelties))
+    picks = {c: np.zeros(len(z), dtype=int) for c in candidates}
     for base in bases:
         held = np.where(cb == base)[0]
         other = np.where(cb != base)[0]
@@ -88,33 +132,33 @@ def main():
         for i in held:
             d = distance[i, other]
             order = np.argsort(d, kind="stable")
-            for k in ks:
-                near = order[:k]
-                w = 1 / (d[near] + 1e-9)
-                vote = (w[:, None] * costs[other[near]]).sum(0) / w.sum()
-                j = int(np.argmin(vote[1:])) + 1
-                for margin in margins:
-                    for spec in novelties:
-                        ok = vote[j] < -margin and d[near[0]] <= limits[spec]
-                        picks[(k, margin, spec)][i] = j if ok else 0
+            for kind in votes:
+                for k in ks:
+                    near = neighbours(kind, order, d, cb[other], k)
+                    vote = cost_vote(kind, d[near], costs[other[near]], cb[other[near]])
+                    j = int(np.argmin(vote[1:])) + 1
+                    for margin in margins:
+                        for spec in novelties:
+                            ok = vote[j] < -margin and d[order[0]] <= limits[spec]
+                            picks[(kind, k, margin, spec)][i] = j if ok else 0
     results = []
-    print("| k | margin | novelty | total | larger | code bases above | worst |")
-    print("| ---: | ---: | --- | ---: | ---: | --- | ---: |")
-    for (k, margin, spec), p in picks.items():
+    print("| vote | k | margin | novelty | total | larger | code bases above | worst |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | --- | ---: |")
+    for (kind, k, margin, spec), p in picks.items():
         got = m[np.arange(len(p)), p]
         fallback = m[:, 0]
         per = {b: 100 * (got[cb == b].sum() / fallback[cb == b].sum() - 1) for b in bases}
         above = [b for b in bases if per[b] > 0]
         total = 100 * (got.sum() / fallback.sum() - 1)
-        results.append(((k, margin, spec), total, above))
-        print(f"| {k} | {margin:g} | {spec} | {total:+.3f} % | {int((got > fallback).sum())} | "
+        results.append(((kind, k, margin, spec), total, above))
+        print(f"| {kind} | {k} | {margin:g} | {spec} | {total:+.3f} % | {int((got > fallback).sum())} | "
               f"{', '.join(f'{b} {per[b]:+.3f}' for b in above) or 'none'} | "
               f"{max(per.values()):+.3f} % |", flush=True)
     if args.rule:
-        (k, margin, spec), total, above = min(results, key=lambda r: (len(r[2]), r[1]))
+        (kind, k, margin, spec), total, above = min(results, key=lambda r: (len(r[2]), r[1]))
         with open(args.rule, "w") as out:
             out.write(f"examples=all k={k} margin={margin:g} novelty={spec} max_distance=- "
-                      f"agreement=0 total={total:+.3f} above={len(above)}\n")
+                      f"agreement=0 total={total:+.3f} above={len(above)} vote={kind}\n")
 
 
 if __name__ == "__main__":

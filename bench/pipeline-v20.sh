@@ -56,7 +56,7 @@ done
 [ -s "$out/grid.txt" ] ||
   /usr/bin/python3 bench/choice-loco.py "$out/all.data.tsv" --columns 0,4,1,5 --rule "$out/winner.txt" \
     >"$out/grid.txt"
-read -r _ k margin novelty _ _ ltotal labove < <(sed 's/[a-z_]*=//g; s/ %//' "$out/winner.txt")
+read -r _ k margin novelty _ _ ltotal labove _ < <(sed 's/[a-z_]*=//g; s/ %//' "$out/winner.txt")
 echo "winner: k $k, margin $margin, novelty $novelty: leaving each of 66 code bases out $ltotal %, $labove above -Oz" |
   tee "$out/decision.txt"
 if [ "$k,$margin,$novelty" = "20,0.005,cross:0.8" ]; then

@@ -12,8 +12,9 @@ each of the choice's alternatives, in the choice's order.
 
 Each candidate is the policy's own vote (PipelineChoice::choose: the k
 nearest examples, weights 1 / (distance + 1e-9), each alternative's
-weighted mean cost, the cheapest unless it does not undercut the fallback
-by more than the margin) with, on top, two guards a module must pass for
+weighted mean cost, or with --vote median its weighted median, the
+cheapest unless it does not undercut the fallback by more than the margin)
+with, on top, two guards a module must pass for
 any alternative but the fallback:
   - novelty: the nearest example no farther than the q-quantile of the
     examples' own nearest-other-example distances (a module unlike every
@@ -50,6 +51,7 @@ import json
 import numpy as np
 
 import policy_file
+from choice_vote import cost_vote
 
 
 def doubles(text, width):
@@ -159,14 +161,16 @@ def threshold(examples, spec):
     return float(np.quantile(examples[key], q))
 
 
-def write_policy(base, examples, k, margin, limit, agreement, path):
+def write_policy(base, examples, k, margin, limit, agreement, path, vote="mean"):
     policy = policy_file.load(base)
     choice = policy["choice"]
     choice["neighbours"] = k
-    for field in ("margin", "max_distance", "agreement"):
+    for field in ("margin", "max_distance", "agreement", "vote"):
         choice.pop(field, None)
     if margin > 0:
         choice["margin"] = margin
+    if vote != "mean":
+        choice["vote"] = vote
     if np.isfinite(limit):
         choice["max_distance"] = limit
     if agreement > 0:
@@ -182,20 +186,21 @@ def write_policy(base, examples, k, margin, limit, agreement, path):
                               "features": encode(examples["x"]), "costs": encode(examples["costs"])}
     count = "" if examples["name"] == "shipped" else f"{len(examples['x'])} examples, "
     policy["description"] = (
-        f"{policy['description'].split(';')[0]}; {count}k {k}, margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
+        f"{policy['description'].split(';')[0]}; {count}"
+        + (f"{vote} vote, " if vote != "mean" else "") + f"k {k}, margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
         + (f", agreement {agreement:g}" if agreement > 0 else "")
         + (", confirmed by ridge regression" if examples.get("confirm") is not None else ""))
     json.dump(policy, open(path, "w"), indent=1)
 
 
-def choose(choice, scaled, k, margin, max_distance, agreement):
+def choose(choice, scaled, k, margin, max_distance, agreement, kind="mean"):
     picks = []
     for x in scaled:
         d = np.sqrt(((choice["x"] - x) ** 2).sum(1))
         near = np.argsort(d, kind="stable")[:k]
         w = 1 / (d[near] + 1e-9)
         costs = choice["costs"][near]
-        vote = (w[:, None] * costs).sum(0) / w.sum()
+        vote = cost_vote(kind, d[near], costs, None)
         j = int(np.argmin(vote[1:])) + 1
         ok = vote[j] < -margin and d[near[0]] <= max_distance
         ok = ok and (w * (costs[:, j] < 0)).sum() >= agreement * w.sum()
@@ -236,6 +241,8 @@ def main():
                         help="1 (off), Q (quantile of the examples' nearest-other distances) or "
                              "cross:Q (of their distances to another code base's nearest)")
     parser.add_argument("--agreement", default="0,0.6")
+    parser.add_argument("--vote", default="mean", choices=("mean", "median"),
+                        help="how the neighbours' costs vote (PipelineChoice's vote)")
     parser.add_argument("--best-of", action="store_true",
                         help="score behind --mlgo-best-of, with the share compiled twice")
     parser.add_argument("--markdown", help="a table per code base for every candidate")
@@ -282,7 +289,7 @@ def main():
         examples = sets[name]
         limit = threshold(examples, novelty)
         scaled = (data["x"] - examples["mean"]) / examples["scale"]
-        picks = choose(examples, scaled, k, margin, limit, agreement)
+        picks = choose(examples, scaled, k, margin, limit, agreement, args.vote)
         s = score(data, picks, args.best_of)
         results.append(((name, k, margin, novelty, agreement, limit), s, picks))
         if args.best_of:
@@ -314,7 +321,8 @@ def main():
                       f"above={len(s['above'])} larger={s['larger']}\n")
     if args.only and args.write_policy:
         name, k, margin, _, agreement, limit = results[0][0]
-        write_policy(args.policy, sets[name], k, margin, limit, agreement, args.write_policy)
+        write_policy(args.policy, sets[name], k, margin, limit, agreement, args.write_policy,
+                     args.vote)
     if args.picks and args.only:
         with open(args.picks, "w") as out:
             for module, cb, p in zip(data["module"], data["cb"], results[0][2]):

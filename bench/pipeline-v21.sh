@@ -45,7 +45,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="${MLGO_BUILD_DIR:-build}"
 out="${1:-$build/pipeline-v21}"
 v20="${MLGO_V20_DIR:-$build/pipeline-v20}"
+v19="${MLGO_V19_DIR:-$build/pipeline-v19}"
+eval="$build/apps/mlgo-eval"
+base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's examples were written into
+shipped=configs/policies/pipeline-inlining-oz.policy             # round 20's, shipped then
+shipped_small=configs/policies/pipeline-inlining-oz-small.policy # round 20's, shipped then
 mkdir -p "$out"
+# shellcheck source=pipeline-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 sed -n '/^# The rule/,/^#   5\./p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 data="$v20/all.data.tsv"
 [ -s "$data" ] || { echo "missing $data: run bench/pipeline-v20.sh first" >&2; exit 1; }
@@ -64,4 +71,40 @@ for columns in 0,4,1,5 0,4,1,5,3,2; do
 done | sed 's/ total=\([-+0-9.]*\) above=\([0-9]*\)/ &/' |
   awk '{for (i = 1; i <= NF; ++i) if ($i ~ /^(total|above)=/) {split($i, kv, "="); v[kv[1]] = kv[2]}
         print v["above"], v["total"], $0}' | sort -k1,1n -k2,2g | head -1 | cut -d' ' -f3- >"$out/winner.txt"
-cat "$out/winner.txt"
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p; s/^$1=\([^ ]*\).*/\1/p" "$out/winner.txt" | head -1; }
+columns=$(field columns) k=$(field k) margin=$(field margin) novelty=$(field novelty)
+vote=$(field vote) ltotal=$(field total) labove=$(field above)
+echo "winner: vote $vote, alternatives $columns, k $k, margin $margin, novelty $novelty:" \
+  "leaving each of 66 code bases out $ltotal %, $labove above -Oz" | tee "$out/decision.txt"
+if [ "$vote,$columns,$k,$margin,$novelty" = "mean,0,4,1,5,20,0.01,cross:0.95" ]; then
+  echo "the winner is round 20's configuration, shipped already: nothing ships" | tee -a "$out/decision.txt"
+  exit 0
+fi
+# 4. The winner with every module of the 66 as examples, and its cost.
+if [ ! -s "$out/winner.policy" ]; then
+  /usr/bin/python3 bench/choice-guard.py "$base" "$v19/fresh.data.tsv" --columns "$columns" --train "$data" \
+    --only "all,$k,$margin,$novelty,0" --vote "$vote" --write-policy "$out/winner.json" >/dev/null
+  "$eval" rewrite-policy "$out/winner.json" -o "$out/winner.policy" --blobs >/dev/null
+fi
+if [ ! -s "$out/build.lua.txt" ]; then
+  bench/paired-time.sh 3 "bash bench/deploy/build-once.sh lua /tmp/v21-a $(realpath "$out/winner.policy")" \
+    "bash bench/deploy/build-once.sh lua /tmp/v21-b $(realpath "$shipped")" >"$out/build.lua.txt.part"
+  mv "$out/build.lua.txt.part" "$out/build.lua.txt"
+fi
+ratio=$(sed -n "s/^A\/B cpu median \([0-9.]*\) .*/\1/p" "$out/build.lua.txt")
+if ! awk -v r="$ratio" 'BEGIN {exit !(r <= 1.10)}'; then
+  echo "Lua build: ${ratio}x the shipped policy's CPU (more than 1.10x): nothing ships" | tee -a "$out/decision.txt"
+  exit 0
+fi
+echo "Lua build: ${ratio}x the shipped policy's CPU (at most 1.10x): the winner ships" | tee -a "$out/decision.txt"
+[ -s "$out/winner-small.policy" ] || {
+  with_small_inliner "$out/winner.json" "$shipped_small" "$out/winner-small.json"
+  "$eval" rewrite-policy "$out/winner-small.json" -o "$out/winner-small.policy" --blobs >/dev/null
+}
+# 5. Test, after the choice.
+report_on winner "$out/winner.policy" test --split configs/inlining-split.toml --set test
+echo "winner on test: $(total "$out/winner.test.md") %, $(above "$out/winner.test.md") code bases above -Oz" |
+  tee -a "$out/decision.txt"
+report_on winner-small "$out/winner-small.policy" test --split configs/inlining-split.toml --set test
+echo "winner -small on test: $(total "$out/winner-small.test.md") %, $(above "$out/winner-small.test.md") code bases above -Oz" |
+  tee -a "$out/decision.txt"

@@ -279,6 +279,23 @@ double PipelineChoice::confirmed(const std::vector<double>& point, size_t pipeli
   return sum;
 }
 
+double PipelineChoice::weightedMedianCost(const std::vector<std::pair<double, size_t>>& nearest,
+                                          size_t k, size_t pipeline) const {
+  std::vector<std::pair<double, double>> costs; // (cost, weight), ascending by cost
+  double total = 0;
+  for (size_t i = 0; i < k; ++i) {
+    costs.emplace_back(examples[nearest[i].second].costs[pipeline], 1 / (nearest[i].first + 1e-9));
+    total += costs.back().second;
+  }
+  std::stable_sort(costs.begin(), costs.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  double below = 0;
+  for (const auto& [cost, weight] : costs)
+    if ((below += weight) >= total / 2)
+      return cost;
+  return costs.back().first;
+}
+
 size_t PipelineChoice::choose(const std::vector<double>& values) const {
   if (forced)
     return *forced;
@@ -307,10 +324,13 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
   if (sum <= 0)
     return 0;
   if (votesWithCosts()) {
-    // The cheapest by its neighbours' mean cost; the fallback (cost 0 by
-    // definition) unless another undercuts it by more than the margin.
+    // The cheapest by its neighbours' mean (or median) cost; the fallback
+    // (cost 0 by definition) unless another undercuts it by more than the
+    // margin.
+    for (size_t p = 0; p < pipelines.size(); ++p)
+      votes[p] = vote == CostVote::Median ? weightedMedianCost(distances, k, p) : votes[p] / sum;
     const auto cheapest = std::min_element(votes.begin() + 1, votes.end());
-    if (cheapest == votes.end() || *cheapest / sum >= -margin)
+    if (cheapest == votes.end() || *cheapest >= -margin)
       return 0;
     const auto winner = static_cast<size_t>(cheapest - votes.begin());
     double agreeing = 0; // the weight of the neighbours on which it gained
@@ -361,6 +381,8 @@ Status PipelineChoice::validate() const {
     return makeError("agreement must be between 0 and 1");
   if (!(margin >= 0) || !std::isfinite(margin))
     return makeError("margin must be a finite number, at least 0");
+  if (vote == CostVote::Median && !votesWithCosts())
+    return makeError("vote: a median of the neighbours' costs needs examples with costs");
   if (!(maxDistance > 0))
     return makeError("max_distance must be positive");
   if (forced && *forced >= pipelines.size())

@@ -226,6 +226,8 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice, Doubles
       out.attribute("agreement", choice.agreement);
     if (choice.margin > 0)
       out.attribute("margin", choice.margin);
+    if (choice.vote == PipelineChoice::CostVote::Median)
+      out.attribute("vote", "median");
     if (std::isfinite(choice.maxDistance))
       out.attribute("max_distance", choice.maxDistance);
     if (!choice.confirm.empty()) {
@@ -613,9 +615,9 @@ public:
   // "choice": {"pipelines": [pipeline objects], "features": [names],
   // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
-  // "margin": share, "max_distance": scaled distance, "confirm": [weights], "forced": index
-  // and "heuristic_inliner":
-  // [pipeline indices], "examples": choiceExamples()}.
+  // "margin": share, "vote": "mean" or "median", "max_distance": scaled distance, "confirm":
+  // [weights], "forced": index and "heuristic_inliner": [pipeline indices], "examples":
+  // choiceExamples()}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
     const llvm::json::Object* object = root.getObject("choice");
     if (!object)
@@ -666,6 +668,13 @@ public:
       if (!share)
         return error("choice.margin", "must be a number");
       choice.margin = *share;
+    }
+    if (const llvm::json::Value* vote = object->get("vote")) {
+      std::optional<llvm::StringRef> kind = vote->getAsString();
+      if (!kind || (*kind != "mean" && *kind != "median"))
+        return error("choice.vote", "must be \"mean\" or \"median\"");
+      choice.vote =
+          *kind == "median" ? PipelineChoice::CostVote::Median : PipelineChoice::CostVote::Mean;
     }
     if (const llvm::json::Value* distance = object->get("max_distance")) {
       std::optional<double> value = distance->getAsNumber();

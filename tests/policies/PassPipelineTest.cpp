@@ -403,6 +403,63 @@ TEST(PassPipeline, AConfirmModelCanOverruleTheCostVote) {
   EXPECT_NE(labelsOnly.validate().error().message.find("costs"), std::string::npos);
 }
 
+// The median vote: a pipeline wins only where neighbours carrying half the
+// weight gained, so one neighbour's large gain does not carry a module whose
+// other neighbours lost, and two small gains beat one large loss; the vote
+// round-trips (text and blob form), and a median without costs or an
+// unknown vote is refused by name.
+TEST(PassPipeline, AMedianVoteNeedsHalfTheNeighboursToGain) {
+  PipelineChoice choice;
+  choice.pipelines = {PassPipeline{}, structured()};
+  choice.features = moduleFeatureNames();
+  const size_t n = choice.features.size();
+  choice.mean.assign(n, 0.0);
+  choice.scale.assign(n, 1.0);
+  choice.neighbours = 3;
+  std::vector<double> left(n, 0.0), right(n, 0.0);
+  left[0] = -1;
+  right[0] = 1;
+  // Left: one large gain, two small losses (mean -0.09, median +0.01).
+  // Right: two small gains, one large loss (mean +0.09, median -0.01).
+  choice.examples = {{left, 1, {0, -0.30}},  {left, 0, {0, 0.01}},   {left, 0, {0, 0.02}},
+                     {right, 1, {0, -0.01}}, {right, 1, {0, -0.02}}, {right, 0, {0, 0.30}}};
+  ASSERT_TRUE(choice.validate());
+  EXPECT_EQ(choice.choose(left), 1u);
+  EXPECT_EQ(choice.choose(right), 0u);
+  choice.vote = PipelineChoice::CostVote::Median;
+  ASSERT_TRUE(choice.validate());
+  EXPECT_EQ(choice.choose(left), 0u);
+  EXPECT_EQ(choice.choose(right), 1u);
+  choice.margin = 0.015; // the median gain (0.01) is within the margin
+  EXPECT_EQ(choice.choose(right), 0u);
+  choice.margin = 0;
+  PipelinePolicy policy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(choice));
+  for (PolicyEncoding encoding : {PolicyEncoding::Text, PolicyEncoding::Blobs}) {
+    Expected<std::string> bytes = policyToBytes(policy, encoding);
+    ASSERT_TRUE(bytes) << bytes.error().message;
+    const size_t field = bytes->find(R"("vote")");
+    ASSERT_NE(field, std::string::npos);
+    Expected<std::unique_ptr<Policy>> back = policyFromJson(*bytes, "median.policy");
+    ASSERT_TRUE(back) << back.error().message;
+    const auto* read = dynamic_cast<const PipelinePolicy*>(back->get());
+    ASSERT_TRUE(read && read->choice());
+    EXPECT_EQ(read->choice()->vote, PipelineChoice::CostVote::Median);
+    EXPECT_EQ(read->choice()->choose(left), 0u);
+    EXPECT_EQ(read->choice()->choose(right), 1u);
+    std::string unknown = *bytes;
+    unknown.replace(unknown.find(R"("median")", field), 8, R"("mode")");
+    Expected<std::unique_ptr<Policy>> refused = policyFromJson(unknown, "median.policy");
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("choice.vote"), std::string::npos)
+        << refused.error().message;
+  }
+  PipelineChoice labelsOnly = choice;
+  for (PipelineChoice::Example& example : labelsOnly.examples)
+    example.costs.clear();
+  ASSERT_FALSE(labelsOnly.validate());
+  EXPECT_NE(labelsOnly.validate().error().message.find("vote"), std::string::npos);
+}
+
 TEST(PassPipeline, AChoiceSaysWhereLlvmsInlinerRuns) {
   auto choice = std::make_shared<PipelineChoice>();
   choice->pipelines = {PassPipeline{}, structured(), structured()};

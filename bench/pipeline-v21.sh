@@ -48,8 +48,8 @@ v20="${MLGO_V20_DIR:-$build/pipeline-v20}"
 v19="${MLGO_V19_DIR:-$build/pipeline-v19}"
 eval="$build/apps/mlgo-eval"
 base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's examples were written into
-shipped=configs/policies/pipeline-inlining-oz.policy             # round 20's, shipped then
-shipped_small=configs/policies/pipeline-inlining-oz-small.policy # round 20's, shipped then
+shipped=configs/policies/pipeline-inlining-oz-v8.policy             # round 20's, shipped then
+shipped_small=configs/policies/pipeline-inlining-oz-small-v3.policy # round 20's, shipped then
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

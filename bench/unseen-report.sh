@@ -7,7 +7,7 @@
 # per-code-base figures against -Oz in OUT/summary.md. Alone:
 #   pipeline-inlining-oz      both tasks (the pass-pipeline task's shipped choice)
 #   pipeline-inlining-oz-small  the same with the distilled inliner
-#   pipeline-inlining-oz-v7   the one it replaced (round 19's)
+#   pipeline-inlining-oz-v8   the one it replaced (round 20's)
 #   pipeline-oz               the pipeline alone, LLVM's inliner
 #   inlining-oz               the inliner alone, -Oz's pipeline
 # and behind --mlgo-best-of (each module the smaller of the policy's and
@@ -29,7 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 ensure_corpora "$@"
 
 rows=()
-for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v7 pipeline-oz inlining-oz; do
+for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v8 pipeline-oz inlining-oz; do
   task=(--task pass-pipeline)
   [ "$policy" != inlining-oz ] || task=()
   if [ ! -s "$out/$policy.md" ]; then

@@ -39,7 +39,7 @@ out="${1:-$build/inlining-gate}"
 v20="${MLGO_V20_DIR:-$build/pipeline-v20}"
 eval="$build/apps/mlgo-eval"
 base=configs/policies/pipeline-inlining-oz-v5.json # its inliner is inlining-oz's network
-small=configs/policies/inlining-oz-small.policy
+small=configs/policies/pipeline-inlining-oz-small.policy # its inliner is inlining-oz-small's network
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

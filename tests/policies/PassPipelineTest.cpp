@@ -517,6 +517,28 @@ TEST(PassPipeline, EveryShippedPolicyLoads) {
   EXPECT_GE(pipelines, 1u);
 }
 
+// The gated inliners (issue 33, bench/inlining-gate.sh) change only who
+// inlines: -Oz's pipeline in both alternatives, LLVM's inliner in the
+// first, the policy's in the second, by the median vote.
+TEST(PassPipeline, TheGatedInlinersChangeOnlyWhoInlines) {
+  for (const char* name : {"inlining-oz-gated", "inlining-oz-small-gated"}) {
+    Expected<std::filesystem::path> path = shippedPolicy(name);
+    ASSERT_TRUE(path) << path.error().message;
+    Expected<std::unique_ptr<Policy>> loaded = loadPolicy(*path);
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    const auto* gated = dynamic_cast<const PipelinePolicy*>(loaded->get());
+    ASSERT_TRUE(gated && gated->choice() && gated->inliner()) << name;
+    EXPECT_TRUE(gated->pipeline().neutral()) << name;
+    const PipelineChoice& choice = *gated->choice();
+    ASSERT_EQ(choice.pipelines.size(), 2u) << name;
+    EXPECT_TRUE(choice.pipelines[0].neutral() && choice.pipelines[1].neutral()) << name;
+    EXPECT_FALSE(choice.inlinerPolicyIn(0)) << name;
+    EXPECT_TRUE(choice.inlinerPolicyIn(1)) << name;
+    EXPECT_EQ(choice.vote, PipelineChoice::CostVote::Median) << name;
+    EXPECT_TRUE(choice.validate()) << name;
+  }
+}
+
 TEST(PassPipeline, FileErrorsNameTheField) {
   auto error = [](const std::string& pipeline) {
     Expected<std::unique_ptr<Policy>> loaded = policyFromJson(

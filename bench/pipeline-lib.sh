@@ -307,3 +307,33 @@ choice["description"] = head.split(", inliner ")[0] + ", inliner " + small["inli
 json.dump(choice, open(sys.argv[3], "w"), indent=1)
 PY
 }
+
+# ship_after_lua_and_test SHIPPED SHIPPED_SMALL (rounds 20 and 21): a Lua
+# build with $out/winner.policy against one with SHIPPED (3 paired runs);
+# more than 1.10x its CPU and nothing ships (returns 1). Otherwise writes
+# the winner with SHIPPED_SMALL's inliner ($out/winner-small.policy) and
+# reports both on test, after the choice. The lines in $out/decision.txt.
+ship_after_lua_and_test() {
+  local shipped=$1 shipped_small=$2 tag ratio name
+  tag=$(basename "$out")
+  if [ ! -s "$out/build.lua.txt" ]; then
+    bench/paired-time.sh 3 "bash bench/deploy/build-once.sh lua /tmp/$tag-a $(realpath "$out/winner.policy")" \
+      "bash bench/deploy/build-once.sh lua /tmp/$tag-b $(realpath "$shipped")" >"$out/build.lua.txt.part"
+    mv "$out/build.lua.txt.part" "$out/build.lua.txt"
+  fi
+  ratio=$(sed -n "s/^A\/B cpu median \([0-9.]*\) .*/\1/p" "$out/build.lua.txt")
+  if ! awk -v r="$ratio" 'BEGIN {exit !(r <= 1.10)}'; then
+    echo "Lua build: ${ratio}x the shipped policy's CPU (more than 1.10x): nothing ships" | tee -a "$out/decision.txt"
+    return 1
+  fi
+  echo "Lua build: ${ratio}x the shipped policy's CPU (at most 1.10x): the winner ships" | tee -a "$out/decision.txt"
+  [ -s "$out/winner-small.policy" ] || {
+    with_small_inliner "$out/winner.json" "$shipped_small" "$out/winner-small.json"
+    "$eval" rewrite-policy "$out/winner-small.json" -o "$out/winner-small.policy" --blobs >/dev/null
+  }
+  for name in winner winner-small; do
+    report_on "$name" "$out/$name.policy" test --split configs/inlining-split.toml --set test
+    echo "$name on test: $(total "$out/$name.test.md") %, $(above "$out/$name.test.md") code bases above -Oz" |
+      tee -a "$out/decision.txt"
+  done
+}

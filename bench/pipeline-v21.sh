@@ -86,25 +86,5 @@ if [ ! -s "$out/winner.policy" ]; then
     --only "all,$k,$margin,$novelty,0" --vote "$vote" --write-policy "$out/winner.json" >/dev/null
   "$eval" rewrite-policy "$out/winner.json" -o "$out/winner.policy" --blobs >/dev/null
 fi
-if [ ! -s "$out/build.lua.txt" ]; then
-  bench/paired-time.sh 3 "bash bench/deploy/build-once.sh lua /tmp/v21-a $(realpath "$out/winner.policy")" \
-    "bash bench/deploy/build-once.sh lua /tmp/v21-b $(realpath "$shipped")" >"$out/build.lua.txt.part"
-  mv "$out/build.lua.txt.part" "$out/build.lua.txt"
-fi
-ratio=$(sed -n "s/^A\/B cpu median \([0-9.]*\) .*/\1/p" "$out/build.lua.txt")
-if ! awk -v r="$ratio" 'BEGIN {exit !(r <= 1.10)}'; then
-  echo "Lua build: ${ratio}x the shipped policy's CPU (more than 1.10x): nothing ships" | tee -a "$out/decision.txt"
-  exit 0
-fi
-echo "Lua build: ${ratio}x the shipped policy's CPU (at most 1.10x): the winner ships" | tee -a "$out/decision.txt"
-[ -s "$out/winner-small.policy" ] || {
-  with_small_inliner "$out/winner.json" "$shipped_small" "$out/winner-small.json"
-  "$eval" rewrite-policy "$out/winner-small.json" -o "$out/winner-small.policy" --blobs >/dev/null
-}
-# 5. Test, after the choice.
-report_on winner "$out/winner.policy" test --split configs/inlining-split.toml --set test
-echo "winner on test: $(total "$out/winner.test.md") %, $(above "$out/winner.test.md") code bases above -Oz" |
-  tee -a "$out/decision.txt"
-report_on winner-small "$out/winner-small.policy" test --split configs/inlining-split.toml --set test
-echo "winner -small on test: $(total "$out/winner-small.test.md") %, $(above "$out/winner-small.test.md") code bases above -Oz" |
-  tee -a "$out/decision.txt"
+# 4-5. Its cost; then, if it ships, test after the choice.
+ship_after_lua_and_test "$shipped" "$shipped_small" || exit 0

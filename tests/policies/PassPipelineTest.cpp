@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 namespace mlgo::policies {
 namespace {
@@ -20,6 +21,38 @@ PassPipeline structured() {
       {ExtensionPoint::OptimizerLast, "function(instcombine<no-verify-fixpoint>)"},
       {ExtensionPoint::Peephole, "simplifycfg"}};
   return pipeline;
+}
+
+// A choice between -Oz and structured() over the module features, unscaled
+// (mean 0, scale 1), with no examples yet.
+PipelineChoice unscaledChoice(size_t neighbours) {
+  PipelineChoice choice;
+  choice.pipelines = {PassPipeline{}, structured()};
+  choice.features = moduleFeatureNames();
+  choice.mean.assign(choice.features.size(), 0.0);
+  choice.scale.assign(choice.features.size(), 1.0);
+  choice.neighbours = neighbours;
+  return choice;
+}
+
+// The choice written in a pipeline policy file and read back (nothing on
+// an error, which the test's assertion then reports).
+std::optional<PipelineChoice> roundTrip(const PipelineChoice& choice, PolicyEncoding encoding) {
+  PipelinePolicy policy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(choice));
+  Expected<std::string> bytes = policyToBytes(policy, encoding);
+  if (!bytes) {
+    ADD_FAILURE() << bytes.error().message;
+    return std::nullopt;
+  }
+  Expected<std::unique_ptr<Policy>> back = policyFromJson(*bytes, "choice.policy");
+  if (!back) {
+    ADD_FAILURE() << back.error().message;
+    return std::nullopt;
+  }
+  const auto* read = dynamic_cast<const PipelinePolicy*>(back->get());
+  if (!read || !read->choice())
+    return std::nullopt;
+  return *read->choice();
 }
 
 TEST(PassPipeline, NeutralIsMinusOzAndDescriptionsNameTheChanges) {
@@ -359,13 +392,8 @@ TEST(PassPipeline, AChoiceVotesAndRoundTrips) {
 // fallback; the weights round-trip (text and blob form), and a model of the
 // wrong shape, or one without costs to confirm, is refused by name.
 TEST(PassPipeline, AConfirmModelCanOverruleTheCostVote) {
-  PipelineChoice choice;
-  choice.pipelines = {PassPipeline{}, structured()};
-  choice.features = moduleFeatureNames();
+  PipelineChoice choice = unscaledChoice(2);
   const size_t n = choice.features.size();
-  choice.mean.assign(n, 0.0);
-  choice.scale.assign(n, 1.0);
-  choice.neighbours = 2;
   std::vector<double> at(n, 0.0);
   choice.examples = {{at, 1, {0, -0.05}}, {at, 1, {0, -0.03}}};
   ASSERT_TRUE(choice.validate());
@@ -381,16 +409,11 @@ TEST(PassPipeline, AConfirmModelCanOverruleTheCostVote) {
   ASSERT_TRUE(choice.validate()) << choice.validate().error().message;
   EXPECT_EQ(choice.choose(low), 1u);  // predicted -0.03: confirmed
   EXPECT_EQ(choice.choose(high), 0u); // predicted +0.01: the fallback
-  PipelinePolicy policy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(choice));
   for (PolicyEncoding encoding : {PolicyEncoding::Text, PolicyEncoding::Blobs}) {
-    Expected<std::string> bytes = policyToBytes(policy, encoding);
-    ASSERT_TRUE(bytes) << bytes.error().message;
-    Expected<std::unique_ptr<Policy>> back = policyFromJson(*bytes, "confirm.policy");
-    ASSERT_TRUE(back) << back.error().message;
-    const auto* read = dynamic_cast<const PipelinePolicy*>(back->get());
-    ASSERT_TRUE(read && read->choice());
-    EXPECT_EQ(read->choice()->confirm, choice.confirm);
-    EXPECT_EQ(read->choice()->choose(high), 0u);
+    const std::optional<PipelineChoice> read = roundTrip(choice, encoding);
+    ASSERT_TRUE(read);
+    EXPECT_EQ(read->confirm, choice.confirm);
+    EXPECT_EQ(read->choose(high), 0u);
   }
   PipelineChoice wrongShape = choice;
   wrongShape.confirm.pop_back();
@@ -409,13 +432,8 @@ TEST(PassPipeline, AConfirmModelCanOverruleTheCostVote) {
 // round-trips (text and blob form), and a median without costs or an
 // unknown vote is refused by name.
 TEST(PassPipeline, AMedianVoteNeedsHalfTheNeighboursToGain) {
-  PipelineChoice choice;
-  choice.pipelines = {PassPipeline{}, structured()};
-  choice.features = moduleFeatureNames();
+  PipelineChoice choice = unscaledChoice(3);
   const size_t n = choice.features.size();
-  choice.mean.assign(n, 0.0);
-  choice.scale.assign(n, 1.0);
-  choice.neighbours = 3;
   std::vector<double> left(n, 0.0), right(n, 0.0);
   left[0] = -1;
   right[0] = 1;
@@ -435,17 +453,15 @@ TEST(PassPipeline, AMedianVoteNeedsHalfTheNeighboursToGain) {
   choice.margin = 0;
   PipelinePolicy policy(PassPipeline{}, nullptr, std::make_shared<PipelineChoice>(choice));
   for (PolicyEncoding encoding : {PolicyEncoding::Text, PolicyEncoding::Blobs}) {
+    const std::optional<PipelineChoice> read = roundTrip(choice, encoding);
+    ASSERT_TRUE(read);
+    EXPECT_EQ(read->vote, PipelineChoice::CostVote::Median);
+    EXPECT_EQ(read->choose(left), 0u);
+    EXPECT_EQ(read->choose(right), 1u);
     Expected<std::string> bytes = policyToBytes(policy, encoding);
     ASSERT_TRUE(bytes) << bytes.error().message;
     const size_t field = bytes->find(R"("vote")");
     ASSERT_NE(field, std::string::npos);
-    Expected<std::unique_ptr<Policy>> back = policyFromJson(*bytes, "median.policy");
-    ASSERT_TRUE(back) << back.error().message;
-    const auto* read = dynamic_cast<const PipelinePolicy*>(back->get());
-    ASSERT_TRUE(read && read->choice());
-    EXPECT_EQ(read->choice()->vote, PipelineChoice::CostVote::Median);
-    EXPECT_EQ(read->choice()->choose(left), 0u);
-    EXPECT_EQ(read->choice()->choose(right), 1u);
     std::string unknown = *bytes;
     unknown.replace(unknown.find(R"("median")", field), 8, R"("mode")");
     Expected<std::unique_ptr<Policy>> refused = policyFromJson(unknown, "median.policy");

@@ -387,6 +387,18 @@ int runReport(const ReportArgs& args) {
 }
 
 // Percent of `value` against `base`.
+const char* voteName(training::PipelineChoiceOptions::Vote vote) {
+  switch (vote) {
+  case training::PipelineChoiceOptions::Vote::Label:
+    return "label";
+  case training::PipelineChoiceOptions::Vote::Cost:
+    return "cost";
+  case training::PipelineChoiceOptions::Vote::CostMedian:
+    return "cost-median";
+  }
+  return "label";
+}
+
 double percentOf(double value, double base) {
   return base > 0 ? (value / base - 1) * 100 : 0;
 }
@@ -698,8 +710,7 @@ int runProgramPipelineChoice(PipelineSearchArgs& args,
                 "nearest others choose (leave one out, %s vote): %s (%+.3f %%)\n%zu compiles\n",
                 measure.format(learned->oracleTotal).c_str(),
                 percentOf(learned->oracleTotal, fallback), args.choice.neighbours,
-                args.choice.vote == training::PipelineChoiceOptions::Vote::Cost ? "cost" : "label",
-                measure.format(learned->chosenTotal).c_str(),
+                voteName(args.choice.vote), measure.format(learned->chosenTotal).c_str(),
                 percentOf(learned->chosenTotal, fallback), learned->compiled);
   text += totals;
   if (learned->codeBaseOutTotal && codeBases > 1) {
@@ -1042,17 +1053,20 @@ CLI::App* definePipelineSearchCommand(CLI::App& app, PipelineSearchArgs& args) {
   command
       ->add_option("--vote", args.choice.vote,
                    "--program-search choice: how the neighbours vote: label (each for its best "
-                   "pipeline) or cost (each with every pipeline's relative change against the "
-                   "fallback on it; the cheapest on average wins)")
+                   "pipeline), cost (each with every pipeline's relative change against the "
+                   "fallback on it; the cheapest on average wins) or cost-median (the cheapest "
+                   "by the neighbours' weighted median: half their weight must gain)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, training::PipelineChoiceOptions::Vote>{
               {"label", training::PipelineChoiceOptions::Vote::Label},
-              {"cost", training::PipelineChoiceOptions::Vote::Cost}},
+              {"cost", training::PipelineChoiceOptions::Vote::Cost},
+              {"cost-median", training::PipelineChoiceOptions::Vote::CostMedian}},
           CLI::ignore_case))
       ->default_str("label");
   command
       ->add_option("--margin", args.choice.margin,
-                   "--vote cost: how much cheaper (a share, e.g. 0.002) than the fallback "
+                   "--vote cost or cost-median: how much cheaper (a share, e.g. 0.002) than the "
+                   "fallback "
                    "another pipeline must look")
       ->capture_default_str();
   command

@@ -218,6 +218,19 @@ TEST(PipelineChoice, GuardsKeepTheFallbackWhereTheVoteIsThinOrTheModuleNovel) {
   lenient.agreement = 0.3;
   EXPECT_EQ(lenient.choose(equidistant), b);
 
+  // The median vote (round 21): B's median cost among the three is +1 %,
+  // so the fallback keeps the module without an agreement share.
+  options.agreement = 0;
+  options.vote = PipelineChoiceOptions::Vote::CostMedian;
+  Expected<PipelineChoiceResult> median =
+      choosePipelineSet(f.measures, f.features, f.pool, options);
+  ASSERT_TRUE(median) << median.error().message;
+  EXPECT_EQ(median->choice.vote, policies::PipelineChoice::CostVote::Median);
+  ASSERT_EQ(median->choice.examples[0].costs.size(), set.size()) << "the examples carry costs";
+  EXPECT_EQ(median->choice.choose(equidistant), 0u) << "B gains on a third of the weight";
+  EXPECT_EQ(median->choice.choose(f.features[1]), a) << "A gains on all of its cluster";
+  options.vote = PipelineChoiceOptions::Vote::Cost;
+
   options.agreement = 0;
   options.novelty = 0.5;
   Expected<PipelineChoiceResult> guarded =

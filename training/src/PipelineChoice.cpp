@@ -156,6 +156,8 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
   choice.neighbours = options.neighbours;
   choice.agreement = options.agreement;
   choice.margin = options.margin;
+  if (options.vote == PipelineChoiceOptions::Vote::CostMedian)
+    choice.vote = policies::PipelineChoice::CostVote::Median;
   choice.mean.assign(width, 0.0);
   choice.scale.assign(width, 0.0);
   for (size_t m : counted)
@@ -181,7 +183,7 @@ Expected<PipelineChoiceResult> choosePipelineSet(const std::vector<std::vector<d
         result.labels[m] = s;
     result.oracleTotal += measureOf(result.labels[m], m);
     std::vector<double> costs;
-    if (options.vote == PipelineChoiceOptions::Vote::Cost)
+    if (options.votesWithCosts())
       for (size_t s = 0; s < result.setInPool.size(); ++s)
         costs.push_back((measureOf(s, m) - measureOf(0, m)) / std::max(measureOf(0, m), 1.0));
     choice.examples.push_back({choice.scaled(features[m]), result.labels[m], std::move(costs)});

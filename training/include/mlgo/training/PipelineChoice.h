@@ -48,10 +48,13 @@ struct PipelineChoiceOptions {
   bool noveltyAcrossCodeBases = false;
   // How the neighbours vote: with their labels (the best of the set on
   // each), or with their costs (each set pipeline's relative change against
-  // the fallback; PipelineChoice::Example::costs).
-  enum class Vote { Label, Cost };
+  // the fallback; PipelineChoice::Example::costs), by the weighted mean
+  // (Cost) or the weighted median (CostMedian: half the neighbours' weight
+  // must gain; round 21).
+  enum class Vote { Label, Cost, CostMedian };
   Vote vote = Vote::Label;
-  // With Vote::Cost: how much cheaper (a share) than the fallback another
+  bool votesWithCosts() const { return vote != Vote::Label; }
+  // With a cost vote: how much cheaper (a share) than the fallback another
   // pipeline must look (PipelineChoice::margin).
   double margin = 0;
   // With a vocabulary, the features end with the module's IR2Vec embedding

@@ -90,7 +90,9 @@ EOF2
         # With the novelty guard too, so that the file the launcher reads
         # carries a max_distance (a module of the corpus is its own
         # example, so the guard keeps the choice's pick there).
-        learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost
+        # The median vote (round 21's), so that the build and the evaluator
+        # both read "vote" (with one neighbour it picks what the mean does).
+        learn=(--set-size 4 --inliner "$scratch/never.json" --vote cost-median
           --pool-measures "$scratch/pool.tsv" --novelty 0.9)
       fi
       learn_choice() { # OUTPUT EXTRA-FLAGS…
@@ -125,6 +127,7 @@ EOF2
         fail "the learned choice gives no module the inliner policy, or every module: $(cat choice.md)"
       grep -q '"costs"' policy.json || fail "the learned choice votes without costs"
       grep -q '"max_distance"' policy.json || fail "the learned choice has no novelty guard"
+      grep -q '"vote": *"median"' policy.json || fail "the learned choice does not vote by the median"
       # The build reads the choice in the blob form (policy file version 4):
       # parity with the evaluator's run of the text form below.
       "$apps/mlgo-eval" rewrite-policy policy.json -o policy.policy --blobs >/dev/null ||

@@ -10,6 +10,7 @@
 #   pipeline-inlining-oz-v8   the one it replaced (round 20's)
 #   pipeline-oz               the pipeline alone, LLVM's inliner
 #   inlining-oz               the inliner alone, -Oz's pipeline
+#   inlining-oz-gated         the inliner behind its module gate (-Oz's pipeline)
 # and behind --mlgo-best-of (each module the smaller of the policy's and
 # -Oz's): pipeline-inlining-oz-best-of-half and pipeline-inlining-oz.
 # Resumable: a finished report is kept.
@@ -29,7 +30,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 ensure_corpora "$@"
 
 rows=()
-for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v8 pipeline-oz inlining-oz; do
+for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v8 pipeline-oz inlining-oz \
+  inlining-oz-gated; do
   task=(--task pass-pipeline)
   [ "$policy" != inlining-oz ] || task=()
   if [ ! -s "$out/$policy.md" ]; then

@@ -32,29 +32,11 @@ VOTES (--votes, each a candidate dimension; default mean):
                 of those as the voters, averaged as the mean.
 """
 import argparse
-import csv
 import itertools
 
 import numpy as np
 
-from choice_vote import cost_vote, neighbours
-
-
-def load(paths, columns):
-    head, rows = None, []
-    for path in paths:
-        with open(path) as f:
-            table = list(csv.reader(f, delimiter="\t"))
-        if head is not None and table[0] != head:
-            raise SystemExit(f"{path}: not the same features and pool as {paths[0]}")
-        head = table[0]
-        rows += table[1:]
-    first = head.index("-Oz")
-    x = np.array([[float(v) for v in r[2:first]] for r in rows])
-    m = np.array([[float(r[first + c]) for c in columns] for r in rows])
-    keep = ~np.isnan(m[:, 0])  # as PipelineChoice learns: a failed fallback is left out
-    m = np.where(np.isnan(m), m[:, [0]], m)[keep]
-    return x[keep], m, np.array([r[1] for r in rows])[keep]
+from choice_vote import cost_vote, load, neighbours, space
 
 
 def main():
@@ -69,13 +51,7 @@ def main():
     parser.add_argument("--rule", help="write the winner here")
     args = parser.parse_args()
     x, m, cb = load(args.data, [int(c) for c in args.columns.split(",")])
-    mean = x.mean(0)
-    variance = ((x - mean) ** 2).mean(0)
-    z = (x - mean) / np.where(variance > 1e-12, np.sqrt(variance), 1.0)
-    costs = (m - m[:, [0]]) / np.maximum(m[:, [0]], 1)
-    squares = (z ** 2).sum(1)
-    distance = np.sqrt(np.maximum(squares[:, None] + squares[None, :] - 2 * z @ z.T, 0))
-    np.fill_diagonal(distance, 0)
+    z, costs, distance = space(x, m)
     bases = list(dict.fromkeys(cb))
     ks = [int(v) for v in args.neighbours.split(",")]
     margins = [float(v) for v in args.margins.split(",")]

@@ -14,17 +14,10 @@ ROC curve of that predictor and of the vote's value alone (0.5: no better
 than chance). Deterministic; needs numpy.
 """
 import argparse
-import importlib.util
-import os
 
 import numpy as np
 
-from choice_vote import cost_vote
-
-spec = importlib.util.spec_from_file_location(
-    "choice_loco", os.path.join(os.path.dirname(__file__), "choice-loco.py"))
-choice_loco = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(choice_loco)
+from choice_vote import cost_vote, load, space
 
 
 def auc(score, larger):
@@ -44,13 +37,8 @@ def main():
     parser.add_argument("--novelty", default="cross:0.95", help="1, or cross:Q")
     args = parser.parse_args()
     columns = [int(c) for c in args.columns.split(",")]
-    x, m, cb = choice_loco.load(args.data, columns)
-    mean = x.mean(0)
-    variance = ((x - mean) ** 2).mean(0)
-    z = (x - mean) / np.where(variance > 1e-12, np.sqrt(variance), 1.0)
-    costs = (m - m[:, [0]]) / np.maximum(m[:, [0]], 1)
-    squares = (z ** 2).sum(1)
-    distance = np.sqrt(np.maximum(squares[:, None] + squares[None, :] - 2 * z @ z.T, 0))
+    x, m, cb = load(args.data, columns)
+    z, costs, distance = space(x, m)
     bases = list(dict.fromkeys(cb))
     pick, strength = np.zeros(len(z), int), np.zeros(len(z))
     for base in bases:

@@ -1,9 +1,43 @@
-"""How a pipeline choice's neighbours vote, shared by bench/choice-loco.py
-(every vote, each code base left out) and bench/choice-guard.py (the
-vote a written policy uses). 'mean' and 'median' are PipelineChoice's
+"""How a pipeline choice's neighbours vote, and the learning data they vote
+from, shared by bench/choice-loco.py (every vote, each code base left
+out), bench/choice-separable.py and bench/choice-guard.py (the vote a
+written policy uses). 'mean' and 'median' are PipelineChoice's
 (policies/PassPipeline.h: CostVote); the others are measured only.
 """
+import csv
+
 import numpy as np
+
+
+def load(paths, columns):
+    head, rows = None, []
+    for path in paths:
+        with open(path) as f:
+            table = list(csv.reader(f, delimiter="\t"))
+        if head is not None and table[0] != head:
+            raise SystemExit(f"{path}: not the same features and pool as {paths[0]}")
+        head = table[0]
+        rows += table[1:]
+    first = head.index("-Oz")
+    x = np.array([[float(v) for v in r[2:first]] for r in rows])
+    m = np.array([[float(r[first + c]) for c in columns] for r in rows])
+    keep = ~np.isnan(m[:, 0])  # as PipelineChoice learns: a failed fallback is left out
+    m = np.where(np.isnan(m), m[:, [0]], m)[keep]
+    return x[keep], m, np.array([r[1] for r in rows])[keep]
+
+
+def space(x, m):
+    """The examples as the written policy scales them: features scaled by
+    their mean and population deviation, each alternative's cost relative to
+    the fallback, and every pair's distance (a module's to itself 0)."""
+    mean = x.mean(0)
+    variance = ((x - mean) ** 2).mean(0)
+    z = (x - mean) / np.where(variance > 1e-12, np.sqrt(variance), 1.0)
+    costs = (m - m[:, [0]]) / np.maximum(m[:, [0]], 1)
+    squares = (z ** 2).sum(1)
+    distance = np.sqrt(np.maximum(squares[:, None] + squares[None, :] - 2 * z @ z.T, 0))
+    np.fill_diagonal(distance, 0)
+    return z, costs, distance
 
 
 def neighbours(kind, order, d, groups, k):

@@ -78,16 +78,8 @@ if [ ! -s "$out/gated.policy" ]; then
     --only "all,$k,$margin,$novelty,0" --vote "$vote" --write-policy "$out/gated.json" >/dev/null
   "$eval" rewrite-policy "$out/gated.json" -o "$out/gated.policy" --blobs >/dev/null
 fi
-[ -s "$out/gated-small.policy" ] || {
-  with_small_inliner "$out/gated.json" "$small" "$out/gated-small.json"
-  "$eval" rewrite-policy "$out/gated-small.json" -o "$out/gated-small.policy" --blobs >/dev/null
-}
-# 5. Test, after the choice.
-for name in gated gated-small; do
-  report_on "$name" "$out/$name.policy" test --split configs/inlining-split.toml --set test
-  echo "$name on test: $(total "$out/$name.test.md") %, $(above "$out/$name.test.md") code bases above -Oz" |
-    tee -a "$out/decision.txt"
-done
+# 5. Test, after the choice (and the gate with the distilled network).
+small_and_test gated "$small"
 for recipe in lua flac; do
   for name in gated gated-small; do
     [ -s "$out/build.$recipe.$name.txt" ] && continue

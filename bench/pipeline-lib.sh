@@ -327,13 +327,22 @@ ship_after_lua_and_test() {
     return 1
   fi
   echo "Lua build: ${ratio}x the shipped policy's CPU (at most 1.10x): the winner ships" | tee -a "$out/decision.txt"
-  [ -s "$out/winner-small.policy" ] || {
-    with_small_inliner "$out/winner.json" "$shipped_small" "$out/winner-small.json"
-    "$eval" rewrite-policy "$out/winner-small.json" -o "$out/winner-small.policy" --blobs >/dev/null
+  small_and_test winner "$shipped_small"
+}
+
+# small_and_test NAME SMALL (rounds 20 and 21, bench/inlining-gate.sh):
+# writes $out/NAME-small.policy, $out/NAME.json with SMALL's inliner (the
+# distilled network), then reports NAME and NAME-small on test, after the
+# choice; the lines in $out/decision.txt.
+small_and_test() {
+  local name=$1 small=$2 each
+  [ -s "$out/$name-small.policy" ] || {
+    with_small_inliner "$out/$name.json" "$small" "$out/$name-small.json"
+    "$eval" rewrite-policy "$out/$name-small.json" -o "$out/$name-small.policy" --blobs >/dev/null
   }
-  for name in winner winner-small; do
-    report_on "$name" "$out/$name.policy" test --split configs/inlining-split.toml --set test
-    echo "$name on test: $(total "$out/$name.test.md") %, $(above "$out/$name.test.md") code bases above -Oz" |
+  for each in "$name" "$name-small"; do
+    report_on "$each" "$out/$each.policy" test --split configs/inlining-split.toml --set test
+    echo "$each on test: $(total "$out/$each.test.md") %, $(above "$out/$each.test.md") code bases above -Oz" |
       tee -a "$out/decision.txt"
   done
 }

@@ -44,12 +44,18 @@ report_on() {
 
 # inlining_report NAME LABEL CODEBASE… writes $out/NAME.LABEL.md and
 # .values, the report of the inliner policy $out/NAME.json on the code
-# bases (skipped when done).
+# bases (skipped when done); inlining_report_of NAME POLICY LABEL CODEBASE…
+# the same for a policy file or name kept elsewhere.
 inlining_report() {
   local name=$1 label=$2
   shift 2
+  inlining_report_of "$name" "$out/$name.json" "$label" "$@"
+}
+inlining_report_of() {
+  local name=$1 policy=$2 label=$3
+  shift 3
   [ -s "$out/$name.$label.md" ] && return 0
-  "$eval" report "$out/$name.json" "$@" --markdown "$out/$name.$label.md.part" \
+  "$eval" report "$policy" "$@" --markdown "$out/$name.$label.md.part" \
     --values "$out/$name.$label.values" >"$out/$name.$label.log" 2>&1
   mv "$out/$name.$label.md.part" "$out/$name.$label.md"
 }

@@ -575,6 +575,7 @@ public:
         return error("choice.examples.costs", std::to_string(costs.size()) + " values, not " +
                                                   std::to_string(n) + " examples of " +
                                                   std::to_string(alternatives) + " pipelines");
+      result.reserve(n);
       for (size_t i = 0; i < n; ++i) {
         std::optional<int64_t> index = (*labels)[i].getAsInteger();
         if (!index || *index < 0)

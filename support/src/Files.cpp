@@ -21,14 +21,38 @@ Expected<std::string> readFileBytes(const fs::path& file) {
     return makeError(file.string() + ": no such file");
   if (!fs::is_regular_file(file, ec))
     return makeError(file.string() + ": not a regular file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return makeError(file.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad())
-    return makeError(file.string() + ": read error");
-  return buffer.str();
+  // One read into a string of the file's size: a compile reads its policy
+  // (megabytes for a pipeline choice) this way, and a stream buffer copied
+  // it three times while growing.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return makeError(file.string() + ": cannot open for reading: " + std::strerror(errno));
+  struct stat info {};
+  std::string bytes;
+  if (::fstat(fd, &info) == 0 && info.st_size > 0)
+    bytes.resize(static_cast<size_t>(info.st_size));
+  size_t done = 0;
+  char probe[4096]; // past the expected end: the file grew, or had no size
+  for (;;) {
+    const bool atEnd = done == bytes.size();
+    const ssize_t got = atEnd ? ::read(fd, probe, sizeof probe)
+                              : ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      return makeError(file.string() + ": read error: " + std::strerror(error));
+    }
+    if (got == 0)
+      break;
+    if (atEnd)
+      bytes.append(probe, static_cast<size_t>(got));
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
 }
 
 uint64_t hashBytes(std::string_view bytes) {

@@ -30,6 +30,29 @@ TEST(Files, AtomicWritesRefuseTargetsThatAreNotRegularFiles) {
   EXPECT_TRUE(writeFileAtomically(scratch / "file", "again")); // a regular file is replaced
 }
 
+// readFileBytes reads a file of known size in one go and still reads what
+// a size does not tell: a file that reports none (/proc) and bytes with NULs.
+TEST(Files, ReadsWholeFilesWhateverTheirSizeSays) {
+  mlgo::testing::ScratchDirectory scratch;
+  std::string bytes(3 * 4096 + 17, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>((i * 7919) % 251);
+  ASSERT_TRUE(writeFileAtomically(scratch / "blob", bytes));
+  Expected<std::string> read = readFileBytes(scratch / "blob");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, bytes);
+  ASSERT_TRUE(writeFileAtomically(scratch / "empty", ""));
+  Expected<std::string> empty = readFileBytes(scratch / "empty");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->empty());
+  Expected<std::string> status = readFileBytes("/proc/self/status"); // st_size 0
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_NE(status->find("Name:"), std::string::npos) << *status;
+  Expected<std::string> missing = readFileBytes(scratch / "missing");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("missing"), std::string::npos);
+}
+
 } // namespace
 } // namespace mlgo
 

@@ -48,7 +48,7 @@ seconds="${2:-720}"
 eval="$build/apps/mlgo-eval"
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, rank_inliners, decide_inliner
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh" # inliner_sets, rank_inliners, decide_inliner, best_policy
 sed -n '/^# The rule/,/^#      for the winner/p' "$0" | sed 's/^# //' >"$out/RULE.txt"
 log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/progress.log"; }
 
@@ -91,13 +91,7 @@ bc_ensemble() {
         --epochs 30 --imitate-actions --outcome-weights "${flags[@]}" --vocabulary "$out/$name.vocabulary" \
         -o "$out/$name-seed$seed.h5" --overwrite --policy-output "$out/$name-seed$seed.final.json" \
         >"$out/$name-seed$seed.bc.log" 2>&1
-      /usr/bin/python3 - "$out/$name-seed$seed.h5" "$out/$name-seed$seed.json" <<'PY'
-import sys, h5py
-with h5py.File(sys.argv[1], "r") as f:
-    best = f["policies/best/json"]
-    text = best.asstr()[0] if best.shape[0] else f["policies/final/json"].asstr()[0]
-open(sys.argv[2], "w").write(text)
-PY
+      best_policy "$out/$name-seed$seed.h5" "$out/$name-seed$seed.json"
     fi
     members+=("$out/$name-seed$seed.json")
   done

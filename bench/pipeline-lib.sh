@@ -103,6 +103,19 @@ decide_inliner() {
     tee -a "$out/decision.txt"
 }
 
+# best_policy RUN.h5 POLICY.json: the policy of a bc-train run at the epoch
+# with the best held-out agreement (BC's loss spikes now and then on these
+# labels), else its last, as scripts/train-inlining takes it.
+best_policy() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    best = f["policies/best/json"]
+    text = best.asstr()[0] if best.shape[0] else f["policies/final/json"].asstr()[0]
+open(sys.argv[2], "w").write(text)
+PY
+}
+
 # one_way_trained FROM KEEP PREFIX MARGIN… (the one-way trained rounds):
 # merges the training code bases ($train) into $out/train, runs the greedy
 # search from -Oz trying only calls whose -Oz action is FROM (random order,
@@ -137,16 +150,7 @@ one_way_trained() {
         --epochs 30 --imitate-actions --outcome-weights --trace "$out/$prefix.tried.h5" \
         "${one_way_traces[@]/#/--trace=}" \
         -o "$out/$name.h5" --overwrite --policy-output "$out/$name.final.json" >"$out/$name.bc.log" 2>&1
-      # BC's loss spikes now and then on these labels: the epoch with the
-      # best held-out agreement (the run's best policy), as
-      # scripts/train-inlining.
-      /usr/bin/python3 - "$out/$name.h5" "$out/$name.json" <<'PY'
-import sys, h5py
-with h5py.File(sys.argv[1], "r") as f:
-    best = f["policies/best/json"]
-    text = best.asstr()[0] if best.shape[0] else f["policies/final/json"].asstr()[0]
-open(sys.argv[2], "w").write(text)
-PY
+      best_policy "$out/$name.h5" "$out/$name.json"
     fi
     [ -s "$out/$name-keep$keep.json" ] ||
       "$eval" margin "$out/$name.json" --keep "$keep" -o "$out/$name-keep$keep.json" >/dev/null

@@ -12,6 +12,7 @@
 
 #include <llvm/Support/Base64.h>
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <array>
@@ -362,6 +363,54 @@ public:
                                                const std::string& path) const {
     if (std::optional<llvm::StringRef> text = value.getAsString())
       return decodeDoubles(*text, path);
+    MLGO_ASSIGN_OR_RETURN(const BlobRun run, blobRun(value, path));
+    return littleEndianDoubles(run.bytes, run.count, path);
+  }
+
+  // A run of doubles read where it lies in the blob area, row by row, or
+  // decoded from base64 text. A choice's examples are megabytes: a copy of
+  // the whole run before the rows' own was a compile's page faults.
+  struct DoubleColumn {
+    std::vector<double> decoded;
+    const char* blob = nullptr;
+    size_t count = 0;
+  };
+  Expected<DoubleColumn> column(const llvm::json::Value& value, const std::string& path) const {
+    if constexpr (std::endian::native == std::endian::little) {
+      if (value.getAsObject()) {
+        MLGO_ASSIGN_OR_RETURN(const BlobRun run, blobRun(value, path));
+        return DoubleColumn{{}, run.bytes, run.count};
+      }
+    }
+    MLGO_ASSIGN_OR_RETURN(std::vector<double> values, encodedDoubles(value, path));
+    const size_t count = values.size();
+    return DoubleColumn{std::move(values), nullptr, count};
+  }
+  // Row `i` of `size` values (none if the column is empty), each finite.
+  Expected<std::vector<double>> row(const DoubleColumn& column, size_t i, size_t size,
+                                    const std::string& path) const {
+    if (column.count == 0)
+      return std::vector<double>();
+    const size_t first = i * size;
+    if (!column.blob)
+      return std::vector<double>(column.decoded.begin() + static_cast<std::ptrdiff_t>(first),
+                                 column.decoded.begin() +
+                                     static_cast<std::ptrdiff_t>(first + size));
+    std::vector<double> values(size);
+    if (size > 0)
+      std::memcpy(values.data(), column.blob + 8 * first, 8 * size);
+    for (size_t j = 0; j < size; ++j)
+      if (!std::isfinite(values[j]))
+        return error(path + "[" + std::to_string(first + j) + "]", "must be a finite number");
+    return values;
+  }
+
+  // {"offset", "count"}: `count` little-endian doubles in the blob area.
+  struct BlobRun {
+    const char* bytes;
+    size_t count;
+  };
+  Expected<BlobRun> blobRun(const llvm::json::Value& value, const std::string& path) const {
     const llvm::json::Object* reference = value.getAsObject();
     std::optional<int64_t> offset = reference ? reference->getInteger("offset") : std::nullopt;
     std::optional<int64_t> count = reference ? reference->getInteger("count") : std::nullopt;
@@ -372,7 +421,7 @@ public:
       return error(path, std::to_string(size) + " doubles at byte " + std::to_string(start) +
                              " do not fit the blob area (" + std::to_string(blobs_.size()) +
                              " bytes" + (blobs_.empty() ? ": a text file has none" : "") + ")");
-    return littleEndianDoubles(blobs_.data() + start, size, path);
+    return BlobRun{blobs_.data() + start, static_cast<size_t>(size)};
   }
 
   Status checkEncoding(const std::string& encoding, const std::string& path) const {
@@ -559,20 +608,20 @@ public:
       const llvm::json::Value* featureData = columns->get("features");
       if (!featureData)
         return error("choice.examples.features", "missing");
-      MLGO_ASSIGN_OR_RETURN(std::vector<double> features,
-                            encodedDoubles(*featureData, "choice.examples.features"));
-      std::vector<double> costs;
+      MLGO_ASSIGN_OR_RETURN(const DoubleColumn features,
+                            column(*featureData, "choice.examples.features"));
+      DoubleColumn costs;
       if (const llvm::json::Value* costData = columns->get("costs")) {
-        MLGO_ASSIGN_OR_RETURN(costs, encodedDoubles(*costData, "choice.examples.costs"));
+        MLGO_ASSIGN_OR_RETURN(costs, column(*costData, "choice.examples.costs"));
       }
       const size_t n = labels->size(), width = choice.features.size(),
                    alternatives = choice.pipelines.size();
-      if (features.size() != n * width)
-        return error("choice.examples.features", std::to_string(features.size()) + " values, not " +
+      if (features.count != n * width)
+        return error("choice.examples.features", std::to_string(features.count) + " values, not " +
                                                      std::to_string(n) + " examples of " +
                                                      std::to_string(width) + " features");
-      if (!costs.empty() && costs.size() != n * alternatives)
-        return error("choice.examples.costs", std::to_string(costs.size()) + " values, not " +
+      if (costs.count != 0 && costs.count != n * alternatives)
+        return error("choice.examples.costs", std::to_string(costs.count) + " values, not " +
                                                   std::to_string(n) + " examples of " +
                                                   std::to_string(alternatives) + " pipelines");
       result.reserve(n);
@@ -581,14 +630,11 @@ public:
         if (!index || *index < 0)
           return error("choice.examples.pipelines[" + std::to_string(i) + "]",
                        "must be a pipeline index");
-        auto row = [&](const std::vector<double>& all, size_t size) {
-          return all.empty() ? std::vector<double>()
-                             : std::vector<double>(
-                                   all.begin() + static_cast<std::ptrdiff_t>(i * size),
-                                   all.begin() + static_cast<std::ptrdiff_t>((i + 1) * size));
-        };
-        result.push_back(
-            {row(features, width), static_cast<size_t>(*index), row(costs, alternatives)});
+        MLGO_ASSIGN_OR_RETURN(std::vector<double> featureRow,
+                              row(features, i, width, "choice.examples.features"));
+        MLGO_ASSIGN_OR_RETURN(std::vector<double> costRow,
+                              row(costs, i, alternatives, "choice.examples.costs"));
+        result.push_back({std::move(featureRow), static_cast<size_t>(*index), std::move(costRow)});
       }
       return result;
     }
@@ -1138,10 +1184,21 @@ Status savePolicy(const Policy& policy, const fs::path& file, PolicyEncoding enc
 }
 
 Expected<std::unique_ptr<Policy>> loadPolicy(const fs::path& file) {
-  Expected<std::string> text = readFileBytes(file);
-  if (!text)
-    return text.error();
-  return policyFromJson(*text, file.string());
+  // Every compile with the plugin loads its policy here. MemoryBuffer maps a
+  // large file rather than copying it: a pipeline choice's examples are
+  // megabytes, and each copy of them cost the compile its page faults
+  // (docs/pass-pipeline.md). The policy copies what it keeps, so the mapping
+  // ends with this call.
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    return makeError(file.string() +
+                     (fs::exists(file, ec) ? ": not a regular file" : ": no such file"));
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mapped = llvm::MemoryBuffer::getFile(
+      file.string(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!mapped)
+    return makeError(file.string() + ": cannot read: " + mapped.getError().message());
+  return policyFromJson(std::string_view((*mapped)->getBufferStart(), (*mapped)->getBufferSize()),
+                        file.string());
 }
 
 Expected<MlpPolicy> loadMlpPolicy(const fs::path& file) {

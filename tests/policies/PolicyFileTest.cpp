@@ -500,6 +500,27 @@ TEST(PolicyFile, BlobFormReadsAsTheTextForm) {
   ASSERT_FALSE(headOnly);
   EXPECT_NE(headOnly.error().message.find("a text file has none"), std::string::npos)
       << headOnly.error().message;
+
+  // An example's features are read row by row where they lie in the blob
+  // area: a value that is not finite is still refused, by its index.
+  std::string poisoned = *blobs;
+  const double last = 1.0 / 42; // example 39's features (but one)
+  const std::string pattern(reinterpret_cast<const char*>(&last), sizeof last);
+  const size_t at = poisoned.find(pattern, head.size());
+  ASSERT_NE(at, std::string::npos);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  poisoned.replace(at, sizeof nan, reinterpret_cast<const char*>(&nan), sizeof nan);
+  Expected<std::unique_ptr<Policy>> notFinite = policyFromJson(poisoned, "p.policy");
+  ASSERT_FALSE(notFinite);
+  EXPECT_NE(notFinite.error().message.find("choice.examples.features[" + std::to_string(39 * n)),
+            std::string::npos)
+      << notFinite.error().message;
+  EXPECT_NE(notFinite.error().message.find("must be a finite number"), std::string::npos);
+  // A file that is not there is named.
+  Expected<std::unique_ptr<Policy>> missing = loadPolicy(dir / "missing.policy");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("missing.policy: no such file"), std::string::npos)
+      << missing.error().message;
 }
 
 } // namespace

@@ -21,9 +21,9 @@ Expected<std::string> readFileBytes(const fs::path& file) {
     return makeError(file.string() + ": no such file");
   if (!fs::is_regular_file(file, ec))
     return makeError(file.string() + ": not a regular file");
-  // One read into a string of the file's size: a compile reads its policy
-  // (megabytes for a pipeline choice) this way, and a stream buffer copied
-  // it three times while growing.
+  // One read into a string of the file's size: a stream buffer copied a
+  // file of megabytes (a corpus's bitcode, a policy file) several times
+  // while it grew.
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return makeError(file.string() + ": cannot open for reading: " + std::strerror(errno));

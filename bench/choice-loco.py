@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The pipeline choice's configuration chosen by leaving code bases out.
 
-Usage: bench/choice-loco.py DATA.tsv [DATA.tsv…] --columns 0,4,1,5 [--votes mean,…] [--rule FILE]
+Usage: bench/choice-loco.py DATA.tsv [DATA.tsv…] --columns 0,4,1,5 [--votes mean,…]
+       [--inliner-margins 0,…] [--score-without NAME,…] [--rule FILE]
 
 Each DATA.tsv is `mlgo-eval pipeline-search … --program-search choice
 --choice-data` learning data (a row per module: its code base, features,
@@ -21,6 +22,15 @@ code base). Prints per candidate the total over every module against the
 fallback, the modules larger, and the code bases above the fallback; with
 --rule, the winner (the fewest code bases above, then the smallest total)
 in choice-guard.py's rule format. Deterministic; needs numpy.
+
+--inliner-margins (each a candidate dimension; default 0): an alternative
+whose pool pipeline carries the inliner policy (its column named
+"…, inliner policy") votes that much worse, so it must undercut the
+fallback by the margin plus this; 'inf' never picks one (a choice among
+the pipelines with LLVM's inliner only). --score-without: code bases still
+left out in turn and still examples for the others, but not counted in
+the score (the totals and the code bases above): those an inliner policy
+trained on, where its alternatives' costs are its own training code's.
 
 VOTES (--votes, each a candidate dimension; default mean):
   mean          the neighbours' weighted mean cost (PipelineChoice's vote);
@@ -48,22 +58,39 @@ def main():
     parser.add_argument("--novelty", default="1,0.8,cross:0.5,cross:0.8,cross:0.95")
     parser.add_argument("--votes", default="mean",
                         help="how the neighbours' costs vote (comma-separated; see VOTES)")
+    parser.add_argument("--inliner-margins", default="0",
+                        help="extra margins for alternatives with the inliner policy ('inf': never)")
+    parser.add_argument("--score-without", default="",
+                        help="code bases left out of the score (comma-separated)")
     parser.add_argument("--rule", help="write the winner here")
     args = parser.parse_args()
-    x, m, cb = load(args.data, [int(c) for c in args.columns.split(",")])
+    columns = [int(c) for c in args.columns.split(",")]
+    x, m, cb = load(args.data, columns)
+    with open(args.data[0]) as f:
+        head = f.readline().rstrip("\n").split("\t")
+    pool = head[head.index("-Oz"):]
+    carries = np.array([pool[c].endswith(", inliner policy") for c in columns])
     z, costs, distance = space(x, m)
     bases = list(dict.fromkeys(cb))
     ks = [int(v) for v in args.neighbours.split(",")]
     margins = [float(v) for v in args.margins.split(",")]
     novelties = args.novelty.split(",")
     votes = args.votes.split(",")
+    extras = [float(v) for v in args.inliner_margins.split(",")]
+    unscored = set(filter(None, args.score_without.split(",")))
+    if unscored - set(bases):
+        raise SystemExit(f"--score-without: no such code base: {', '.join(sorted(unscored - set(bases)))}")
+    scored = [b for b in bases if b not in unscored]
+    in_score = np.isin(cb, scored)
     for kind in votes:
         if kind not in ("mean", "median", "bases", "one-per-base") and not kind.startswith("ucb:"):
             raise SystemExit(f"--votes: unknown vote '{kind}'")
-    print(f"{len(z)} modules of {len(bases)} code bases; alternatives {args.columns}")
+    print(f"{len(z)} modules of {len(bases)} code bases; alternatives {args.columns} "
+          f"(with the inliner policy: {','.join(str(c) for c, w in zip(columns, carries) if w) or 'none'}); "
+          f"scored: {len(scored)} code bases, {int(in_score.sum())} modules")
     # Per fold: the held-out modules' k nearest examples of the other code
     # bases (stable order, as PipelineChoice), and the novelty thresholds.
-    candidates = list(itertools.product(votes, ks, margins, novelties))
+    candidates = list(itertools.product(votes, ks, margins, novelties, extras))
     picks = {c: np.zeros(len(z), dtype=int) for c in candidates}
     for base in bases:
         held = np.where(cb == base)[0]
@@ -85,30 +112,36 @@ def main():
             for kind in votes:
                 for k in ks:
                     near = neighbours(kind, order, d, cb[other], k)
-                    vote = cost_vote(kind, d[near], costs[other[near]], cb[other[near]])
-                    j = int(np.argmin(vote[1:])) + 1
-                    for margin in margins:
-                        for spec in novelties:
-                            ok = vote[j] < -margin and d[order[0]] <= limits[spec]
-                            picks[(kind, k, margin, spec)][i] = j if ok else 0
+                    raw = cost_vote(kind, d[near], costs[other[near]], cb[other[near]])
+                    for extra in extras:
+                        vote = np.where(carries, raw + extra, raw)  # inf: never an inliner alternative
+                        j = int(np.argmin(vote[1:])) + 1
+                        for margin in margins:
+                            for spec in novelties:
+                                ok = vote[j] < -margin and d[order[0]] <= limits[spec]
+                                picks[(kind, k, margin, spec, extra)][i] = j if ok else 0
     results = []
-    print("| vote | k | margin | novelty | total | larger | code bases above | worst |")
-    print("| --- | ---: | ---: | --- | ---: | ---: | --- | ---: |")
-    for (kind, k, margin, spec), p in picks.items():
+    print("| vote | k | margin | novelty | inliner margin | total | larger | code bases above | worst "
+          "| unscored above |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | --- |")
+    for (kind, k, margin, spec, extra), p in picks.items():
         got = m[np.arange(len(p)), p]
         fallback = m[:, 0]
         per = {b: 100 * (got[cb == b].sum() / fallback[cb == b].sum() - 1) for b in bases}
-        above = [b for b in bases if per[b] > 0]
-        total = 100 * (got.sum() / fallback.sum() - 1)
-        results.append(((kind, k, margin, spec), total, above))
-        print(f"| {kind} | {k} | {margin:g} | {spec} | {total:+.3f} % | {int((got > fallback).sum())} | "
+        above = [b for b in scored if per[b] > 0]
+        total = 100 * (got[in_score].sum() / fallback[in_score].sum() - 1)
+        results.append(((kind, k, margin, spec, extra), total, above))
+        print(f"| {kind} | {k} | {margin:g} | {spec} | {extra:g} | {total:+.3f} % | "
+              f"{int((got > fallback)[in_score].sum())} | "
               f"{', '.join(f'{b} {per[b]:+.3f}' for b in above) or 'none'} | "
-              f"{max(per.values()):+.3f} % |", flush=True)
+              f"{max(per[b] for b in scored):+.3f} % | "
+              f"{', '.join(b for b in bases if b in unscored and per[b] > 0) or '-'} |", flush=True)
     if args.rule:
-        (kind, k, margin, spec), total, above = min(results, key=lambda r: (len(r[2]), r[1]))
+        (kind, k, margin, spec, extra), total, above = min(results, key=lambda r: (len(r[2]), r[1]))
         with open(args.rule, "w") as out:
             out.write(f"examples=all k={k} margin={margin:g} novelty={spec} max_distance=- "
-                      f"agreement=0 total={total:+.3f} above={len(above)} vote={kind}\n")
+                      f"agreement=0 total={total:+.3f} above={len(above)} vote={kind} "
+                      f"inliner_margin={extra:g}\n")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,10 @@ of its alternative and the fallback, and the share of modules, and of
 their -Oz bytes, that take another alternative: those the guard compiles
 twice, the rest it compiles once); with
 --markdown also a table per code base; with --only and --write-policy the
-candidate as a policy file. Deterministic; needs numpy.
+candidate as a policy file. --inliner-margin M (round 22) prices the
+alternatives that carry the inliner policy (their pool column named "…,
+inliner policy"): their vote counts M worse (PipelineChoice's
+`inliner_margin`). Deterministic; needs numpy.
 """
 import argparse
 import base64
@@ -161,14 +164,16 @@ def threshold(examples, spec):
     return float(np.quantile(examples[key], q))
 
 
-def write_policy(base, examples, k, margin, limit, agreement, path, vote="mean"):
+def write_policy(base, examples, k, margin, limit, agreement, path, vote="mean", inliner_margin=0.0):
     policy = policy_file.load(base)
     choice = policy["choice"]
     choice["neighbours"] = k
-    for field in ("margin", "max_distance", "agreement", "vote"):
+    for field in ("margin", "max_distance", "agreement", "vote", "inliner_margin"):
         choice.pop(field, None)
     if margin > 0:
         choice["margin"] = margin
+    if inliner_margin > 0:
+        choice["inliner_margin"] = inliner_margin
     if vote != "mean":
         choice["vote"] = vote
     if np.isfinite(limit):
@@ -187,13 +192,17 @@ def write_policy(base, examples, k, margin, limit, agreement, path, vote="mean")
     count = "" if examples["name"] == "shipped" else f"{len(examples['x'])} examples, "
     policy["description"] = (
         f"{policy['description'].split(';')[0]}; {count}"
-        + (f"{vote} vote, " if vote != "mean" else "") + f"k {k}, margin {margin:g}" + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
+        + (f"{vote} vote, " if vote != "mean" else "") + f"k {k}, margin {margin:g}"
+        + (f", inliner margin {inliner_margin:g}" if inliner_margin > 0 else "")
+        + (f", max distance {limit:.4f}" if np.isfinite(limit) else "")
         + (f", agreement {agreement:g}" if agreement > 0 else "")
         + (", confirmed by ridge regression" if examples.get("confirm") is not None else ""))
     json.dump(policy, open(path, "w"), indent=1)
 
 
-def choose(choice, scaled, k, margin, max_distance, agreement, kind="mean"):
+def choose(choice, scaled, k, margin, max_distance, agreement, kind="mean", priced=None):
+    """Each module's alternative; `priced`, with an inliner margin, is what
+    each alternative's vote counts worse by."""
     picks = []
     for x in scaled:
         d = np.sqrt(((choice["x"] - x) ** 2).sum(1))
@@ -201,6 +210,8 @@ def choose(choice, scaled, k, margin, max_distance, agreement, kind="mean"):
         w = 1 / (d[near] + 1e-9)
         costs = choice["costs"][near]
         vote = cost_vote(kind, d[near], costs, None)
+        if priced is not None:
+            vote = vote + priced
         j = int(np.argmin(vote[1:])) + 1
         ok = vote[j] < -margin and d[near[0]] <= max_distance
         ok = ok and (w * (costs[:, j] < 0)).sum() >= agreement * w.sum()
@@ -243,6 +254,8 @@ def main():
     parser.add_argument("--agreement", default="0,0.6")
     parser.add_argument("--vote", default="mean", choices=("mean", "median"),
                         help="how the neighbours' costs vote (PipelineChoice's vote)")
+    parser.add_argument("--inliner-margin", type=float, default=0.0,
+                        help="how much worse the alternatives with the inliner policy vote")
     parser.add_argument("--best-of", action="store_true",
                         help="score behind --mlgo-best-of, with the share compiled twice")
     parser.add_argument("--markdown", help="a table per code base for every candidate")
@@ -277,6 +290,9 @@ def main():
         print(f"examples {name}: {len(sets[name]['x'])}")
     print(f"{len(data['m'])} modules of {len(set(data['cb']))} code bases; alternatives: "
           f"{data['pool']}")
+    priced = None
+    if args.inliner_margin > 0:
+        priced = args.inliner_margin * np.array([p.endswith(", inliner policy") for p in data["pool"]])
     results = []
     if args.best_of:
         print("| examples | k | margin | novelty | agreement | behind the guard | modules "
@@ -289,7 +305,7 @@ def main():
         examples = sets[name]
         limit = threshold(examples, novelty)
         scaled = (data["x"] - examples["mean"]) / examples["scale"]
-        picks = choose(examples, scaled, k, margin, limit, agreement, args.vote)
+        picks = choose(examples, scaled, k, margin, limit, agreement, args.vote, priced)
         s = score(data, picks, args.best_of)
         results.append(((name, k, margin, novelty, agreement, limit), s, picks))
         if args.best_of:
@@ -322,7 +338,7 @@ def main():
     if args.only and args.write_policy:
         name, k, margin, _, agreement, limit = results[0][0]
         write_policy(args.policy, sets[name], k, margin, limit, agreement, args.write_policy,
-                     args.vote)
+                     args.vote, args.inliner_margin)
     if args.picks and args.only:
         with open(args.picks, "w") as out:
             for module, cb, p in zip(data["module"], data["cb"], results[0][2]):

@@ -327,8 +327,11 @@ size_t PipelineChoice::choose(const std::vector<double>& values) const {
     // The cheapest by its neighbours' mean (or median) cost; the fallback
     // (cost 0 by definition) unless another undercuts it by more than the
     // margin.
-    for (size_t p = 0; p < pipelines.size(); ++p)
+    for (size_t p = 0; p < pipelines.size(); ++p) {
       votes[p] = vote == CostVote::Median ? weightedMedianCost(distances, k, p) : votes[p] / sum;
+      if (p > 0 && inlinerPolicyIn(p))
+        votes[p] += inlinerMargin;
+    }
     const auto cheapest = std::min_element(votes.begin() + 1, votes.end());
     if (cheapest == votes.end() || *cheapest >= -margin)
       return 0;
@@ -381,6 +384,11 @@ Status PipelineChoice::validate() const {
     return makeError("agreement must be between 0 and 1");
   if (!(margin >= 0) || !std::isfinite(margin))
     return makeError("margin must be a finite number, at least 0");
+  if (!(inlinerMargin >= 0) || !std::isfinite(inlinerMargin))
+    return makeError("inliner_margin must be a finite number, at least 0");
+  if (inlinerMargin > 0 && !votesWithCosts())
+    return makeError(
+        "inliner_margin: a price on the inliner's alternatives needs examples with costs");
   if (vote == CostVote::Median && !votesWithCosts())
     return makeError("vote: a median of the neighbours' costs needs examples with costs");
   if (!(maxDistance > 0))
@@ -432,6 +440,9 @@ Expected<std::unique_ptr<Policy>> makePipelinePolicy(PassPipeline pipeline,
     if (!choice->heuristicInliner.empty() && !inliner)
       return makeError("choice: heuristic_inliner names the pipelines where LLVM's heuristic "
                        "inlines instead of the policy's inliner, but the policy carries none");
+    if (choice->inlinerMargin > 0 && !inliner)
+      return makeError("choice: inliner_margin prices the alternatives that run the policy's "
+                       "inliner, but the policy carries none");
   }
   return std::unique_ptr<Policy>(
       std::make_unique<PipelinePolicy>(std::move(pipeline), std::move(inliner), std::move(choice)));

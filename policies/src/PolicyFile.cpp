@@ -227,6 +227,8 @@ void writeChoice(llvm::json::OStream& out, const PipelineChoice& choice, Doubles
       out.attribute("agreement", choice.agreement);
     if (choice.margin > 0)
       out.attribute("margin", choice.margin);
+    if (choice.inlinerMargin > 0)
+      out.attribute("inliner_margin", choice.inlinerMargin);
     if (choice.vote == PipelineChoice::CostVote::Median)
       out.attribute("vote", "median");
     if (std::isfinite(choice.maxDistance))
@@ -662,7 +664,8 @@ public:
   // "choice": {"pipelines": [pipeline objects], "features": [names],
   // optional "embedding": an IR2Vec vocabulary (LLVM's JSON),
   // "mean": […], "scale": […], "neighbours": k, optional "agreement": share,
-  // "margin": share, "vote": "mean" or "median", "max_distance": scaled distance, "confirm":
+  // "margin": share, "inliner_margin": share, "vote": "mean" or "median", "max_distance": scaled
+  // distance, "confirm":
   // [weights], "forced": index and "heuristic_inliner": [pipeline indices], "examples":
   // choiceExamples()}.
   Expected<PipelineChoice> pipelineChoice(const llvm::json::Object& root) const {
@@ -715,6 +718,12 @@ public:
       if (!share)
         return error("choice.margin", "must be a number");
       choice.margin = *share;
+    }
+    if (const llvm::json::Value* price = object->get("inliner_margin")) {
+      std::optional<double> share = price->getAsNumber();
+      if (!share)
+        return error("choice.inliner_margin", "must be a number");
+      choice.inlinerMargin = *share;
     }
     if (const llvm::json::Value* vote = object->get("vote")) {
       std::optional<llvm::StringRef> kind = vote->getAsString();

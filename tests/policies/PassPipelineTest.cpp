@@ -476,6 +476,62 @@ TEST(PassPipeline, AMedianVoteNeedsHalfTheNeighboursToGain) {
   EXPECT_NE(labelsOnly.validate().error().message.find("vote"), std::string::npos);
 }
 
+// The inliner's price (round 22): an alternative that runs the policy's
+// inliner must undercut the fallback by the margin plus the price, and the
+// cheaper alternative with LLVM's inliner wins where the price tips it; the
+// price round-trips (text and blob form), and is refused by name when
+// negative, without costs, or without an inliner policy to price.
+TEST(PassPipeline, AnInlinerMarginPricesThePolicysInliner) {
+  auto choice = std::make_shared<PipelineChoice>(unscaledChoice(3));
+  choice->pipelines.push_back(structured());
+  const size_t n = choice->features.size();
+  const std::vector<double> at(n, 0.0);
+  choice->heuristicInliner = {0, 1}; // 2 runs the policy's inliner
+  choice->examples = {{at, 2, {0, -0.02, -0.03}}};
+  ASSERT_TRUE(choice->validate());
+  EXPECT_EQ(choice->choose(at), 2u);
+  choice->inlinerMargin = 0.015; // -0.03 + 0.015 > -0.02
+  ASSERT_TRUE(choice->validate());
+  EXPECT_EQ(choice->choose(at), 1u);
+  choice->margin = 0.025; // neither undercuts by the margin once priced
+  EXPECT_EQ(choice->choose(at), 0u);
+  choice->inlinerMargin = 0;
+  EXPECT_EQ(choice->choose(at), 2u) << "-0.03 undercuts a margin of 0.025 unpriced";
+  choice->margin = 0;
+  choice->inlinerMargin = 0.015;
+  std::shared_ptr<const Policy> inliner = makeConstantPolicy(1);
+  EXPECT_FALSE(makePipelinePolicy(PassPipeline{}, nullptr, choice))
+      << "a price on an inliner the policy does not carry";
+  Expected<std::unique_ptr<Policy>> policy = makePipelinePolicy(PassPipeline{}, inliner, choice);
+  ASSERT_TRUE(policy) << policy.error().message;
+  for (PolicyEncoding encoding : {PolicyEncoding::Text, PolicyEncoding::Blobs}) {
+    Expected<std::string> bytes = policyToBytes(**policy, encoding);
+    ASSERT_TRUE(bytes) << bytes.error().message;
+    Expected<std::unique_ptr<Policy>> loaded = policyFromJson(*bytes, "priced.policy");
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    const auto* back = dynamic_cast<const PipelinePolicy*>(loaded->get());
+    ASSERT_TRUE(back && back->choice());
+    EXPECT_EQ(back->choice()->inlinerMargin, 0.015);
+    EXPECT_EQ(back->choice()->choose(at), 1u);
+    std::string negative = *bytes;
+    const size_t field = negative.find(R"("inliner_margin")");
+    ASSERT_NE(field, std::string::npos);
+    size_t value = negative.find(':', field) + 1;
+    while (negative[value] == ' ')
+      ++value;
+    negative.insert(value, "-");
+    Expected<std::unique_ptr<Policy>> refused = policyFromJson(negative, "priced.policy");
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("inliner_margin"), std::string::npos)
+        << refused.error().message;
+  }
+  PipelineChoice labelsOnly = *choice;
+  for (PipelineChoice::Example& example : labelsOnly.examples)
+    example.costs.clear();
+  ASSERT_FALSE(labelsOnly.validate());
+  EXPECT_NE(labelsOnly.validate().error().message.find("inliner_margin"), std::string::npos);
+}
+
 TEST(PassPipeline, AChoiceSaysWhereLlvmsInlinerRuns) {
   auto choice = std::make_shared<PipelineChoice>();
   choice->pipelines = {PassPipeline{}, structured(), structured()};

@@ -152,6 +152,12 @@ bool isInlinerPass(std::string_view passClass);
 // LLVM's own heuristic, so that a choice can run the inliner policy only on
 // the modules that look like those where it helped (the inliner is
 // consulted after the pipeline's start, when the choice is made).
+//
+// The inliner's price (`inlinerMargin`, with costs): an alternative that
+// runs the policy's inliner votes that much worse, so it must undercut the
+// fallback by the margin plus this. On code it did not train on the inliner
+// policy gains less than on its own, and the examples of its training code
+// carry its in-sample costs (round 22).
 struct PipelineChoice {
   struct Example {
     std::vector<double> features; // scaled
@@ -172,6 +178,9 @@ struct PipelineChoice {
   size_t neighbours = 5;
   double agreement = 0; // in [0, 1]; 0: the most voted (or cheapest) always wins
   double margin = 0;    // >= 0; with costs: how much cheaper than the fallback another must be
+  // >= 0; with costs and an inliner policy: what an alternative running the
+  // policy's inliner must undercut the fallback by, besides `margin`
+  double inlinerMargin = 0;
   CostVote vote = CostVote::Mean; // with costs: how the neighbours' costs make a pipeline's
   // > 0; the fallback for a module with no example this near (infinity: off)
   double maxDistance = std::numeric_limits<double>::infinity();

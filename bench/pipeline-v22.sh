@@ -54,8 +54,8 @@ v19="${MLGO_V19_DIR:-$build/pipeline-v19}"
 v20="${MLGO_V20_DIR:-$build/pipeline-v20}"
 eval="$build/apps/mlgo-eval"
 base=configs/policies/pipeline-inlining-oz-v5.json # the file round 17's examples were written into
-shipped=configs/policies/pipeline-inlining-oz.policy             # round 21's, shipped now
-shipped_small=configs/policies/pipeline-inlining-oz-small.policy # round 21's, shipped now
+shipped=configs/policies/pipeline-inlining-oz-v9.policy             # round 21's, shipped then
+shipped_small=configs/policies/pipeline-inlining-oz-small-v4.policy # round 21's, shipped then
 mkdir -p "$out"
 # shellcheck source=pipeline-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"

@@ -7,7 +7,8 @@
 # per-code-base figures against -Oz in OUT/summary.md. Alone:
 #   pipeline-inlining-oz      both tasks (the pass-pipeline task's shipped choice)
 #   pipeline-inlining-oz-small  the same with the distilled inliner
-#   pipeline-inlining-oz-v8   the one it replaced (round 20's)
+#   pipeline-inlining-oz-v9   round 21's, which round 22 replaced
+#   pipeline-inlining-oz-v8   round 20's (the mean vote)
 #   pipeline-oz               the pipeline alone, LLVM's inliner
 #   inlining-oz               the inliner alone, -Oz's pipeline
 #   inlining-oz-gated         the inliner behind its module gate (-Oz's pipeline)
@@ -17,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ $# -ge 2 ] || {
-  sed -n '2,15p' "$0"
+  sed -n '2,16p' "$0"
   exit 2
 }
 out=$1
@@ -30,7 +31,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/pipeline-lib.sh"
 ensure_corpora "$@"
 
 rows=()
-for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v8 pipeline-oz inlining-oz \
+for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-oz-v9 pipeline-inlining-oz-v8 pipeline-oz inlining-oz \
   inlining-oz-gated; do
   task=(--task pass-pipeline)
   [ "$policy" != inlining-oz ] || task=()

@@ -27,6 +27,9 @@
 #      above;
 #   4. test and a seventh unseen set (built this session by no round) are
 #      read after the choice, never to choose.
+# (A slip in the rule as first committed: the fourth, fifth and sixth sets
+# are 24 code bases, so "the 88" are 90; the rule named the sets, and the
+# run used all three.)
 # Resumable: a finished report is kept.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -356,3 +356,49 @@ small_and_test() {
       tee -a "$out/decision.txt"
   done
 }
+
+# priced_grid DATA SCORED (rounds 22 and 23): round 22's 1,800 candidates
+# (six votes, k, margin, novelty, the inliner's price) on DATA, each code
+# base left out in turn and scored on the SCORED code bases the inliner
+# policy did not train on (the split's training set left out of the score);
+# $out/grid.txt and the winner in $out/winner.txt, its fields in k, margin,
+# novelty, vote, extra (the inliner's price), ltotal and labove, and its
+# line in $out/decision.txt.
+priced_grid() {
+  local data=$1 scored=$2 trained
+  trained=$(sed -n '/^train = \[/,/^\]/p' configs/inlining-split.toml | grep -o '"[^"]*"' | tr -d '"' | paste -sd,)
+  [ -s "$out/grid.txt" ] || {
+    /usr/bin/python3 bench/choice-loco.py "$data" --columns 0,4,1,5 \
+      --votes mean,median,bases,one-per-base,ucb:0.25,ucb:0.5 --inliner-margins 0,0.005,0.01,0.02,inf \
+      --score-without "$trained" --rule "$out/winner.txt" >"$out/grid.txt.part"
+    mv "$out/grid.txt.part" "$out/grid.txt"
+  }
+  k=$(winner_field k) margin=$(winner_field margin) novelty=$(winner_field novelty)
+  vote=$(winner_field vote) extra=$(winner_field inliner_margin)
+  ltotal=$(winner_field total) labove=$(winner_field above)
+  echo "winner: vote $vote, k $k, margin $margin, novelty $novelty, inliner margin $extra:" \
+    "leaving each code base out, on the $scored the inliner policy did not train on $ltotal %, $labove above -Oz" |
+    tee "$out/decision.txt"
+}
+winner_field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p; s/^$1=\([^ ]*\).*/\1/p" "$out/winner.txt" | head -1; }
+
+# priced_winner DATA (rounds 22 and 23) writes $out/winner.json and .policy,
+# priced_grid's winner with every module of DATA as examples. Returns 1
+# when its price is inf (no alternative with the inliner policy: not a
+# combined policy), after reporting it on test for the record.
+priced_winner() {
+  local data=$1 price=()
+  [ "$extra" = inf ] || [ "$extra" = 0 ] || price=(--inliner-margin "$extra")
+  [ "$extra" != inf ] || price=(--inliner-margin 1000) # never an alternative with the inliner policy
+  if [ ! -s "$out/winner.policy" ]; then
+    /usr/bin/python3 bench/choice-guard.py "$base" "$v19/fresh.data.tsv" --columns 0,4,1,5 --train "$data" \
+      --only "all,$k,$margin,$novelty,0" --vote "$vote" "${price[@]}" --write-policy "$out/winner.json" >/dev/null
+    "$eval" rewrite-policy "$out/winner.json" -o "$out/winner.policy" --blobs >/dev/null
+  fi
+  [ "$extra" = inf ] || return 0
+  report_on winner "$out/winner.policy" test --split configs/inlining-split.toml --set test
+  echo "an inliner margin of inf is a choice without the inliner policy: nothing ships;" \
+    "on test, for the record: $(total "$out/winner.test.md") %, $(above "$out/winner.test.md") above -Oz" |
+    tee -a "$out/decision.txt"
+  return 1
+}

@@ -66,39 +66,11 @@ set_pool_data fresh22 "$v13" "${fresh[@]}"
   tail -n +2 "$out/fresh22.data.tsv"
 } >"$out/all.data.tsv"
 data="$out/all.data.tsv"
-trained=$(sed -n '/^train = \[/,/^\]/p' configs/inlining-split.toml | grep -o '"[^"]*"' | tr -d '"' | paste -sd,)
 # 2-3. The grid, each code base left out in turn.
-[ -s "$out/grid.txt" ] || {
-  /usr/bin/python3 bench/choice-loco.py "$data" --columns 0,4,1,5 \
-    --votes mean,median,bases,one-per-base,ucb:0.25,ucb:0.5 --inliner-margins 0,0.005,0.01,0.02,inf \
-    --score-without "$trained" --rule "$out/winner.txt" >"$out/grid.txt.part"
-  mv "$out/grid.txt.part" "$out/grid.txt"
-}
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p; s/^$1=\([^ ]*\).*/\1/p" "$out/winner.txt" | head -1; }
-k=$(field k) margin=$(field margin) novelty=$(field novelty) vote=$(field vote)
-extra=$(field inliner_margin) ltotal=$(field total) labove=$(field above)
-r22=$(grep -E '^\| median \| 10 \| 0.02 \| cross:0.8 \| 0.005 \|' "$out/grid.txt" | head -1)
-{
-  echo "winner: vote $vote, k $k, margin $margin, novelty $novelty, inliner margin $extra:" \
-    "leaving each code base out, on the 64 the inliner policy did not train on $ltotal %, $labove above -Oz"
-  echo "round 22's configuration under the same score: $r22"
-} | tee "$out/decision.txt"
-# 4. The winner with every module of the 88 as examples.
-columns=0,4,1,5
-with_extra=()
-[ "$extra" = inf ] || [ "$extra" = 0 ] || with_extra=(--inliner-margin "$extra")
-[ "$extra" != inf ] || with_extra=(--inliner-margin 1000) # never an alternative with the inliner policy
-if [ ! -s "$out/winner.policy" ]; then
-  /usr/bin/python3 bench/choice-guard.py "$base" "$v19/fresh.data.tsv" --columns "$columns" --train "$data" \
-    --only "all,$k,$margin,$novelty,0" --vote "$vote" "${with_extra[@]}" --write-policy "$out/winner.json" >/dev/null
-  "$eval" rewrite-policy "$out/winner.json" -o "$out/winner.policy" --blobs >/dev/null
-fi
-if [ "$extra" = inf ]; then
-  report_on winner "$out/winner.policy" test --split configs/inlining-split.toml --set test
-  echo "an inliner margin of inf is a choice without the inliner policy: nothing ships;" \
-    "on test, for the record: $(total "$out/winner.test.md") %, $(above "$out/winner.test.md") above -Oz" |
-    tee -a "$out/decision.txt"
-  exit 0
-fi
+priced_grid "$data" 66
+echo "round 22's configuration under the same score:" \
+  "$(grep -E '^\| median \| 10 \| 0.02 \| cross:0.8 \| 0.005 \|' "$out/grid.txt" | head -1)" | tee -a "$out/decision.txt"
+# 4. The winner with every module of the 90 as examples.
+priced_winner "$data" || exit 0
 # 4-5. Its cost; then, if it ships, test after the choice.
 ship_after_lua_and_test "$shipped" "$shipped_small" || exit 0

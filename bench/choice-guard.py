@@ -54,7 +54,7 @@ import json
 import numpy as np
 
 import policy_file
-from choice_vote import cost_vote
+from choice_vote import carries_inliner, cost_vote
 
 
 def doubles(text, width):
@@ -292,7 +292,7 @@ def main():
           f"{data['pool']}")
     priced = None
     if args.inliner_margin > 0:
-        priced = args.inliner_margin * np.array([p.endswith(", inliner policy") for p in data["pool"]])
+        priced = args.inliner_margin * carries_inliner(data["pool"])
     results = []
     if args.best_of:
         print("| examples | k | margin | novelty | agreement | behind the guard | modules "

@@ -46,7 +46,7 @@ import itertools
 
 import numpy as np
 
-from choice_vote import cost_vote, load, neighbours, space
+from choice_vote import carries_inliner, cost_vote, load, neighbours, space
 
 
 def main():
@@ -69,7 +69,7 @@ def main():
     with open(args.data[0]) as f:
         head = f.readline().rstrip("\n").split("\t")
     pool = head[head.index("-Oz"):]
-    carries = np.array([pool[c].endswith(", inliner policy") for c in columns])
+    carries = carries_inliner([pool[c] for c in columns])
     z, costs, distance = space(x, m)
     bases = list(dict.fromkeys(cb))
     ks = [int(v) for v in args.neighbours.split(",")]

@@ -26,6 +26,13 @@ def load(paths, columns):
     return x[keep], m, np.array([r[1] for r in rows])[keep]
 
 
+def carries_inliner(pool_names):
+    """Per pool column, whether its pipeline runs the inliner policy
+    (`pipeline-search` names such a column "…, inliner policy"): the
+    alternatives an inliner margin prices."""
+    return np.array([name.endswith(", inliner policy") for name in pool_names])
+
+
 def space(x, m):
     """The examples as the written policy scales them: features scaled by
     their mean and population deviation, each alternative's cost relative to

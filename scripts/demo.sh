@@ -58,6 +58,8 @@ quietly "$BIN/mlgo-eval" report inlining-oz bzip2 libpng zlib ninja --best-of --
 sed -n '3,$p' "$OUT/report.md"
 echo "'vs -Oz': each object the smaller of the policy's and -Oz's (mlgo-cc --mlgo-best-of),"
 echo "never larger; 'policy alone': every object with the policy. ninja is C++, the rest C."
+echo "Sizes are each object's .text. A linker keeps one copy of a C++ inline function, so the"
+echo "linked ninja gains less than its objects (bench/linked-size.sh measures the program)."
 
 echo
 echo "== 2. Training: es-train on Lua from exactly -Oz's decisions, validated on zlib"

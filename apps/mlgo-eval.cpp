@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -93,10 +94,17 @@ Expected<std::unique_ptr<policies::Policy>> policyByName(const std::string& spec
 }
 
 // An evaluator of the task given by the command's evaluator flags.
-Expected<std::unique_ptr<evaluators::Evaluator>> taskEvaluator(const apps::EvaluatorArgs& flags) {
+// `comdat`: it keeps the objects' COMDAT groups (EvaluatorOptions::comdat),
+// with replay, the decision cache and incremental evaluation off.
+Expected<std::unique_ptr<evaluators::Evaluator>> taskEvaluator(const apps::EvaluatorArgs& flags,
+                                                               bool comdat = false) {
   Expected<evaluators::EvaluatorOptions> options = flags.toOptions();
   if (!options)
     return options.error();
+  if (comdat) {
+    options->comdat = true;
+    options->replay = options->decisionCache = options->incremental = false;
+  }
   Expected<evaluators::CompilerTask> task = flags.toTask();
   if (!task)
     return task.error();
@@ -261,6 +269,7 @@ struct ReportArgs {
   std::string values; // the report's values, for mlgo-eval choose
   bool bestOf = false;
   bool bestOfSet = false; // a pipeline choice: the smallest of its alternatives per module
+  bool linked = false;    // each COMDAT group counted once (training::countComdatOnce)
   apps::EvaluatorArgs evaluator;
 
   // $MLGO_BUILD_DIR/corpora, else build/corpora (where the recipes put them).
@@ -307,6 +316,34 @@ int runRunCostReport(const ReportArgs& args) {
   return mlgo::apps::runRunCost(runCost);
 }
 
+// --linked: a code base's values with each COMDAT group counted once
+// (shares per module), and on stderr the check that the shares' totals are
+// what a linker keeps (the first copy of each group).
+Status countLinked(const std::string& codeBase, evaluators::EvaluationResult& result,
+                   std::span<const corpus::ModuleSpec* const> modules) {
+  const evaluators::EvaluationResult perObject = result;
+  if (Status counted = training::countComdatOnce(result, modules); !counted)
+    return makeError("code base " + codeBase + ": " + counted.error().message);
+  Expected<uint64_t> baselineOnce = training::comdatOnceTotal(perObject, std::nullopt);
+  Expected<uint64_t> policyOnce = training::comdatOnceTotal(perObject, 0);
+  double baselineShares = 0, policyShares = 0;
+  uint64_t baselineObjects = 0, policyObjects = 0;
+  for (size_t m = 0; m < result.moduleCount; ++m)
+    if (result.baselineMeasure(m) && result.job(0, m).ok()) {
+      baselineShares += *result.baselineMeasure(m);
+      policyShares += result.measured(result.job(0, m));
+      baselineObjects += *result.baselineBytes[m];
+      policyObjects += result.job(0, m).sizeBytes;
+    }
+  if (baselineOnce && policyOnce)
+    std::fprintf(stderr,
+                 "%s: per object %" PRIu64 " -> %" PRIu64 "; COMDAT once (first copy) %" PRIu64
+                 " -> %" PRIu64 "; shares %.1f -> %.1f\n",
+                 codeBase.c_str(), baselineObjects, policyObjects, *baselineOnce, *policyOnce,
+                 baselineShares, policyShares);
+  return Status::ok();
+}
+
 int runReport(const ReportArgs& args) {
   if (args.evaluator.measure == "run-cost")
     return runRunCostReport(args);
@@ -327,7 +364,8 @@ int runReport(const ReportArgs& args) {
                                  : "")));
     corpora.push_back(corpus.take());
   }
-  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator = taskEvaluator(args.evaluator);
+  Expected<std::unique_ptr<evaluators::Evaluator>> evaluator =
+      taskEvaluator(args.evaluator, args.linked);
   if (!evaluator)
     return fail(evaluator.error());
 
@@ -354,9 +392,13 @@ int runReport(const ReportArgs& args) {
     request.modules = modules;
     request.showProgress = true;
     evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
+    if (args.linked)
+      if (Status counted = countLinked((*codeBases)[i], result, modules); !counted)
+        return fail(counted.error());
     reports.push_back(training::summariseCodeBase(
         (*codeBases)[i], result, 0, modules, args.regressions, (*evaluator)->task().baselineName,
         args.bestOf, alternativeIndices));
+    reports.back().comdatOnce = args.linked;
   }
   const evaluators::CompilerTask& task = (*evaluator)->task();
   std::string text = training::formatReportMarkdown(
@@ -364,7 +406,8 @@ int runReport(const ReportArgs& args) {
                    (args.bestOf ? ", best of it and " + task.baselineName + " per module," : "") +
                    (args.bestOfSet ? ", best of its set's alternatives per module," : "") +
                    " against " + task.baselineName + ", " +
-                   std::string(evaluators::measureName(task.measure)));
+                   std::string(evaluators::measureName(task.measure)) +
+                   (args.linked ? ", each COMDAT group counted once (what a linker keeps)" : ""));
   std::cout << text;
   if (!args.markdown.empty()) {
     std::ofstream out(args.markdown);
@@ -1766,6 +1809,11 @@ CLI::App* defineReportCommand(CLI::App& app, ReportArgs& report) {
   reportCmd->add_option("--markdown", report.markdown, "Also write the report to this file");
   reportCmd->add_option("--values", report.values,
                         "Also write the report's values to this file (for mlgo-eval choose)");
+  reportCmd->add_flag(
+      "--linked", report.linked,
+      "Count each COMDAT group (inline function, template instance) once across a code "
+      "base's objects, as a linker keeps it, each module charged its share, instead of once "
+      "per object; compiles every job (no replay, decision cache or incremental evaluation)");
   reportCmd->add_flag("--best-of", report.bestOf,
                       "Count each module as the smaller of the policy's and the baseline's, as "
                       "mlgo-cc --mlgo-best-of builds it (each object compiled both ways)");

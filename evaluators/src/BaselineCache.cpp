@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -133,6 +134,44 @@ Expected<std::optional<double>> BaselineCache::lookupMeasure(const std::string& 
 
 void BaselineCache::storeMeasure(const std::string& key, Measure measure, double value) const {
   storeText(key, "." + std::string(measureName(measure)), scoreText(value));
+}
+
+// "group:bytes" in hex, comma-separated; "none" for an object without groups.
+void BaselineCache::storeComdat(const std::string& key,
+                                const std::vector<ComdatCode>& comdat) const {
+  std::string text;
+  char entry[48];
+  for (const ComdatCode& code : comdat) {
+    std::snprintf(entry, sizeof entry, "%s%" PRIx64 ":%" PRIx64, text.empty() ? "" : ",",
+                  code.group, code.bytes);
+    text += entry;
+  }
+  storeText(key, ".comdat", text.empty() ? "none" : text);
+}
+
+Expected<std::optional<std::vector<ComdatCode>>>
+BaselineCache::lookupComdat(const std::string& key) const {
+  Expected<std::optional<std::string>> text = lookupText(key, ".comdat");
+  if (!text || !*text)
+    return text ? std::optional<std::vector<ComdatCode>>()
+                : Expected<std::optional<std::vector<ComdatCode>>>(text.error());
+  std::vector<ComdatCode> comdat;
+  if (**text == "none")
+    return std::optional(comdat);
+  const char* at = (*text)->data();
+  const char* end = at + (*text)->size();
+  while (at < end) {
+    ComdatCode code;
+    auto group = std::from_chars(at, end, code.group, 16);
+    if (group.ec != std::errc() || group.ptr == end || *group.ptr != ':')
+      return makeError("baseline cache entry for " + key + ".comdat: not a group list");
+    auto bytes = std::from_chars(group.ptr + 1, end, code.bytes, 16);
+    if (bytes.ec != std::errc() || (bytes.ptr != end && *bytes.ptr != ','))
+      return makeError("baseline cache entry for " + key + ".comdat: not a group list");
+    comdat.push_back(code);
+    at = bytes.ptr == end ? end : bytes.ptr + 1;
+  }
+  return std::optional(comdat);
 }
 
 fs::path defaultBaselineCacheDirectory() {

@@ -90,6 +90,7 @@ std::optional<JobResult> ClangProcessBackend::compile(const JobSpec& spec,
     return run.finish(JobStatus::BadObject, code.error().message);
   run.result.sizeBytes = code->bytes;
   run.result.codeHash = code->hash;
+  run.result.comdat = std::move(code->comdat);
   run.result.stderrTail.clear(); // nothing to report for a clean compile
   return run.finish(JobStatus::Ok, "");
 }

@@ -190,6 +190,9 @@ std::string encode(const Result& m) {
   w.text(j.stderrTail);
   w.value(j.sizeBytes);
   w.value(j.codeHash);
+  w.value<uint8_t>(j.comdat.has_value());
+  if (j.comdat)
+    w.array(*j.comdat);
   w.value(j.decisions);
   wire::writeOptional(w, j.measured);
   w.value(j.seconds);
@@ -290,6 +293,8 @@ Expected<Result> decodeResult(std::string_view message) {
   j.stderrTail = r->text();
   j.sizeBytes = r->value<uint64_t>();
   j.codeHash = r->value<uint64_t>();
+  if (r->value<uint8_t>())
+    j.comdat = r->array<ComdatCode>();
   j.decisions = r->value<uint64_t>();
   j.measured = wire::readOptional<double>(*r);
   j.seconds = r->value<double>();

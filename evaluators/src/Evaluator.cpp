@@ -129,6 +129,9 @@ Status EvaluatorOptions::validate() const {
   std::error_code ec;
   if (!fs::is_directory(scratchDirectory, ec))
     return makeError("scratchDirectory: " + scratchDirectory.string() + " is not a directory");
+  if (comdat && (replay || decisionCache || incremental))
+    return makeError("comdat: replay, the decision cache and incremental evaluation keep only "
+                     "sizes, not COMDAT groups; turn them off");
   if (Status filtersOk = filters.validate(); !filtersOk)
     return makeError("filters: " + filtersOk.error().message);
   return Status::ok();
@@ -609,8 +612,15 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
            {size ? nullptr : &size.error(), measured ? nullptr : &measured.error()})
         if (error)
           std::fprintf(stderr, "warning: %s\n", error->message.c_str());
-      if (size && *size && measured && (*measured || traits.ofObjectSize)) {
+      Expected<std::optional<std::vector<ComdatCode>>> comdat =
+          options_.comdat ? cache->lookupComdat(key) : std::optional<std::vector<ComdatCode>>();
+      if (!comdat)
+        std::fprintf(stderr, "warning: %s\n", comdat.error().message.c_str());
+      if (size && *size && measured && (*measured || traits.ofObjectSize) &&
+          (!options_.comdat || (comdat && *comdat))) {
         baseline.sizeBytes = *size;
+        if (options_.comdat)
+          baseline.comdat = **comdat;
         baseline.measured = traits.ofObjectSize ? static_cast<double>(**size) : **measured;
         baseline.fromCache = true;
         return baseline;
@@ -627,8 +637,11 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
   }
   baseline.sizeBytes = plain.sizeBytes;
   baseline.measured = plain.measured;
+  baseline.comdat = plain.comdat;
   if (cache && !key.empty()) {
     cache->store(key, plain.sizeBytes);
+    if (plain.comdat)
+      cache->storeComdat(key, *plain.comdat);
     if (!traits.ofObjectSize)
       cache->storeMeasure(key, task_.measure, *plain.measured);
   }
@@ -678,6 +691,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
   std::vector<BaselineResult> baselineResults = baselines(request.modules);
   for (const BaselineResult& b : baselineResults) {
     result.baselineBytes.push_back(b.sizeBytes);
+    result.baselineComdat.push_back(b.comdat);
     result.baselineMeasures.push_back(b.measured);
   }
   result.measure = task_.measure;

@@ -177,6 +177,7 @@ InProcessBackend::compileTrials(const JobSpec& base, const SerializedPolicy* ser
     result.trajectory = answer.trajectory;
     result.sizeBytes = answer.sizeBytes;
     result.codeHash = answer.codeHash;
+    result.comdat = answer.comdat;
     result.measured = answer.measured;
     result.seconds = seconds;
   }
@@ -247,6 +248,7 @@ std::optional<JobResult> InProcessBackend::resultOf(JobRun& run, WorkerOutcome& 
   } else {
     result.sizeBytes = answer.sizeBytes;
     result.codeHash = answer.codeHash;
+    result.comdat = std::move(answer.comdat);
     result.measured = answer.measured;
   }
   return run.finish(JobStatus::Ok, "");

@@ -139,6 +139,7 @@ std::string encode(const ResultMessage& m) {
   w.text(m.diagnostics);
   w.value(m.sizeBytes);
   w.value(m.codeHash);
+  w.array(m.comdat);
   w.value(m.decisions);
   wire::writeOptional(w, m.measured);
   w.value<uint8_t>(m.cacheHit);
@@ -222,6 +223,7 @@ Expected<ResultMessage> decodeResult(std::string_view payload) {
   m.diagnostics = r.text();
   m.sizeBytes = r.value<uint64_t>();
   m.codeHash = r.value<uint64_t>();
+  m.comdat = r.array<ComdatCode>();
   m.decisions = r.value<uint64_t>();
   m.measured = wire::readOptional<double>(r);
   m.cacheHit = r.value<uint8_t>() != 0;

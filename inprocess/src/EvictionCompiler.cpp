@@ -118,6 +118,7 @@ protocol::ResultMessage compileEviction(const protocol::JobMessage& job,
     result.status = protocol::WorkerStatus::Ok;
     result.sizeBytes = (*measure)->code.bytes;
     result.codeHash = (*measure)->code.hash;
+    result.comdat = (*measure)->code.comdat;
     result.measured = (*measure)->score;
   }
   return result;

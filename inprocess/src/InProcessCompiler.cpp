@@ -452,6 +452,7 @@ protocol::ResultMessage compileOnce(const protocol::JobMessage& job, const polic
     return fail(protocol::WorkerStatus::BadObject, code.error().message);
   result.sizeBytes = code->bytes;
   result.codeHash = code->hash;
+  result.comdat = std::move(code->comdat);
   result.status = protocol::WorkerStatus::Ok;
   recordTimes(active, optimised.value_or(active.lastPassEnded), std::chrono::steady_clock::now(),
               optimised.has_value(), result.times);

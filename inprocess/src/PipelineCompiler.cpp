@@ -138,6 +138,7 @@ protocol::ResultMessage compilePipeline(const protocol::JobMessage& job,
     return fail(protocol::WorkerStatus::BadObject, code.error().message);
   result.sizeBytes = code->bytes;
   result.codeHash = code->hash;
+  result.comdat = std::move(code->comdat);
   result.measured = static_cast<double>(instructions);
   result.status = protocol::WorkerStatus::Ok;
   using Seconds = std::chrono::duration<double>;

@@ -52,6 +52,30 @@ TEST(BaselineCache, AMeasureHasItsOwnEntry) {
   EXPECT_NE(edited.error().message.find(file), std::string::npos);
 }
 
+// An object's COMDAT groups have their own entry: read back as stored (none
+// as none, not as missing), and an edited list is an error naming its file.
+TEST(BaselineCache, ComdatGroupsHaveTheirOwnEntry) {
+  mlgo::testing::ScratchDirectory scratch;
+  BaselineCache cache(scratch.path());
+  std::string key = BaselineCache::key("bitcode", {"-Oz"}, "clang 22");
+  ASSERT_TRUE(cache.lookupComdat(key));
+  EXPECT_FALSE(*cache.lookupComdat(key));
+  const std::vector<ComdatCode> groups = {{0x1f, 40}, {UINT64_MAX, 7}};
+  cache.storeComdat(key, groups);
+  Expected<std::optional<std::vector<ComdatCode>>> read = cache.lookupComdat(key);
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_TRUE(*read);
+  EXPECT_EQ(**read, groups);
+  std::string other = BaselineCache::key("c code", {"-Oz"}, "clang 22");
+  cache.storeComdat(other, {});
+  ASSERT_TRUE(cache.lookupComdat(other) && *cache.lookupComdat(other));
+  EXPECT_TRUE((*cache.lookupComdat(other))->empty());
+  std::ofstream(scratch / (key + ".comdat"), std::ios::trunc) << "1f:28 check\n";
+  Expected<std::optional<std::vector<ComdatCode>>> edited = cache.lookupComdat(key);
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.error().message.find(key + ".comdat"), std::string::npos);
+}
+
 // Negative, trailing garbage, an edited size, a v1 entry, another key's
 // entry: each is an error naming the file, never a size.
 TEST(BaselineCache, CorruptEntriesAreErrorsNotSizes) {

@@ -18,6 +18,7 @@ ResultMessage sampleResult() {
   m.diagnostics = std::string("warning\0with nul", 16);
   m.sizeBytes = 12345;
   m.codeHash = 0xfeedfacecafebeefULL;
+  m.comdat = {{0x1234, 40}, {0xfedc, 8}};
   m.decisions = 2;
   m.cacheHit = true;
   m.decisionsAfterQuery = true;
@@ -96,6 +97,7 @@ TEST(WorkerProtocol, MessagesRoundTripExactly) {
   EXPECT_EQ(r->diagnostics, result.diagnostics);
   EXPECT_EQ(r->sizeBytes, result.sizeBytes);
   EXPECT_EQ(r->codeHash, result.codeHash);
+  EXPECT_EQ(r->comdat, result.comdat);
   EXPECT_EQ(r->decisions, result.decisions);
   EXPECT_TRUE(r->cacheHit && r->decisionsAfterQuery);
   ASSERT_TRUE(r->trajectory);

@@ -220,6 +220,13 @@ TEST(ReportValues, RoundTripExactlyAndRefuseOtherFiles) {
     EXPECT_EQ(b.measure, evaluators::Measure::RegAllocScore);
     EXPECT_EQ(b.baselineName, "-O2");
   }
+  EXPECT_FALSE((*read)[0].comdatOnce);
+  reports[1].comdatOnce = reports[0].comdatOnce = true;
+  ASSERT_TRUE(writeReportValues(reports, dir / "once.tsv"));
+  Expected<std::vector<CodeBaseReport>> once = readReportValues(dir / "once.tsv");
+  ASSERT_TRUE(once) << once.error().message;
+  EXPECT_TRUE((*once)[1].comdatOnce);
+  EXPECT_NE(formatReportMarkdown(*once, "t").find("(COMDAT once)"), std::string::npos);
   std::ofstream(dir / "md.tsv") << "| code base | modules |\n";
   Expected<std::vector<CodeBaseReport>> markdown = readReportValues(dir / "md.tsv");
   ASSERT_FALSE(markdown);
@@ -231,6 +238,79 @@ TEST(ReportValues, RoundTripExactlyAndRefuseOtherFiles) {
   Expected<std::vector<CodeBaseReport>> truncated = readReportValues(dir / "short.tsv");
   ASSERT_FALSE(truncated);
   EXPECT_NE(truncated.error().message.find("short.tsv:2"), std::string::npos);
+}
+
+// Modules a, b and c of one code base. Baselines: a 100 bytes outside groups
+// and group g (40); b 50 and g (40) and h (10); c 30 and no group. Policy:
+// a shrinks its own code to 90; b inlines g away and emits a new group k
+// (20); c stops inlining g and emits a third copy of it. Shares: g is held
+// by two baselines (a and b: 1/2 each, c's further copy 1/3), h by one, k by
+// none (its first copy counts fully).
+TEST(ComdatOnce, ModulesShareEachGroupAmongTheBaselinesHoldingIt) {
+  std::vector<corpus::ModuleSpec> specs(3);
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (size_t m = 0; m < 3; ++m) {
+    specs[m].name = std::string(1, static_cast<char>('a' + m));
+    modules.push_back(&specs[m]);
+  }
+  using Groups = std::vector<evaluators::ComdatCode>;
+  const uint64_t g = 7, h = 9, k = 3;
+  const Groups baselines[] = {{{g, 40}}, {{g, 40}, {h, 10}}, {}};
+  const uint64_t baselineBytes[] = {140, 100, 30};
+  const Groups policies[] = {{{g, 40}}, {{k, 20}, {h, 10}}, {{g, 40}}};
+  const uint64_t policyBytes[] = {130, 80, 70};
+  evaluators::EvaluationResult result;
+  result.candidateCount = 1;
+  result.moduleCount = 3;
+  result.jobs.resize(3);
+  for (size_t m = 0; m < 3; ++m) {
+    result.baselineBytes.push_back(baselineBytes[m]);
+    result.baselineMeasures.push_back(static_cast<double>(baselineBytes[m]));
+    result.baselineComdat.push_back(baselines[m]);
+    result.jobs[m].status = evaluators::JobStatus::Ok;
+    result.jobs[m].sizeBytes = policyBytes[m];
+    result.jobs[m].measured = static_cast<double>(policyBytes[m]);
+    result.jobs[m].comdat = policies[m];
+  }
+  // The first copy of each group, in module order.
+  EXPECT_EQ(*comdatOnceTotal(result, std::nullopt), 100u + 50 + 30 + 40 + 10);
+  EXPECT_EQ(*comdatOnceTotal(result, 0), 90u + 50 + 30 + 40 + 20 + 10);
+  evaluators::EvaluationResult counted = result;
+  ASSERT_TRUE(countComdatOnce(counted, modules));
+  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(0), 100 + 40.0 / 2);
+  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(1), 50 + 40.0 / 2 + 10);
+  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(2), 30);
+  EXPECT_DOUBLE_EQ(*counted.job(0, 0).measured, 90 + 40.0 / 2);
+  EXPECT_DOUBLE_EQ(*counted.job(0, 1).measured, 50 + 20 + 10);
+  EXPECT_DOUBLE_EQ(*counted.job(0, 2).measured, 30 + 40.0 / 3);
+  // Equal copies: the baselines' shares are the linked count exactly.
+  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(0) + *counted.baselineMeasure(1) +
+                       *counted.baselineMeasure(2),
+                   100 + 50 + 30 + 40 + 10);
+  EXPECT_DOUBLE_EQ(counted.job(0, 0).reward, counted.reward(110, 120));
+  CodeBaseReport report = summariseCodeBase("lib", counted, 0, modules, 3);
+  EXPECT_DOUBLE_EQ(report.baseline, 230);
+  EXPECT_DOUBLE_EQ(report.policy, 110 + 80 + 30 + 40.0 / 3);
+  // a smaller; b's new group costs what g's half and its own code saved; c
+  // larger by its further copy of g. Per object, b was 20 bytes smaller.
+  EXPECT_EQ(report.smaller, 1u);
+  EXPECT_EQ(report.same, 1u);
+  EXPECT_EQ(report.larger, 1u);
+
+  // Groups that are not known (a cached or replayed answer) are an error
+  // naming the module; so is a measure other than the size.
+  evaluators::EvaluationResult replayed = result;
+  replayed.jobs[1].comdat.reset();
+  Status unknown = countComdatOnce(replayed, modules);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("module \"b\""), std::string::npos);
+  evaluators::EvaluationResult noBaseline = result;
+  noBaseline.baselineComdat[2].reset();
+  ASSERT_FALSE(countComdatOnce(noBaseline, modules));
+  EXPECT_FALSE(comdatOnceTotal(noBaseline, std::nullopt));
+  evaluators::EvaluationResult score = result;
+  score.measure = evaluators::Measure::RegAllocScore;
+  ASSERT_FALSE(countComdatOnce(score, modules));
 }
 
 // No code base above the baseline first, then the smallest total; the

@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace mlgo::training {
 
@@ -154,12 +156,110 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
   return report;
 }
 
+namespace {
+
+uint64_t comdatBytes(const std::vector<evaluators::ComdatCode>& comdat) {
+  uint64_t bytes = 0;
+  for (const evaluators::ComdatCode& code : comdat)
+    bytes += code.bytes;
+  return bytes;
+}
+
+// Module m's code with each group weighted by its holders among the
+// baselines (`holders`), `own` being m's baseline groups (sorted).
+double linkedShare(uint64_t sizeBytes, const std::vector<evaluators::ComdatCode>& comdat,
+                   const std::vector<evaluators::ComdatCode>& own,
+                   const std::unordered_map<uint64_t, uint32_t>& holders) {
+  double share = static_cast<double>(sizeBytes - comdatBytes(comdat));
+  for (const evaluators::ComdatCode& code : comdat) {
+    auto held = holders.find(code.group);
+    const uint32_t n = held == holders.end() ? 0 : held->second;
+    const bool ownCopy =
+        std::ranges::binary_search(own, code.group, {}, &evaluators::ComdatCode::group);
+    share += static_cast<double>(code.bytes) / (n + (ownCopy ? 0 : 1));
+  }
+  return share;
+}
+
+} // namespace
+
+Status countComdatOnce(evaluators::EvaluationResult& result,
+                       std::span<const corpus::ModuleSpec* const> modules) {
+  if (result.measure != evaluators::Measure::TextSize)
+    return makeError("COMDAT groups counted once: only for the text-size measure, not " +
+                     std::string(evaluators::measureName(result.measure)));
+  auto unknown = [&](size_t m, std::string_view what) {
+    return makeError("module \"" + modules[m]->name + "\": its " + std::string(what) +
+                     " object's COMDAT groups are unknown (keep them: EvaluatorOptions::comdat, "
+                     "without replay or caches)");
+  };
+  std::unordered_map<uint64_t, uint32_t> holders;
+  for (size_t m = 0; m < result.moduleCount; ++m) {
+    if (!result.baselineBytes[m])
+      continue;
+    if (m >= result.baselineComdat.size() || !result.baselineComdat[m])
+      return unknown(m, "baseline");
+    for (const evaluators::ComdatCode& code : *result.baselineComdat[m])
+      ++holders[code.group];
+  }
+  const std::vector<evaluators::ComdatCode> none;
+  for (size_t m = 0; m < result.moduleCount; ++m) {
+    if (!result.baselineBytes[m])
+      continue;
+    const std::vector<evaluators::ComdatCode>& own = *result.baselineComdat[m];
+    for (size_t c = 0; c < result.candidateCount; ++c) {
+      evaluators::JobResult& job = result.jobs[c * result.moduleCount + m];
+      if (!job.ok())
+        continue;
+      if (!job.comdat)
+        return unknown(m, "policy's");
+      job.measured = linkedShare(job.sizeBytes, *job.comdat, own, holders);
+    }
+    const double baseline = linkedShare(*result.baselineBytes[m], own, own, holders);
+    result.baselineMeasures[m] = baseline;
+    for (size_t c = 0; c < result.candidateCount; ++c)
+      if (evaluators::JobResult& job = result.jobs[c * result.moduleCount + m]; job.ok())
+        job.reward = result.reward(*job.measured, baseline);
+  }
+  return Status::ok();
+}
+
+Expected<uint64_t> comdatOnceTotal(const evaluators::EvaluationResult& result,
+                                   std::optional<size_t> candidate) {
+  uint64_t total = 0;
+  std::unordered_set<uint64_t> kept;
+  for (size_t m = 0; m < result.moduleCount; ++m) {
+    const std::optional<std::vector<evaluators::ComdatCode>>* comdat = nullptr;
+    uint64_t bytes = 0;
+    if (candidate) {
+      const evaluators::JobResult& job = result.job(*candidate, m);
+      if (!job.ok())
+        continue;
+      comdat = &job.comdat;
+      bytes = job.sizeBytes;
+    } else {
+      if (!result.baselineBytes[m])
+        continue;
+      comdat = m < result.baselineComdat.size() ? &result.baselineComdat[m] : nullptr;
+      bytes = *result.baselineBytes[m];
+    }
+    if (!comdat || !*comdat)
+      return makeError("module " + std::to_string(m) + ": COMDAT groups unknown");
+    total += bytes - comdatBytes(**comdat);
+    for (const evaluators::ComdatCode& code : **comdat)
+      if (kept.insert(code.group).second)
+        total += code.bytes;
+  }
+  return total;
+}
+
 CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions) {
   CodeBaseReport total;
   total.name = "total";
   if (!reports.empty()) {
     total.measure = reports.front().measure;
     total.baselineName = reports.front().baselineName;
+    total.comdatOnce = reports.front().comdatOnce;
   }
   for (const CodeBaseReport& r : reports) {
     total.modules += r.modules;
@@ -184,7 +284,8 @@ std::string formatReportMarkdown(std::span<const CodeBaseReport> reports, std::s
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(
       reports.empty() ? evaluators::Measure::TextSize : reports.front().measure);
   const std::string base = reports.empty() ? "-Oz" : reports.front().baselineName;
-  const std::string what(measure.column);
+  const std::string what = std::string(measure.column) +
+                           (!reports.empty() && reports.front().comdatOnce ? " (COMDAT once)" : "");
   auto value = [&](double v) { return measure.format(v); };
   // Behind the guard: the policy alone gets a column of its own.
   const bool guarded = !reports.empty() && reports.front().policyAlone.has_value();
@@ -244,7 +345,8 @@ Status writeReportValues(std::span<const CodeBaseReport> reports,
   const std::string baseline = reports.empty() ? "-Oz" : reports.front().baselineName;
   std::ostringstream out;
   out << kValuesHeader << "\tmeasure=" << evaluators::measureName(measure)
-      << "\tbaseline=" << baseline << "\n";
+      << "\tbaseline=" << baseline
+      << (!reports.empty() && reports.front().comdatOnce ? "\tcount=comdat-once" : "") << "\n";
   for (const CodeBaseReport& r : reports)
     out << r.name << "\t" << r.modules << "\t" << r.failed << "\t"
         << detail::exactDecimal(r.baseline) << "\t" << detail::exactDecimal(r.policy) << "\t"
@@ -263,8 +365,9 @@ Expected<std::vector<CodeBaseReport>> readReportValues(const std::filesystem::pa
   std::string line;
   std::getline(in, line);
   std::vector<std::string> header = detail::splitTabs(line);
-  if (header.size() != 3 || header[0] != kValuesHeader || !header[1].starts_with("measure=") ||
-      !header[2].starts_with("baseline="))
+  if (header.size() < 3 || header.size() > 4 || header[0] != kValuesHeader ||
+      !header[1].starts_with("measure=") || !header[2].starts_with("baseline=") ||
+      (header.size() == 4 && header[3] != "count=comdat-once"))
     return makeError(file.string() + ":1: not a report's values (mlgo-eval report --values)");
   Expected<evaluators::Measure> measure = evaluators::parseMeasure(header[1].substr(8));
   if (!measure)
@@ -275,6 +378,7 @@ Expected<std::vector<CodeBaseReport>> readReportValues(const std::filesystem::pa
     CodeBaseReport r;
     r.measure = *measure;
     r.baselineName = header[2].substr(9);
+    r.comdatOnce = header.size() == 4;
     try {
       if (f.size() != 8 || f[0].empty())
         throw std::invalid_argument("fields");

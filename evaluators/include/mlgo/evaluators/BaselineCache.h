@@ -5,6 +5,7 @@
 #pragma once
 
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/support/Expected.h"
 
 #include <cstdint>
@@ -36,6 +37,9 @@ public:
   // named after it), alike.
   Expected<std::optional<double>> lookupMeasure(const std::string& key, Measure measure) const;
   void storeMeasure(const std::string& key, Measure measure, double value) const;
+  // The baseline object's COMDAT groups (JobResult::comdat), alike.
+  Expected<std::optional<std::vector<ComdatCode>>> lookupComdat(const std::string& key) const;
+  void storeComdat(const std::string& key, const std::vector<ComdatCode>& comdat) const;
 
   const std::filesystem::path& directory() const { return directory_; }
 

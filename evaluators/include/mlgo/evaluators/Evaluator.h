@@ -94,6 +94,12 @@ struct EvaluatorOptions {
   std::chrono::duration<double> rankDeadline = std::chrono::seconds(30);
   // Where FIFOs, objects and logs of running jobs live (tmpfs when available).
   std::filesystem::path scratchDirectory = defaultScratchDirectory();
+  // Keep every object's COMDAT groups (JobResult::comdat, and the
+  // baselines' in EvaluationResult::baselineComdat), to count each group once
+  // across a code base as a linker does (mlgo-eval report --linked). Replay,
+  // the decision cache and incremental evaluation answer with sizes only, so
+  // they must be off; a cached baseline without its groups is compiled again.
+  bool comdat = false;
   // On-disk baseline cache; nullopt disables it.
   std::optional<std::filesystem::path> baselineCacheDirectory;
   // Applied to every module's command line (ml-compiler-opt's semantics).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mlgo/corpus/Corpus.h"
+#include "mlgo/evaluators/ObjectCode.h"
 #include "mlgo/policies/Policy.h"
 #include "mlgo/policies/Trajectory.h"
 
@@ -132,6 +133,11 @@ struct JobResult {
   // Hash (xxh3) of the code sections' bytes: equal hashes mean identical
   // code, e.g. a policy that reproduces -Oz exactly (Ok only).
   uint64_t codeHash = 0;
+  // The part of sizeBytes in COMDAT groups (ObjectCode.h), for counting each
+  // group once across a code base as a linker does (mlgo-eval report
+  // --linked). Known when the object was measured; an answer from a cache
+  // or a replay, which keep only the size, leaves it unknown.
+  std::optional<std::vector<ComdatCode>> comdat;
   // The job in its task's measure (lower is better; Ok only). The evaluator
   // sets it from sizeBytes for a measure of the object's size; a backend that
   // measures something else sets it (the eviction worker: RegAllocScore).
@@ -152,7 +158,8 @@ struct JobResult {
 
 struct BaselineResult {
   std::optional<uint64_t> sizeBytes;
-  std::optional<double> measured; // in the task's measure; set when it is available
+  std::optional<std::vector<ComdatCode>> comdat; // as JobResult::comdat
+  std::optional<double> measured;                // in the task's measure; set when it is available
   bool fromCache = false;
   std::string message;    // why it failed (with clang's first error line)
   std::string stderrTail; // the end of the failed compile's output

@@ -14,9 +14,23 @@
 
 namespace mlgo::evaluators {
 
+// Code of one COMDAT group: an inline function or template instance that
+// every object using it emits, and of which a linker keeps one copy. Its
+// sections of one name count as one group (a linker discards by signature;
+// the name keeps a group's hot and cold parts apart, as bench/linked_text.py
+// does).
+struct ComdatCode {
+  uint64_t group = 0; // xxh3 of the signature, a NUL and the section's name
+  uint64_t bytes = 0;
+  bool operator==(const ComdatCode& other) const = default;
+};
+
 struct CodeMeasure {
   uint64_t bytes = 0;
   uint64_t hash = 0;
+  // The part of `bytes` in COMDAT groups, one entry per group, sorted by
+  // group (ELF objects; other formats have none listed).
+  std::vector<ComdatCode> comdat;
 };
 
 // The sizes of the object's sections named in `sections` (exact names, or a

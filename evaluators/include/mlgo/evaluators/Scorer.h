@@ -60,6 +60,9 @@ struct EvaluationResult {
   std::vector<std::optional<uint64_t>> baselineBytes;
   // Each module's baseline in the task's measure (nullopt if it failed).
   std::vector<std::optional<double>> baselineMeasures;
+  // Each module's baseline COMDAT groups (EvaluatorOptions::comdat; nullopt
+  // when not kept or failed).
+  std::vector<std::optional<std::vector<ComdatCode>>> baselineComdat;
   // How the jobs were measured and rewarded; totals are rewarded the same way.
   Measure measure = Measure::TextSize;
   RelativeReward reward;

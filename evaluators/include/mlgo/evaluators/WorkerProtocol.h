@@ -129,6 +129,7 @@ struct ResultMessage {
   std::string diagnostics;
   uint64_t sizeBytes = 0;
   uint64_t codeHash = 0;
+  std::vector<ComdatCode> comdat; // JobResult::comdat (not of a cache hit)
   uint64_t decisions = 0;
   std::optional<double> measured; // a measure the worker takes (not the size): JobResult::measured
   bool cacheHit = false;          // the size is the trainer's cached one; not measured
@@ -138,7 +139,7 @@ struct ResultMessage {
   bool decisionsAfterQuery = false;
   std::optional<policies::Trajectory> trajectory;
   CodeReuseCounts reuse; // with JobMessage::reuseCode (Job.h)
-  CompileTimes times; // Job.h
+  CompileTimes times;    // Job.h
   // A trial job's results, one per JobMessage::trials entry, in order.
   std::vector<ResultMessage> trials;
 };

@@ -56,6 +56,9 @@ struct CodeBaseReport {
   // What the values are, for the table's headers.
   evaluators::Measure measure = evaluators::Measure::TextSize;
   std::string baselineName = "-Oz";
+  // The values count each COMDAT group once across the code base
+  // (countComdatOnce), not once per object.
+  bool comdatOnce = false;
   size_t modules = 0;
   size_t failed = 0; // compile failures and modules without a baseline
   // Over the modules that compiled both ways.
@@ -92,6 +95,27 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
                                  std::span<const corpus::ModuleSpec* const> modules,
                                  size_t regressions, std::string baselineName = "-Oz",
                                  bool bestOf = false, std::span<const size_t> alternatives = {});
+
+// Counts each COMDAT group once across `result`'s modules, taken as one code
+// base, as a linker keeps one copy of an inline function or template instance
+// that every object using it emits (mlgo-eval report --linked). Every Ok job's
+// and every baseline's measure becomes the module's share of the linked code:
+// its code outside groups, plus each group's bytes divided among the
+// baseline objects holding it (n of them: 1/n of it; a group the module's
+// baseline lacks and its job has is a further copy: 1/(n+1)). Shares add up
+// over modules, so a per-module choice and a code base's total stay one sum;
+// at the baseline they total the linked count exactly when every copy of a
+// group has one size (comdatOnceTotal checks that). Text size only; every
+// module's groups must be known (EvaluatorOptions::comdat): the error names
+// the first module without them.
+Status countComdatOnce(evaluators::EvaluationResult& result,
+                       std::span<const corpus::ModuleSpec* const> modules);
+
+// What a linker keeps of candidate `candidate`'s objects (nullopt: of the
+// baselines'): code outside groups, plus each group's first copy in module
+// order. Every module's groups must be known.
+Expected<uint64_t> comdatOnceTotal(const evaluators::EvaluationResult& result,
+                                   std::optional<size_t> candidate);
 
 // A percent change as reports print it: "+0.123 %".
 std::string percentText(double value);

@@ -316,32 +316,34 @@ int runRunCostReport(const ReportArgs& args) {
   return mlgo::apps::runRunCost(runCost);
 }
 
-// --linked: a code base's values with each COMDAT group counted once
-// (shares per module), and on stderr the check that the shares' totals are
-// what a linker keeps (the first copy of each group).
-Status countLinked(const std::string& codeBase, evaluators::EvaluationResult& result,
-                   std::span<const corpus::ModuleSpec* const> modules) {
-  const evaluators::EvaluationResult perObject = result;
-  if (Status counted = training::countComdatOnce(result, modules); !counted)
-    return makeError("code base " + codeBase + ": " + counted.error().message);
-  Expected<uint64_t> baselineOnce = training::comdatOnceTotal(perObject, std::nullopt);
-  Expected<uint64_t> policyOnce = training::comdatOnceTotal(perObject, 0);
-  double baselineShares = 0, policyShares = 0;
-  uint64_t baselineObjects = 0, policyObjects = 0;
-  for (size_t m = 0; m < result.moduleCount; ++m)
-    if (result.baselineMeasure(m) && result.job(0, m).ok()) {
-      baselineShares += *result.baselineMeasure(m);
-      policyShares += result.measured(result.job(0, m));
-      baselineObjects += *result.baselineBytes[m];
-      policyObjects += result.job(0, m).sizeBytes;
+// --linked: the objects a build keeps of each module (the policy's, or the
+// best of it and the others compiled beside it), each COMDAT group counted
+// once in module order as a linker keeps it; on stderr the same totals per
+// object beside it.
+Expected<training::CodeBaseReport>
+linkedReport(const std::string& codeBase, const evaluators::EvaluationResult& result,
+             std::span<const corpus::ModuleSpec* const> modules, const ReportArgs& args,
+             std::span<const size_t> alternatives, const std::string& baselineName) {
+  evaluators::EvaluationResult kept =
+      training::keptObjects(result, 0, args.bestOf, alternatives);
+  uint64_t baselineObjects = 0, keptObjects = 0;
+  for (size_t m = 0; m < kept.moduleCount; ++m)
+    if (kept.baselineBytes[m] && kept.job(0, m).ok()) {
+      baselineObjects += *kept.baselineBytes[m];
+      keptObjects += kept.job(0, m).sizeBytes;
     }
-  if (baselineOnce && policyOnce)
-    std::fprintf(stderr,
-                 "%s: per object %" PRIu64 " -> %" PRIu64 "; COMDAT once (first copy) %" PRIu64
-                 " -> %" PRIu64 "; shares %.1f -> %.1f\n",
-                 codeBase.c_str(), baselineObjects, policyObjects, *baselineOnce, *policyOnce,
-                 baselineShares, policyShares);
-  return Status::ok();
+  if (Status counted = training::countComdatOnce(kept, modules); !counted)
+    return makeError("code base " + codeBase + ": " + counted.error().message);
+  training::CodeBaseReport report =
+      training::summariseCodeBase(codeBase, kept, 0, modules, args.regressions, baselineName);
+  if (args.bestOf || !alternatives.empty())
+    report.policyAlone =
+        training::summariseCodeBase(codeBase, kept, 1, modules, 0, baselineName).policy;
+  report.comdatOnce = true;
+  std::fprintf(stderr,
+               "%s: per object %" PRIu64 " -> %" PRIu64 "; COMDAT groups once %.0f -> %.0f\n",
+               codeBase.c_str(), baselineObjects, keptObjects, report.baseline, report.policy);
+  return report;
 }
 
 int runReport(const ReportArgs& args) {
@@ -392,13 +394,18 @@ int runReport(const ReportArgs& args) {
     request.modules = modules;
     request.showProgress = true;
     evaluators::EvaluationResult result = (*evaluator)->evaluate(request);
-    if (args.linked)
-      if (Status counted = countLinked((*codeBases)[i], result, modules); !counted)
-        return fail(counted.error());
-    reports.push_back(training::summariseCodeBase(
-        (*codeBases)[i], result, 0, modules, args.regressions, (*evaluator)->task().baselineName,
-        args.bestOf, alternativeIndices));
-    reports.back().comdatOnce = args.linked;
+    const std::string& baselineName = (*evaluator)->task().baselineName;
+    if (!args.linked) {
+      reports.push_back(training::summariseCodeBase((*codeBases)[i], result, 0, modules,
+                                                    args.regressions, baselineName, args.bestOf,
+                                                    alternativeIndices));
+      continue;
+    }
+    Expected<training::CodeBaseReport> linked =
+        linkedReport((*codeBases)[i], result, modules, args, alternativeIndices, baselineName);
+    if (!linked)
+      return fail(linked.error());
+    reports.push_back(linked.take());
   }
   const evaluators::CompilerTask& task = (*evaluator)->task();
   std::string text = training::formatReportMarkdown(
@@ -1812,7 +1819,7 @@ CLI::App* defineReportCommand(CLI::App& app, ReportArgs& report) {
   reportCmd->add_flag(
       "--linked", report.linked,
       "Count each COMDAT group (inline function, template instance) once across a code "
-      "base's objects, as a linker keeps it, each module charged its share, instead of once "
+      "base's objects, as a linker keeps the first copy (in module order), instead of once "
       "per object; compiles every job (no replay, decision cache or incremental evaluation)");
   reportCmd->add_flag("--best-of", report.bestOf,
                       "Count each module as the smaller of the policy's and the baseline's, as "

@@ -242,11 +242,11 @@ TEST(ReportValues, RoundTripExactlyAndRefuseOtherFiles) {
 
 // Modules a, b and c of one code base. Baselines: a 100 bytes outside groups
 // and group g (40); b 50 and g (40) and h (10); c 30 and no group. Policy:
-// a shrinks its own code to 90; b inlines g away and emits a new group k
-// (20); c stops inlining g and emits a third copy of it. Shares: g is held
-// by two baselines (a and b: 1/2 each, c's further copy 1/3), h by one, k by
-// none (its first copy counts fully).
-TEST(ComdatOnce, ModulesShareEachGroupAmongTheBaselinesHoldingIt) {
+// a inlines g away and shrinks its own code to 90; b emits a new group k
+// (20) beside g and h; c stops inlining g and emits a third copy of it.
+// Counted once in module order, a group's bytes go to its first holder: g
+// to a at the baseline, to b under the policy (a no longer holds it).
+TEST(ComdatOnce, EachGroupCountsOnceFromItsFirstHolder) {
   std::vector<corpus::ModuleSpec> specs(3);
   std::vector<const corpus::ModuleSpec*> modules;
   for (size_t m = 0; m < 3; ++m) {
@@ -257,8 +257,8 @@ TEST(ComdatOnce, ModulesShareEachGroupAmongTheBaselinesHoldingIt) {
   const uint64_t g = 7, h = 9, k = 3;
   const Groups baselines[] = {{{g, 40}}, {{g, 40}, {h, 10}}, {}};
   const uint64_t baselineBytes[] = {140, 100, 30};
-  const Groups policies[] = {{{g, 40}}, {{k, 20}, {h, 10}}, {{g, 40}}};
-  const uint64_t policyBytes[] = {130, 80, 70};
+  const Groups policies[] = {{}, {{k, 20}, {g, 40}, {h, 10}}, {{g, 40}}};
+  const uint64_t policyBytes[] = {90, 120, 70};
   evaluators::EvaluationResult result;
   result.candidateCount = 1;
   result.moduleCount = 3;
@@ -272,30 +272,35 @@ TEST(ComdatOnce, ModulesShareEachGroupAmongTheBaselinesHoldingIt) {
     result.jobs[m].measured = static_cast<double>(policyBytes[m]);
     result.jobs[m].comdat = policies[m];
   }
-  // The first copy of each group, in module order.
-  EXPECT_EQ(*comdatOnceTotal(result, std::nullopt), 100u + 50 + 30 + 40 + 10);
-  EXPECT_EQ(*comdatOnceTotal(result, 0), 90u + 50 + 30 + 40 + 20 + 10);
   evaluators::EvaluationResult counted = result;
   ASSERT_TRUE(countComdatOnce(counted, modules));
-  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(0), 100 + 40.0 / 2);
-  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(1), 50 + 40.0 / 2 + 10);
-  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(2), 30);
-  EXPECT_DOUBLE_EQ(*counted.job(0, 0).measured, 90 + 40.0 / 2);
-  EXPECT_DOUBLE_EQ(*counted.job(0, 1).measured, 50 + 20 + 10);
-  EXPECT_DOUBLE_EQ(*counted.job(0, 2).measured, 30 + 40.0 / 3);
-  // Equal copies: the baselines' shares are the linked count exactly.
-  EXPECT_DOUBLE_EQ(*counted.baselineMeasure(0) + *counted.baselineMeasure(1) +
-                       *counted.baselineMeasure(2),
-                   100 + 50 + 30 + 40 + 10);
-  EXPECT_DOUBLE_EQ(counted.job(0, 0).reward, counted.reward(110, 120));
+  EXPECT_EQ(*counted.baselineMeasure(0), 140);
+  EXPECT_EQ(*counted.baselineMeasure(1), 60); // g is a's
+  EXPECT_EQ(*counted.baselineMeasure(2), 30);
+  EXPECT_EQ(*counted.job(0, 0).measured, 90);
+  EXPECT_EQ(*counted.job(0, 1).measured, 120); // g is now b's, k too
+  EXPECT_EQ(*counted.job(0, 2).measured, 30);  // c's copy of g is discarded
+  EXPECT_DOUBLE_EQ(counted.job(0, 0).reward, counted.reward(90, 140));
   CodeBaseReport report = summariseCodeBase("lib", counted, 0, modules, 3);
-  EXPECT_DOUBLE_EQ(report.baseline, 230);
-  EXPECT_DOUBLE_EQ(report.policy, 110 + 80 + 30 + 40.0 / 3);
-  // a smaller; b's new group costs what g's half and its own code saved; c
-  // larger by its further copy of g. Per object, b was 20 bytes smaller.
+  // What a linker keeps: outside groups, then g, h and k once each.
+  EXPECT_EQ(report.baseline, 100 + 50 + 30 + 40 + 10);
+  EXPECT_EQ(report.policy, 90 + 50 + 30 + 40 + 10 + 20);
   EXPECT_EQ(report.smaller, 1u);
-  EXPECT_EQ(report.same, 1u);
   EXPECT_EQ(report.larger, 1u);
+  EXPECT_EQ(report.same, 1u);
+
+  // Kept objects as mlgo-cc --mlgo-best-of keeps them: per module the
+  // smaller .text (b's baseline, 100 < 120), then its groups once: g from
+  // b's baseline, which is b's now that a does not hold it.
+  evaluators::EvaluationResult best = keptObjects(result, 0, true, {});
+  ASSERT_EQ(best.candidateCount, 2u);
+  EXPECT_EQ(best.job(0, 1).sizeBytes, 100u);
+  EXPECT_EQ(best.job(1, 1).sizeBytes, 120u); // the policy alone
+  ASSERT_TRUE(countComdatOnce(best, modules));
+  EXPECT_EQ(*best.job(0, 0).measured, 90);
+  EXPECT_EQ(*best.job(0, 1).measured, 100);
+  EXPECT_EQ(*best.job(0, 2).measured, 30);
+  EXPECT_EQ(*best.job(1, 1).measured, 120);
 
   // Groups that are not known (a cached or replayed answer) are an error
   // naming the module; so is a measure other than the size.
@@ -307,7 +312,6 @@ TEST(ComdatOnce, ModulesShareEachGroupAmongTheBaselinesHoldingIt) {
   evaluators::EvaluationResult noBaseline = result;
   noBaseline.baselineComdat[2].reset();
   ASSERT_FALSE(countComdatOnce(noBaseline, modules));
-  EXPECT_FALSE(comdatOnceTotal(noBaseline, std::nullopt));
   evaluators::EvaluationResult score = result;
   score.measure = evaluators::Measure::RegAllocScore;
   ASSERT_FALSE(countComdatOnce(score, modules));

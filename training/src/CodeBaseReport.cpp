@@ -158,30 +158,47 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
 
 namespace {
 
-uint64_t comdatBytes(const std::vector<evaluators::ComdatCode>& comdat) {
+// The bytes of `comdat`'s groups that `kept` already holds (copies a linker
+// discards); the others it holds from now on.
+uint64_t discardedCopies(const std::vector<evaluators::ComdatCode>& comdat,
+                     std::unordered_set<uint64_t>& kept) {
   uint64_t bytes = 0;
   for (const evaluators::ComdatCode& code : comdat)
-    bytes += code.bytes;
+    if (!kept.insert(code.group).second)
+      bytes += code.bytes;
   return bytes;
 }
 
-// Module m's code with each group weighted by its holders among the
-// baselines (`holders`), `own` being m's baseline groups (sorted).
-double linkedShare(uint64_t sizeBytes, const std::vector<evaluators::ComdatCode>& comdat,
-                   const std::vector<evaluators::ComdatCode>& own,
-                   const std::unordered_map<uint64_t, uint32_t>& holders) {
-  double share = static_cast<double>(sizeBytes - comdatBytes(comdat));
-  for (const evaluators::ComdatCode& code : comdat) {
-    auto held = holders.find(code.group);
-    const uint32_t n = held == holders.end() ? 0 : held->second;
-    const bool ownCopy =
-        std::ranges::binary_search(own, code.group, {}, &evaluators::ComdatCode::group);
-    share += static_cast<double>(code.bytes) / (n + (ownCopy ? 0 : 1));
-  }
-  return share;
-}
-
 } // namespace
+
+evaluators::EvaluationResult keptObjects(const evaluators::EvaluationResult& result,
+                                         size_t candidate, bool bestOf,
+                                         std::span<const size_t> alternatives) {
+  evaluators::EvaluationResult kept = result;
+  kept.candidateCount = 2;
+  kept.jobs.assign(2 * result.moduleCount, {});
+  for (size_t m = 0; m < result.moduleCount; ++m) {
+    const evaluators::JobResult& own = result.job(candidate, m);
+    kept.jobs[result.moduleCount + m] = own;
+    const evaluators::JobResult* chosen = &own;
+    evaluators::JobResult baseline;
+    if (bestOf && result.baselineBytes[m] && result.baselineMeasure(m)) {
+      baseline.status = evaluators::JobStatus::Ok;
+      baseline.sizeBytes = *result.baselineBytes[m];
+      baseline.measured = result.baselineMeasure(m);
+      if (m < result.baselineComdat.size())
+        baseline.comdat = result.baselineComdat[m];
+      if (!chosen->ok() || baseline.sizeBytes < chosen->sizeBytes)
+        chosen = &baseline;
+    }
+    for (size_t alternative : alternatives)
+      if (const evaluators::JobResult& other = result.job(alternative, m);
+          other.ok() && (!chosen->ok() || other.sizeBytes < chosen->sizeBytes))
+        chosen = &other;
+    kept.jobs[m] = *chosen;
+  }
+  return kept;
+}
 
 Status countComdatOnce(evaluators::EvaluationResult& result,
                        std::span<const corpus::ModuleSpec* const> modules) {
@@ -193,64 +210,27 @@ Status countComdatOnce(evaluators::EvaluationResult& result,
                      " object's COMDAT groups are unknown (keep them: EvaluatorOptions::comdat, "
                      "without replay or caches)");
   };
-  std::unordered_map<uint64_t, uint32_t> holders;
+  std::unordered_set<uint64_t> keptByBaselines;
+  std::vector<std::unordered_set<uint64_t>> keptBy(result.candidateCount);
   for (size_t m = 0; m < result.moduleCount; ++m) {
     if (!result.baselineBytes[m])
       continue;
     if (m >= result.baselineComdat.size() || !result.baselineComdat[m])
       return unknown(m, "baseline");
-    for (const evaluators::ComdatCode& code : *result.baselineComdat[m])
-      ++holders[code.group];
-  }
-  const std::vector<evaluators::ComdatCode> none;
-  for (size_t m = 0; m < result.moduleCount; ++m) {
-    if (!result.baselineBytes[m])
-      continue;
-    const std::vector<evaluators::ComdatCode>& own = *result.baselineComdat[m];
+    const double baseline = static_cast<double>(
+        *result.baselineBytes[m] - discardedCopies(*result.baselineComdat[m], keptByBaselines));
+    result.baselineMeasures[m] = baseline;
     for (size_t c = 0; c < result.candidateCount; ++c) {
       evaluators::JobResult& job = result.jobs[c * result.moduleCount + m];
       if (!job.ok())
         continue;
       if (!job.comdat)
         return unknown(m, "policy's");
-      job.measured = linkedShare(job.sizeBytes, *job.comdat, own, holders);
+      job.measured = static_cast<double>(job.sizeBytes - discardedCopies(*job.comdat, keptBy[c]));
+      job.reward = result.reward(*job.measured, baseline);
     }
-    const double baseline = linkedShare(*result.baselineBytes[m], own, own, holders);
-    result.baselineMeasures[m] = baseline;
-    for (size_t c = 0; c < result.candidateCount; ++c)
-      if (evaluators::JobResult& job = result.jobs[c * result.moduleCount + m]; job.ok())
-        job.reward = result.reward(*job.measured, baseline);
   }
   return Status::ok();
-}
-
-Expected<uint64_t> comdatOnceTotal(const evaluators::EvaluationResult& result,
-                                   std::optional<size_t> candidate) {
-  uint64_t total = 0;
-  std::unordered_set<uint64_t> kept;
-  for (size_t m = 0; m < result.moduleCount; ++m) {
-    const std::optional<std::vector<evaluators::ComdatCode>>* comdat = nullptr;
-    uint64_t bytes = 0;
-    if (candidate) {
-      const evaluators::JobResult& job = result.job(*candidate, m);
-      if (!job.ok())
-        continue;
-      comdat = &job.comdat;
-      bytes = job.sizeBytes;
-    } else {
-      if (!result.baselineBytes[m])
-        continue;
-      comdat = m < result.baselineComdat.size() ? &result.baselineComdat[m] : nullptr;
-      bytes = *result.baselineBytes[m];
-    }
-    if (!comdat || !*comdat)
-      return makeError("module " + std::to_string(m) + ": COMDAT groups unknown");
-    total += bytes - comdatBytes(**comdat);
-    for (const evaluators::ComdatCode& code : **comdat)
-      if (kept.insert(code.group).second)
-        total += code.bytes;
-  }
-  return total;
 }
 
 CodeBaseReport totalOf(std::span<const CodeBaseReport> reports, size_t regressions) {

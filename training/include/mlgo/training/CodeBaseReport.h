@@ -96,26 +96,28 @@ CodeBaseReport summariseCodeBase(std::string name, const evaluators::EvaluationR
                                  size_t regressions, std::string baselineName = "-Oz",
                                  bool bestOf = false, std::span<const size_t> alternatives = {});
 
-// Counts each COMDAT group once across `result`'s modules, taken as one code
-// base, as a linker keeps one copy of an inline function or template instance
-// that every object using it emits (mlgo-eval report --linked). Every Ok job's
-// and every baseline's measure becomes the module's share of the linked code:
-// its code outside groups, plus each group's bytes divided among the
-// baseline objects holding it (n of them: 1/n of it; a group the module's
-// baseline lacks and its job has is a further copy: 1/(n+1)). Shares add up
-// over modules, so a per-module choice and a code base's total stay one sum;
-// at the baseline they total the linked count exactly when every copy of a
-// group has one size (comdatOnceTotal checks that). Text size only; every
-// module's groups must be known (EvaluatorOptions::comdat): the error names
-// the first module without them.
+// The object a build keeps of each module, as `mlgo-cc` chooses: candidate
+// `candidate`'s; with `bestOf`, also the baseline's, and each of
+// `alternatives` (--mlgo-best-of-set), the one with the least .text (the
+// first on ties, in that order). The returned result's candidate 0 is the
+// kept object, candidate 1 `candidate`'s own (the policy alone); a kept
+// baseline becomes a job (size, code hash, COMDAT groups, measure).
+evaluators::EvaluationResult keptObjects(const evaluators::EvaluationResult& result,
+                                         size_t candidate, bool bestOf,
+                                         std::span<const size_t> alternatives);
+
+// Each candidate's objects, and the baselines', as one linked build (mlgo-eval
+// report --linked): an inline function or template instance that every
+// object using it emits in a COMDAT group is kept once, from the first
+// module in order that holds it, as a linker keeps the first copy it meets.
+// Every Ok job's and baseline's measure becomes the module's code outside
+// groups plus the groups it is the first to hold, so that a code base's
+// total is exactly what a linker keeps of those objects (in module order)
+// and a module that stops holding a group hands it to the next holder.
+// Rewards follow. Text size only; every module's groups must be known
+// (EvaluatorOptions::comdat): the error names the first module without them.
 Status countComdatOnce(evaluators::EvaluationResult& result,
                        std::span<const corpus::ModuleSpec* const> modules);
-
-// What a linker keeps of candidate `candidate`'s objects (nullopt: of the
-// baselines'): code outside groups, plus each group's first copy in module
-// order. Every module's groups must be known.
-Expected<uint64_t> comdatOnceTotal(const evaluators::EvaluationResult& result,
-                                   std::optional<size_t> candidate);
 
 // A percent change as reports print it: "+0.123 %".
 std::string percentText(double value);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/unseen-report.sh OUT CODEBASE…
+# bench/unseen-report.sh [--linked] OUT CODEBASE…
 #
 # The shipped policies on code bases no round has seen, for the record (no
 # choice reads these figures): each policy's `mlgo-eval report` on the
@@ -14,11 +14,18 @@
 #   inlining-oz-gated         the inliner behind its module gate (-Oz's pipeline)
 # and behind --mlgo-best-of (each module the smaller of the policy's and
 # -Oz's): pipeline-inlining-oz-best-of-half and pipeline-inlining-oz.
+# --linked: every report counts each COMDAT group once across a code base's
+# objects, as a linker keeps it (mlgo-eval report --linked), not per object.
 # Resumable: a finished report is kept.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+count=()
+if [ "${1:-}" = --linked ]; then
+  count=(--linked)
+  shift
+fi
 [ $# -ge 2 ] || {
-  sed -n '2,16p' "$0"
+  sed -n '2,18p' "$0"
   exit 2
 }
 out=$1
@@ -36,7 +43,7 @@ for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-
   task=(--task pass-pipeline)
   [ "$policy" != inlining-oz ] || task=()
   if [ ! -s "$out/$policy.md" ]; then
-    "$eval" report "$policy" "${task[@]}" "$@" --markdown "$out/$policy.md.part" \
+    "$eval" report "$policy" "${task[@]}" "${count[@]}" "$@" --markdown "$out/$policy.md.part" \
       --values "$out/$policy.values" >"$out/$policy.log" 2>&1
     mv "$out/$policy.md.part" "$out/$policy.md"
   fi
@@ -44,7 +51,7 @@ for policy in pipeline-inlining-oz pipeline-inlining-oz-small pipeline-inlining-
 done
 for policy in pipeline-inlining-oz-best-of-half pipeline-inlining-oz; do
   if [ ! -s "$out/$policy.best-of.md" ]; then
-    "$eval" report "$policy" --task pass-pipeline "$@" --best-of \
+    "$eval" report "$policy" --task pass-pipeline "${count[@]}" "$@" --best-of \
       --markdown "$out/$policy.best-of.md.part" --values "$out/$policy.best-of.values" \
       >"$out/$policy.best-of.log" 2>&1
     mv "$out/$policy.best-of.md.part" "$out/$policy.best-of.md"

@@ -21,6 +21,8 @@ constexpr MeasureTraits kMeasures[] = {
      false, InProcessRoute::EvictionChannel},
     {Measure::IrInstructions, "ir-instructions", "IR instruction count", "IR instr.",
      "instructions", "%.0f", "fewer", "more", false, InProcessRoute::PassPipeline},
+    {Measure::LinkedText, "text-linked", "linked size", ".text linked", "bytes", "%.0f", "smaller",
+     "larger", true, InProcessRoute::None, /*ofPrograms=*/false, /*ofCodeBase=*/true},
     {Measure::RunCost, "run-cost", "run cost", "run cost", "cycles (estimated)", "%.0f", "cheaper",
      "costlier", false, InProcessRoute::None, /*ofPrograms=*/true},
 };

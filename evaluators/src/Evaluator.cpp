@@ -6,6 +6,7 @@
 #include "StandInBackend.h"
 #include "mlgo/corpus/Corpus.h"
 #include "mlgo/evaluators/BaselineCache.h"
+#include "mlgo/evaluators/LinkedCode.h"
 #include "mlgo/evaluators/Process.h"
 #include "mlgo/policies/PolicyFile.h"
 #include "mlgo/support/Progress.h"
@@ -510,6 +511,12 @@ void Evaluator::countReplays(const EvaluationRequest& request, EvaluationResult&
 
 Expected<std::unique_ptr<Evaluator>> Evaluator::create(EvaluatorOptions options,
                                                        CompilerTask task) {
+  if (traitsOf(task.measure).ofCodeBase) {
+    // COMDAT groups are measured from each object; what keeps sizes only
+    // cannot answer.
+    options.comdat = true;
+    options.replay = options.decisionCache = options.incremental = false;
+  }
   if (Status valid = options.validate(); !valid)
     return makeError("evaluator options: " + valid.error().message);
   const MeasureTraits& measure = traitsOf(task.measure);
@@ -590,6 +597,18 @@ void Evaluator::requireMeasure(JobResult& job, const corpus::ModuleSpec& module)
   }
 }
 
+void Evaluator::measureOnCodeBase(JobResult& job, const corpus::ModuleSpec& module) {
+  if (!job.ok() || !traitsOf(task_.measure).ofCodeBase)
+    return;
+  Expected<double> linked = linkedMeasure(module, job.sizeBytes, job.comdat);
+  if (linked) {
+    job.measured = *linked;
+    return;
+  }
+  job.status = JobStatus::SetupFailed;
+  job.message = linked.error().message;
+}
+
 BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
   BaselineResult baseline;
   const MeasureTraits& traits = traitsOf(task_.measure);
@@ -650,6 +669,83 @@ BaselineResult Evaluator::computeBaseline(const corpus::ModuleSpec& module) {
 
 std::vector<BaselineResult>
 Evaluator::baselines(std::span<const corpus::ModuleSpec* const> modules) {
+  std::vector<BaselineResult> results = plainBaselines(modules);
+  if (!traitsOf(task_.measure).ofCodeBase)
+    return results;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (!results[i].sizeBytes)
+      continue;
+    Expected<double> linked = linkedMeasure(*modules[i], *results[i].sizeBytes, results[i].comdat);
+    results[i].measured.reset();
+    if (linked)
+      results[i].measured = *linked;
+    else
+      results[i].message = linked.error().message;
+  }
+  return results;
+}
+
+struct Evaluator::CodeBaseCensus {
+  ComdatCensus census;
+  std::map<std::string, size_t, std::less<>> position; // module name -> corpus order
+};
+
+Expected<std::shared_ptr<const Evaluator::CodeBaseCensus>>
+Evaluator::censusOf(const fs::path& corpusDirectory) {
+  {
+    std::lock_guard lock(censusMutex_);
+    if (auto found = census_.find(corpusDirectory); found != census_.end())
+      return found->second;
+  }
+  // Computed outside the lock (it compiles the code base's baselines in
+  // parallel); a second thread computing it too gets the same census.
+  Expected<corpus::Corpus> corpus = corpus::Corpus::load(corpusDirectory);
+  if (!corpus)
+    return makeError("the code base of " + corpusDirectory.string() + ": " +
+                     corpus.error().message);
+  std::vector<const corpus::ModuleSpec*> modules;
+  for (const corpus::ModuleSpec& module : corpus->modules())
+    modules.push_back(&module);
+  std::vector<BaselineResult> plain = plainBaselines(modules);
+  std::vector<std::vector<ComdatCode>> groups(modules.size());
+  std::map<std::string, size_t, std::less<>> position;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    position[modules[i]->name] = i;
+    if (plain[i].sizeBytes && !plain[i].comdat)
+      return makeError("module \"" + modules[i]->name +
+                       "\": its baseline's COMDAT groups are "
+                       "unknown");
+    if (plain[i].comdat)
+      groups[i] = *plain[i].comdat;
+  }
+  auto census = std::make_shared<const CodeBaseCensus>(
+      CodeBaseCensus{ComdatCensus(groups), std::move(position)});
+  std::lock_guard lock(censusMutex_);
+  return census_.emplace(corpusDirectory, std::move(census)).first->second;
+}
+
+Expected<double> Evaluator::linkedMeasure(const corpus::ModuleSpec& module, uint64_t bytes,
+                                          const std::optional<std::vector<ComdatCode>>& comdat) {
+  if (!comdat)
+    return makeError("module \"" + module.name + "\": its object's COMDAT groups are unknown");
+  // A module's corpus is the directory its bitcode is named in (NAME.bc).
+  const std::string bitcode = module.bitcode.string();
+  const std::string suffix = "/" + module.name + ".bc";
+  if (!bitcode.ends_with(suffix))
+    return makeError("module \"" + module.name + "\": " + bitcode +
+                     " is not in a corpus directory, so its code base is unknown");
+  Expected<std::shared_ptr<const CodeBaseCensus>> census =
+      censusOf(fs::path(bitcode.substr(0, bitcode.size() - suffix.size())));
+  if (!census)
+    return makeError("module \"" + module.name + "\": " + census.error().message);
+  auto position = (*census)->position.find(module.name);
+  if (position == (*census)->position.end())
+    return makeError("module \"" + module.name + "\": not in its corpus's description");
+  return (*census)->census.linkedValue(position->second, bytes, *comdat);
+}
+
+std::vector<BaselineResult>
+Evaluator::plainBaselines(std::span<const corpus::ModuleSpec* const> modules) {
   std::vector<BaselineResult> results(modules.size());
   std::vector<size_t> missing;
   {
@@ -729,6 +825,7 @@ EvaluationResult Evaluator::evaluate(const EvaluationRequest& request) {
                   .rngKey = deriveKey({request.seed, request.step, c, m}),
                   .recordTrajectory = request.recordTrajectories};
       slot = runJob(job, serialized[c] ? &*serialized[c] : nullptr, result);
+      measureOnCodeBase(slot, module);
       if (slot.ok())
         slot.reward = task_.reward(result.measured(slot), *result.baselineMeasure(m));
     }
@@ -862,6 +959,9 @@ TrialResults Evaluator::evaluateTrials(const TrialRequest& request) {
   }
   if (counts.problem && !results.problem)
     results.problem = counts.problem;
+  for (size_t b = 0; b < request.batches.size(); ++b)
+    for (JobResult& trial : results.jobs[b])
+      measureOnCodeBase(trial, *request.batches[b].module);
   results.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return results;
 }

@@ -49,6 +49,12 @@ if [ "$b_per" -gt "$p_per" ] || [ "$b_per" -gt "$per" ]; then
 fi
 grep -qF "| $once | $b_once |" "$out/best.md" ||
   fail "--best-of row is not $once, $b_once: $(grep -F "| $corpus |" "$out/best.md")"
+# --measure text-linked: each module's value against the others at -Oz; at
+# -Oz they add up to the linked code, the once-count.
+"$eval_tool" report inlining-oz "$corpus" --measure text-linked --no-baseline-cache \
+  >"$out/measure.md" 2>"$out/measure.log" || fail "--measure text-linked: $(tail -3 "$out/measure.log")"
+grep -qE "^\| $corpus \| [0-9]+ \| 0 \| $once \| " "$out/measure.md" ||
+  fail "--measure text-linked's -Oz total is not $once: $(grep -F "| $corpus |" "$out/measure.md")"
 # A baseline cache without the groups (an older cache) compiles the
 # baselines again and stores them; a cache with them answers: the same line
 # both times.

@@ -56,6 +56,10 @@ enum class Measure {
                   // (in-process only: our own code generation pipeline)
   IrInstructions, // LLVM IR instructions of the optimised module (CompilerGym's
                   // IrInstructionCount; in-process only, pass-pipeline task)
+  LinkedText,     // bytes of code a module adds to its linked code base, each
+                  // COMDAT group counted once (LinkedCode.h), every other
+                  // module at its baseline; the Evaluator takes it from the
+                  // object's code and the code base's baselines
   RunCost,        // a whole benchmark program's run cost under cachegrind (its
                   // cycle estimate), built with the policy through mlgo-cc:
                   // training::ProgramRunCostScorer, never a module's compile
@@ -81,6 +85,11 @@ struct MeasureTraits {
   // Of whole programs (built and run), not of a module's compile: no
   // Evaluator measures it.
   bool ofPrograms = false;
+  // Of the object's code against its code base's baseline objects (the
+  // module's corpus): the Evaluator computes it from every backend's object
+  // (sizes and COMDAT groups), with replay, the decision cache and
+  // incremental evaluation off, since they keep sizes only.
+  bool ofCodeBase = false;
 
   std::string format(double value) const; // one value in valueFormat: "1234"
 };

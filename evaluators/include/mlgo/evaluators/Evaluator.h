@@ -172,9 +172,22 @@ public:
 private:
   Evaluator(EvaluatorOptions options, CompilerTask task, std::string compilerIdentity);
   BaselineResult computeBaseline(const corpus::ModuleSpec& module);
+  // The baselines as compiled (or cached); baselines() adds a code-base
+  // measure's values.
+  std::vector<BaselineResult> plainBaselines(std::span<const corpus::ModuleSpec* const> modules);
+  // The text-linked measure of `module`'s object (`bytes`, `comdat`) against
+  // its code base's baselines (computed once per code base).
+  Expected<double> linkedMeasure(const corpus::ModuleSpec& module, uint64_t bytes,
+                                 const std::optional<std::vector<ComdatCode>>& comdat);
+  struct CodeBaseCensus; // a code base's baselines' COMDAT groups (LinkedCode.h)
+  Expected<std::shared_ptr<const CodeBaseCensus>>
+  censusOf(const std::filesystem::path& corpusDirectory);
   // A job of a task measured by the RegAllocScore that came back without one
   // (it ran in a clang process, e.g. a fallback) is a failed job.
   void requireMeasure(JobResult& job, const corpus::ModuleSpec& module) const;
+  // A code-base measure's value (TextLinked) from the job's object, once its
+  // compile is done (a baseline compile keeps its size: baselines() adds it).
+  void measureOnCodeBase(JobResult& job, const corpus::ModuleSpec& module);
   // The policy in the form the primary backend takes; nullopt if the backend
   // does not need one or the policy has none (then clang compiles its jobs).
   std::optional<SerializedPolicy> serialize(const policies::Policy& policy, uint64_t generation);
@@ -205,6 +218,8 @@ private:
   std::string compilerIdentity_;
   std::mutex baselineMutex_;
   std::map<std::string, BaselineResult> baselineMemo_;
+  std::mutex censusMutex_;
+  std::map<std::filesystem::path, std::shared_ptr<const CodeBaseCensus>> census_;
   std::unique_ptr<Backend> clang_;   // takes every job
   std::unique_ptr<Backend> primary_; // options_.backend; null when that is clang
   size_t concurrency_ = 1;           // jobs at once (all ranks' slots with a cluster)

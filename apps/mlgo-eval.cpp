@@ -152,7 +152,7 @@ void printModules(const evaluators::EvaluationResult& result,
                   const std::string& baselineName) {
   // Every job has a size; a measure that is not the size gets columns of its own.
   const evaluators::MeasureTraits& measure = evaluators::traitsOf(result.measure);
-  const bool scored = !measure.ofObjectSize;
+  const bool scored = !measure.valueIsSize();
   const std::string column(measure.column);
   std::printf("%-40s %-20s %9s %10s %10s %8s", "module", "status", "decisions", "size",
               baselineName.c_str(), "delta");
@@ -192,7 +192,7 @@ void printTotals(const evaluators::EvaluationResult& result, evaluators::Evaluat
               percentChange(static_cast<double>(score.totalBytes),
                             static_cast<double>(score.totalBaselineBytes)));
   if (const evaluators::MeasureTraits& measure = evaluators::traitsOf(result.measure);
-      !measure.ofObjectSize)
+      !measure.valueIsSize())
     std::printf("; %s %.2f vs %s %.2f (%+.3f%%)", std::string(measure.name).c_str(),
                 score.totalMeasure, baselineName.c_str(), score.totalBaselineMeasure,
                 percentChange(score.totalMeasure, score.totalBaselineMeasure));

@@ -91,6 +91,9 @@ struct MeasureTraits {
   // incremental evaluation off, since they keep sizes only.
   bool ofCodeBase = false;
 
+  // Whether a job's measured value is its object's size itself (then tools
+  // print no second column for it).
+  bool valueIsSize() const { return ofObjectSize && !ofCodeBase; }
   std::string format(double value) const; // one value in valueFormat: "1234"
 };
 const MeasureTraits& traitsOf(Measure measure);

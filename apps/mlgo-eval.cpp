@@ -324,8 +324,7 @@ Expected<training::CodeBaseReport>
 linkedReport(const std::string& codeBase, const evaluators::EvaluationResult& result,
              std::span<const corpus::ModuleSpec* const> modules, const ReportArgs& args,
              std::span<const size_t> alternatives, const std::string& baselineName) {
-  evaluators::EvaluationResult kept =
-      training::keptObjects(result, 0, args.bestOf, alternatives);
+  evaluators::EvaluationResult kept = training::keptObjects(result, 0, args.bestOf, alternatives);
   uint64_t baselineObjects = 0, keptObjects = 0;
   for (size_t m = 0; m < kept.moduleCount; ++m)
     if (kept.baselineBytes[m] && kept.job(0, m).ok()) {
@@ -1626,6 +1625,14 @@ int runChoose(const ChooseArgs& args) {
     if (!values)
       return fail(
           makeError("candidate " + candidate.substr(0, equals) + ": " + values.error().message));
+    // Candidates counted two ways are not compared: per object, C++
+    // copies a linker drops count, and with --linked they do not.
+    if (!reports.empty() && !values->empty() && !reports.front().empty() &&
+        values->front().comdatOnce != reports.front().front().comdatOnce)
+      return fail(makeError(
+          "candidate " + candidate.substr(0, equals) + ": its values count " +
+          (values->front().comdatOnce ? "COMDAT groups once (report --linked)" : "per object") +
+          ", " + names.front() + "'s the other way"));
     names.push_back(candidate.substr(0, equals));
     reports.push_back(values.take());
   }

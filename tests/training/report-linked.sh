@@ -37,9 +37,16 @@ grep -q "count=comdat-once" "$out/linked.tsv" || fail "the values file does not 
 grep -qF "| $corpus | " "$out/linked.md" || fail "no row for $corpus: $(cat "$out/linked.md")"
 grep -qF "| $once | $p_once |" "$out/linked.md" ||
   fail "the row is not $once, $p_once: $(grep -F "| $corpus |" "$out/linked.md")"
-"$eval_tool" report inlining-oz "$corpus" --no-baseline-cache >"$out/plain.md" 2>/dev/null
+"$eval_tool" report inlining-oz "$corpus" --no-baseline-cache --values "$out/plain.tsv" \
+  >"$out/plain.md" 2>/dev/null
 grep -qF "| $per | $p_per |" "$out/plain.md" ||
   fail "without --linked the row is not per object ($per, $p_per): $(grep -F "| $corpus |" "$out/plain.md")"
+# mlgo-eval choose does not compare values counted the two ways.
+if "$eval_tool" choose "linked=$out/linked.tsv" "plain=$out/plain.tsv" >/dev/null 2>"$out/choose.log"; then
+  fail "choose compared linked and per-object values"
+fi
+grep -q "candidate plain: its values count per object, linked's the other way" "$out/choose.log" ||
+  fail "choose's refusal does not say why: $(cat "$out/choose.log")"
 # --best-of: the smaller object per module, then its groups once.
 "$eval_tool" report inlining-oz "$corpus" --linked --best-of --no-baseline-cache \
   >"$out/best.md" 2>"$out/best.log"

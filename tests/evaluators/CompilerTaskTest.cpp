@@ -1,6 +1,7 @@
 // The task as one value: the registry, the policy architecture it gives,
 // and the names a CLI offers.
 #include "mlgo/evaluators/CompilerTask.h"
+#include "mlgo/evaluators/Evaluator.h"
 
 #include <gtest/gtest.h>
 
@@ -40,6 +41,31 @@ TEST(CompilerTask, MeasuresRoundTripByName) {
   EXPECT_FALSE(parseMeasure("cycles"));
   EXPECT_TRUE(traitsOf(Measure::TextSize).ofObjectSize);
   EXPECT_FALSE(traitsOf(Measure::RegAllocScore).ofObjectSize);
+  // The linked size is read from every backend's object, but it is not the
+  // object's size: tools print its own column.
+  EXPECT_TRUE(traitsOf(Measure::LinkedText).ofObjectSize);
+  EXPECT_TRUE(traitsOf(Measure::LinkedText).ofCodeBase);
+  EXPECT_TRUE(traitsOf(Measure::TextSize).valueIsSize());
+  EXPECT_FALSE(traitsOf(Measure::LinkedText).valueIsSize());
+}
+
+// Keeping COMDAT groups needs what answers with sizes only off: replay, the
+// decision cache and incremental evaluation are each refused by name.
+TEST(EvaluatorOptions, ComdatGroupsNeedEveryJobCompiled) {
+  EvaluatorOptions options;
+  options.backend = BackendKind::Clang;
+  options.replay = options.decisionCache = options.incremental = false;
+  ASSERT_TRUE(options.validate()) << options.validate().error().message;
+  options.comdat = true;
+  EXPECT_TRUE(options.validate());
+  for (bool EvaluatorOptions::*cache : {&EvaluatorOptions::replay, &EvaluatorOptions::decisionCache,
+                                        &EvaluatorOptions::incremental}) {
+    EvaluatorOptions with = options;
+    with.*cache = true;
+    Status refused = with.validate();
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("comdat"), std::string::npos);
+  }
 }
 
 // What tests/policies' inlinerMlpOptions stands for, and what the trainers

@@ -161,7 +161,7 @@ namespace {
 // The bytes of `comdat`'s groups that `kept` already holds (copies a linker
 // discards); the others it holds from now on.
 uint64_t discardedCopies(const std::vector<evaluators::ComdatCode>& comdat,
-                     std::unordered_set<uint64_t>& kept) {
+                         std::unordered_set<uint64_t>& kept) {
   uint64_t bytes = 0;
   for (const evaluators::ComdatCode& code : comdat)
     if (!kept.insert(code.group).second)

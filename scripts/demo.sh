@@ -64,6 +64,7 @@ echo "linked ninja gains less than its objects; counted as the linker keeps them
 phase "ninja again, each COMDAT group counted once (mlgo-eval report --linked)"
 quietly "$BIN/mlgo-eval" report inlining-oz ninja --best-of --linked --regressions 0 \
   --markdown "$OUT/linked.md"
+sed -n '3,4p' "$OUT/linked.md"
 grep '^| ninja |' "$OUT/linked.md"
 
 echo

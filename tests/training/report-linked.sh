@@ -62,6 +62,16 @@ grep -qF "| $once | $b_once |" "$out/best.md" ||
   >"$out/measure.md" 2>"$out/measure.log" || fail "--measure text-linked: $(tail -3 "$out/measure.log")"
 grep -qE "^\| $corpus \| [0-9]+ \| 0 \| $once \| " "$out/measure.md" ||
   fail "--measure text-linked's -Oz total is not $once: $(grep -F "| $corpus |" "$out/measure.md")"
+# A pipeline choice learned under text-linked: its -Oz total is the
+# once-count, and its pool's measures are kept apart from per-object ones.
+printf '%s\n' '{"format": "mlgo-es-policy", "version": 3, "kind": "pipeline", "inputs": [],' \
+  '"pipeline": {"add": [{"at": "optimizer-last", "passes": "mergefunc"}]}}' >"$out/mergefunc.json"
+"$eval_tool" pipeline-search "$corpus" --program --program-search choice --task pass-pipeline \
+  --measure text-linked --pool "$out/mergefunc.json" --pool-measures "$out/pool.tsv" \
+  -o "$out/choice.json" >"$out/choice.log" 2>&1 || fail "pipeline-search: $(tail -3 "$out/choice.log")"
+grep -q "text-linked, against the pool's first (-Oz, $once)" "$out/choice.log" ||
+  fail "the choice's -Oz total is not $once: $(grep "pool's first" "$out/choice.log")"
+grep -q "text-linked" "$out/pool.tsv" || fail "the pool's measures do not say text-linked"
 # A baseline cache without the groups (an older cache) compiles the
 # baselines again and stores them; a cache with them answers: the same line
 # both times.

@@ -7,8 +7,11 @@
 # same bytes, and the report's row the latter; a policy's linked total is
 # what it is per object less its discarded copies (smaller); a report without
 # --linked keeps the per-object figures; --best-of keeps per module the
-# smaller object, as mlgo-cc does, and counts those objects' groups once.
-# Usage: SOURCE_DIR MLGO_EVAL RECIPE_BUILD CORPUS.
+# smaller object, as mlgo-cc does, and counts those objects' groups once;
+# the text-linked measure's -Oz values add up to the once-count, in a report
+# and in a pipeline choice learned under it; mlgo-eval choose does not
+# compare values counted the two ways; a baseline cache without the groups
+# is filled again. Usage: SOURCE_DIR MLGO_EVAL RECIPE_BUILD CORPUS.
 set -euo pipefail
 source_dir=$1 eval_tool=$2 objects=$3 corpus=$4
 out=$(mktemp -d)

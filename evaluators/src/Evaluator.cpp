@@ -713,8 +713,7 @@ Evaluator::censusOf(const fs::path& corpusDirectory) {
     position[modules[i]->name] = i;
     if (plain[i].sizeBytes && !plain[i].comdat)
       return makeError("module \"" + modules[i]->name +
-                       "\": its baseline's COMDAT groups are "
-                       "unknown");
+                       "\": its baseline's COMDAT groups are unknown");
     if (plain[i].comdat)
       groups[i] = *plain[i].comdat;
   }
